@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs what verdict needs from Debian's archive (only what is missing) and builds it
+# into build/. With --tests it also installs what the test suite needs.
+set -eu
+cd "$(dirname "$0")/.."
+
+build_packages="meson ninja-build pkg-config gcc libc6-dev libgsl-dev libjansson-dev libcmocka-dev"
+test_packages="bats jq clang libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libisal-dev"
+
+packages=$build_packages
+[ "${1:-}" = "--tests" ] && packages="$packages $test_packages"
+
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing$missing" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
+fi
+
+[ -f build/build.ninja ] || meson setup build >&2
+meson compile -C build >&2

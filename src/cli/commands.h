@@ -1,0 +1,8 @@
+/* Entry points of verdict's commands; each parses its own options and returns an
+ * exit code of DESIGN.md's contract (see cli/options.h). */
+#ifndef VERDICT_CLI_COMMANDS_H
+#define VERDICT_CLI_COMMANDS_H
+
+int cmd_compare(int argc, char **argv);
+
+#endif

@@ -1,0 +1,246 @@
+/* Turns measured series into summaries, comparisons against each point's baseline and
+ * warnings, adjusting intervals and p-values for the number of comparisons made. */
+#include "core/analysis.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/diagnostics.h"
+#include "stats/multiplicity.h"
+
+/* Thresholds of the diagnostics; each is a warning, never a change of verdict. */
+#define HIGH_CV 0.05
+#define TREND_P 0.01
+#define TREND_MIN_N 8
+#define BIMODAL_MIN_N 10
+#define BIMODAL_COEFFICIENT (5.0 / 9.0)
+#define OUTLIER_Z 3.5
+
+const char *adjust_method_name(adjust_method method)
+{
+    switch (method) {
+    case ADJUST_HOLM: return "holm";
+    case ADJUST_BH: return "bh";
+    case ADJUST_NONE: return "none";
+    }
+    return "none";
+}
+
+static char *format_text(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int length = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (length < 0)
+        return NULL;
+    char *text = malloc((size_t)length + 1);
+    if (text == NULL)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)length + 1, fmt, ap);
+    va_end(ap);
+    return text;
+}
+
+static int add_warning(analysis_result *r, const char *code, const analysis_series *s,
+                       char *message)
+{
+    if (message == NULL)
+        return -1;
+    analysis_warning *grown = realloc(r->warnings, (r->n_warnings + 1) * sizeof *grown);
+    if (grown == NULL) {
+        free(message);
+        return -1;
+    }
+    r->warnings = grown;
+    analysis_warning *w = &r->warnings[r->n_warnings];
+    w->code = strdup(code);
+    w->point = strdup(s ? s->point : "");
+    w->variant = strdup(s ? s->variant : "");
+    w->message = message;
+    r->n_warnings++;
+    return w->code && w->point && w->variant ? 0 : -1;
+}
+
+static int diagnose_series(analysis_result *r, const analysis_series *s, const stats_summary *sum,
+                           const analysis_options *o)
+{
+    int rc = 0;
+    if (o->method == METHOD_WILCOXON && s->n < rank_test_min_n(o->confidence, o->paired))
+        rc |= add_warning(r, "too-few-samples", s, format_text(
+            "%s: %zu samples cannot reach %g%% confidence with a rank test; at least %zu are needed",
+            s->variant, s->n, o->confidence * 100, rank_test_min_n(o->confidence, o->paired)));
+    if (sum->cv > HIGH_CV)
+        rc |= add_warning(r, "high-cv", s, format_text(
+            "%s: coefficient of variation %.1f%% is high (over %.0f%%): the machine is noisy or "
+            "the workload unstable", s->variant, sum->cv * 100, HIGH_CV * 100));
+    trend_result trend;
+    if (s->n >= TREND_MIN_N && trend_mann_kendall(s->values, s->n, &trend) == STATS_OK &&
+        trend.p_value < TREND_P)
+        rc |= add_warning(r, "trend", s, format_text(
+            "%s: values %s over the run (Mann-Kendall tau %.2f, p = %.2g): the machine drifted or "
+            "the workload warms up", s->variant, trend.tau > 0 ? "rise" : "fall", trend.tau,
+            trend.p_value));
+    double coefficient;
+    if (s->n >= BIMODAL_MIN_N && bimodality_coefficient(s->values, s->n, &coefficient) == STATS_OK &&
+        coefficient > BIMODAL_COEFFICIENT)
+        rc |= add_warning(r, "bimodal", s, format_text(
+            "%s: values may have two modes (bimodality coefficient %.2f > %.3f): look for slow "
+            "episodes or two code paths", s->variant, coefficient, BIMODAL_COEFFICIENT));
+    size_t outliers = 0;
+    if (s->n >= 3 && count_outliers_mad(s->values, s->n, OUTLIER_Z, &outliers) == STATS_OK &&
+        outliers > 0)
+        rc |= add_warning(r, "outliers", s, format_text(
+            "%s: %zu of %zu values are outliers (more than %.1f MADs from the median)",
+            s->variant, outliers, s->n, OUTLIER_Z));
+    return rc;
+}
+
+static size_t count_comparisons(const analysis_series *series, size_t n_series)
+{
+    size_t count = 0;
+    for (size_t i = 1; i < n_series; i++)
+        if (strcmp(series[i].point, series[i - 1].point) == 0)
+            count++;
+    return count;
+}
+
+/* Pairs every non-first series of a point with the first series of that point. */
+static void plan_comparisons(const analysis_series *series, size_t n_series, analysis_result *r)
+{
+    size_t baseline = 0, k = 0;
+    for (size_t i = 1; i < n_series; i++) {
+        if (strcmp(series[i].point, series[baseline].point) != 0) {
+            baseline = i;
+            continue;
+        }
+        r->comparisons[k].baseline = baseline;
+        r->comparisons[k].candidate = i;
+        k++;
+    }
+    r->n_comparisons = k;
+}
+
+static int compute_comparisons(const analysis_series *series, const analysis_options *o,
+                               double level, analysis_result *r)
+{
+    comparison_options co = {
+        .method = o->method, .paired = o->paired, .confidence = level, .margin = o->margin,
+        .higher_is_better = o->higher_is_better, .seed = o->seed, .resamples = 0,
+    };
+    for (size_t k = 0; k < r->n_comparisons; k++) {
+        analysis_comparison *c = &r->comparisons[k];
+        const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+        free(c->error);
+        c->error = NULL;
+        stats_status st = compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);
+        c->ok = st == STATS_OK;
+        if (st == STATS_ERR_NOMEM)
+            return -1;
+        if (!c->ok && (c->error = format_text("%s vs %s: cannot compare: %s", x->variant,
+                                              b->variant, stats_status_message(st))) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Collects p-values of the computed comparisons (failed ones count as p = 1). */
+static double *collect_p_values(const analysis_result *r)
+{
+    double *p = malloc((r->n_comparisons ? r->n_comparisons : 1) * sizeof *p);
+    if (p == NULL)
+        return NULL;
+    for (size_t k = 0; k < r->n_comparisons; k++)
+        p[k] = r->comparisons[k].ok ? r->comparisons[k].result.p_value : 1.0;
+    return p;
+}
+
+/* Holm controls the family-wise error; its step-down has no simple interval, so intervals
+ * use Bonferroni's level, which is what Holm's first step uses. BH intervals follow
+ * Benjamini & Yekutieli (2005): level 1 - R*alpha/m with R the number of discoveries. */
+static int adjust_for_family(const analysis_series *series, const analysis_options *o,
+                             analysis_result *r)
+{
+    size_t m = r->n_comparisons;
+    double alpha = 1.0 - o->confidence;
+    r->interval_confidence = o->confidence;
+    if (m <= 1 || o->adjust == ADJUST_NONE) {
+        for (size_t k = 0; k < m; k++)
+            r->comparisons[k].p_adjusted = r->comparisons[k].ok ? r->comparisons[k].result.p_value : 1.0;
+        return 0;
+    }
+    double *p = collect_p_values(r), *adjusted = malloc(m * sizeof *adjusted);
+    int rc = -1;
+    if (p == NULL || adjusted == NULL)
+        goto done;
+    stats_status st = o->adjust == ADJUST_HOLM ? p_adjust_holm(p, m, adjusted)
+                                               : p_adjust_bh(p, m, adjusted);
+    if (st != STATS_OK)
+        goto done;
+    size_t discoveries = 0;
+    for (size_t k = 0; k < m; k++)
+        discoveries += adjusted[k] <= alpha;
+    double share = o->adjust == ADJUST_HOLM ? 1.0 : (double)(discoveries ? discoveries : 1);
+    r->interval_confidence = 1.0 - share * alpha / (double)m;
+    if (compute_comparisons(series, o, r->interval_confidence, r) != 0)
+        goto done;
+    for (size_t k = 0; k < m; k++)
+        r->comparisons[k].p_adjusted = adjusted[k];
+    rc = 0;
+done:
+    free(p);
+    free(adjusted);
+    return rc;
+}
+
+int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
+                 analysis_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->summaries = calloc(n_series ? n_series : 1, sizeof *out->summaries);
+    size_t m = count_comparisons(series, n_series);
+    out->comparisons = calloc(m ? m : 1, sizeof *out->comparisons);
+    if (out->summaries == NULL || out->comparisons == NULL)
+        goto nomem;
+    for (size_t i = 0; i < n_series; i++) {
+        stats_status st = stats_summarize(series[i].values, series[i].n, &out->summaries[i]);
+        if (st == STATS_ERR_NOMEM)
+            goto nomem;
+        if (diagnose_series(out, &series[i], &out->summaries[i], options) != 0)
+            goto nomem;
+    }
+    plan_comparisons(series, n_series, out);
+    if (compute_comparisons(series, options, options->confidence, out) != 0 ||
+        adjust_for_family(series, options, out) != 0)
+        goto nomem;
+    for (size_t k = 0; k < out->n_comparisons; k++)
+        if (!out->comparisons[k].ok &&
+            add_warning(out, "comparison-failed", &series[out->comparisons[k].candidate],
+                        strdup(out->comparisons[k].error)) != 0)
+            goto nomem;
+    return 0;
+nomem:
+    snprintf(err, errlen, "out of memory during analysis");
+    analysis_result_free(out);
+    return -1;
+}
+
+void analysis_result_free(analysis_result *result)
+{
+    for (size_t k = 0; k < result->n_comparisons; k++)
+        free(result->comparisons[k].error);
+    for (size_t i = 0; i < result->n_warnings; i++) {
+        free(result->warnings[i].code);
+        free(result->warnings[i].point);
+        free(result->warnings[i].variant);
+        free(result->warnings[i].message);
+    }
+    free(result->warnings);
+    free(result->comparisons);
+    free(result->summaries);
+    memset(result, 0, sizeof *result);
+}

@@ -1,0 +1,62 @@
+/* Analysis of measured series: per-series summaries and diagnostics, every candidate
+ * compared with its point's baseline, and family-wise error control across them all. */
+#ifndef VERDICT_CORE_ANALYSIS_H
+#define VERDICT_CORE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats/comparison.h"
+#include "stats/descriptive.h"
+
+typedef enum {
+    ADJUST_HOLM, /* family-wise error: Holm p-values, Bonferroni intervals (default) */
+    ADJUST_BH,   /* false discovery rate: BH p-values, Benjamini–Yekutieli FCR intervals */
+    ADJUST_NONE
+} adjust_method;
+
+typedef struct {
+    const char *point;    /* point id ("" without a sweep); series of one point are contiguous */
+    const char *variant;  /* the first series of each point is its baseline */
+    const double *values; /* in measurement order (block order when paired) */
+    size_t n;
+} analysis_series;
+
+typedef struct {
+    comparison_method method;
+    bool paired;
+    double confidence;    /* family level requested by the user */
+    double margin;
+    bool higher_is_better;
+    adjust_method adjust;
+    uint64_t seed;
+} analysis_options;
+
+typedef struct {
+    char *code, *point, *variant, *message;
+} analysis_warning;
+
+typedef struct {
+    size_t baseline, candidate; /* indices into the series */
+    bool ok;                    /* false: the comparison could not be computed */
+    char *error;                /* why, when !ok */
+    comparison result;
+    double p_adjusted;
+} analysis_comparison;
+
+typedef struct {
+    stats_summary *summaries;   /* one per series */
+    analysis_comparison *comparisons;
+    size_t n_comparisons;
+    double interval_confidence; /* level each interval was computed at after adjustment */
+    analysis_warning *warnings;
+    size_t n_warnings;
+} analysis_result;
+
+int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
+                 analysis_result *out, char *err, size_t errlen);
+void analysis_result_free(analysis_result *result);
+const char *adjust_method_name(adjust_method method);
+
+#endif

@@ -1,0 +1,65 @@
+/* What every report writer reads: the experiment's settings, variants, points, samples
+ * and the analysis of them. Writers only read; the caller owns everything here. */
+#ifndef VERDICT_REPORT_REPORT_H
+#define VERDICT_REPORT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/analysis.h"
+
+typedef struct {
+    const char *name;
+    const char *file;          /* samples read from this file (verdict compare), or NULL */
+    const char *const *argv;   /* command words (runner), or NULL */
+    size_t argc;
+} report_variant;
+
+typedef struct {
+    const char *id;            /* "clients=4", or "default" without a sweep */
+    const char *const *param_names, *const *param_values;
+    size_t n_params;
+} report_point;
+
+typedef struct {
+    const char *variant, *point;
+    long block;                /* -1 when samples are not in blocks */
+    long seq;                  /* order of measurement, from 0 */
+    const char *const *metric_names;
+    const double *metric_values;
+    size_t n_metrics;
+    int exit_code;
+    bool tainted;
+} report_sample;
+
+typedef struct {
+    const char *key, *value;
+} report_fact;
+
+typedef struct {
+    const char *experiment_name;
+    uint64_t seed;
+    bool has_seed;
+    const char *metric;         /* the metric that was compared */
+    const analysis_options *options;
+    const report_fact *environment;
+    size_t n_environment;
+    const report_variant *variants;
+    size_t n_variants;
+    const report_point *points;
+    size_t n_points;
+    const report_sample *samples;
+    size_t n_samples;
+    const analysis_series *series; /* the compared metric per (point, variant) */
+    size_t n_series;
+    const analysis_result *analysis;
+} report_input;
+
+/* Writes the verdict/1 JSON document; path "-" is standard output. */
+int report_write_json(const report_input *in, const char *path, char *err, size_t errlen);
+/* The terminal report: per-series table, distribution plot, comparisons, warnings. */
+void report_write_text(const report_input *in, FILE *out);
+
+#endif

@@ -1,0 +1,179 @@
+/* The terminal report: a table per point, a ministat-style plot, one sentence per
+ * comparison that can be pasted into a mail, and the warnings. */
+#include "report/report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/ascii_plot.h"
+#include "stats/verdict_rules.h"
+
+#define PLOT_WIDTH 64
+static const char markers[] = "x+*o#@%&=~";
+
+static char marker_of(size_t index_in_point)
+{
+    return markers[index_in_point % (sizeof markers - 1)];
+}
+
+static void format_percent(double ratio, char *buf, size_t len)
+{
+    double pct = (ratio - 1.0) * 100.0;
+    snprintf(buf, len, fabs(pct) < 0.1 ? "%+.2f%%" : "%+.1f%%", pct);
+}
+
+static void print_settings(const report_input *in, FILE *out)
+{
+    const analysis_options *o = in->options;
+    fprintf(out, "metric %s (%s is better) · %s%s · %g%% confidence · margin ±%g%%",
+            in->metric, o->higher_is_better ? "higher" : "lower",
+            comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
+            o->confidence * 100, o->margin * 100);
+    if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
+        fprintf(out, " · %zu comparisons, %s-adjusted", in->analysis->n_comparisons,
+                o->adjust == ADJUST_HOLM ? "Holm" : "BH");
+    fputs("\n", out);
+}
+
+static size_t name_width(const report_input *in)
+{
+    size_t width = 7;
+    for (size_t i = 0; i < in->n_series; i++)
+        if (strlen(in->series[i].variant) > width)
+            width = strlen(in->series[i].variant);
+    return width > 48 ? 48 : width;
+}
+
+static void print_table(const report_input *in, size_t first, size_t end, FILE *out)
+{
+    int width = (int)name_width(in);
+    fprintf(out, "\n    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
+    for (size_t i = first; i < end; i++) {
+        const stats_summary *s = &in->analysis->summaries[i];
+        fprintf(out, " %c  %-*.*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, width,
+                in->series[i].variant, s->n, s->median, s->cv * 100);
+    }
+    fputs("\n", out);
+}
+
+static void print_plot(const report_input *in, size_t first, size_t end, FILE *out)
+{
+    plot_group groups[sizeof markers];
+    size_t n = 0;
+    for (size_t i = first; i < end && n < sizeof markers - 1; i++, n++)
+        groups[n] = (plot_group){marker_of(i - first), in->series[i].values, in->series[i].n};
+    ascii_plot_write(out, groups, n, PLOT_WIDTH);
+}
+
+static void print_interval_line(const report_input *in, const analysis_comparison *c,
+                                size_t first, FILE *out)
+{
+    const comparison *r = &c->result;
+    char est[32], lo[32], hi[32];
+    format_percent(r->ratio, est, sizeof est);
+    format_percent(r->ci_low, lo, sizeof lo);
+    format_percent(r->ci_high, hi, sizeof hi);
+    fprintf(out, " %c vs %c  %s vs %s: %s [%s, %s]", marker_of(c->candidate - first),
+            marker_of(c->baseline - first), in->series[c->candidate].variant,
+            in->series[c->baseline].variant, est, lo, hi);
+    if (r->achieved_confidence < r->confidence - 1e-12)
+        fprintf(out, " (%g%% CI: %g%% is not reachable with %zu runs)",
+                r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
+    else
+        fprintf(out, " (%.4g%% CI%s)", r->confidence * 100,
+                r->confidence > in->options->confidence + 1e-12 ? ", widened for multiple comparisons" : "");
+    fprintf(out, ", p = %.2g", r->p_value);
+    if (in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE)
+        fprintf(out, " (adjusted %.2g)", c->p_adjusted);
+    fputs("\n", out);
+}
+
+static void print_decided(const report_input *in, const analysis_comparison *c, FILE *out)
+{
+    const comparison *r = &c->result;
+    bool up = r->ratio > 1.0;
+    double change = fabs(r->ratio - 1.0) * 100;
+    const char *word = in->options->higher_is_better ? (up ? "higher" : "lower")
+                                                     : (up ? "slower" : "faster");
+    fprintf(out, "          %s: %s is %.*f%% %s than %s", verdict_kind_name(r->decision.kind),
+            in->series[c->candidate].variant, change < 0.1 ? 2 : 1, change, word,
+            in->series[c->baseline].variant);
+    if (r->decision.negligible)
+        fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
+    fputs("\n", out);
+}
+
+static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
+{
+    const verdict_decision *d = &c->result.decision;
+    fputs("          inconclusive: ", out);
+    if (d->reason == UNDECIDED_CONFIDENCE)
+        fprintf(out, "%zu runs per side cannot reach %g%% confidence; ", c->result.n_baseline,
+                c->result.confidence * 100);
+    else
+        fprintf(out, "the interval includes both no change and changes beyond ±%g%%; ",
+                in->options->margin * 100);
+    if (d->needed_blocks >= 0)
+        fprintf(out, "about %ld more run%s per side needed\n", d->needed_blocks,
+                d->needed_blocks == 1 ? "" : "s");
+    else
+        fputs("the spread gives no estimate of how many more runs would decide\n", out);
+}
+
+static void print_comparison(const report_input *in, const analysis_comparison *c, size_t first,
+                             FILE *out)
+{
+    if (!c->ok) {
+        fprintf(out, " %s\n          inconclusive\n", c->error);
+        return;
+    }
+    print_interval_line(in, c, first, out);
+    switch (c->result.decision.kind) {
+    case VERDICT_BETTER:
+    case VERDICT_WORSE: print_decided(in, c, out); break;
+    case VERDICT_EQUIVALENT:
+        fprintf(out, "          equivalent: no difference larger than ±%g%%\n",
+                in->options->margin * 100);
+        break;
+    case VERDICT_INCONCLUSIVE: print_undecided(in, c, out); break;
+    }
+}
+
+static void print_point(const report_input *in, size_t first, size_t end, FILE *out)
+{
+    if (in->n_points > 1)
+        fprintf(out, "\n== %s ==\n", in->series[first].point);
+    print_table(in, first, end, out);
+    print_plot(in, first, end, out);
+    fputs("\n", out);
+    for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
+        const analysis_comparison *c = &in->analysis->comparisons[k];
+        if (c->baseline == first)
+            print_comparison(in, c, first, out);
+    }
+}
+
+static void print_warnings(const report_input *in, FILE *out)
+{
+    if (in->analysis->n_warnings == 0)
+        return;
+    fputs("\nwarnings:\n", out);
+    for (size_t i = 0; i < in->analysis->n_warnings; i++) {
+        const analysis_warning *w = &in->analysis->warnings[i];
+        fprintf(out, "  [%s]%s%s %s\n", w->code, *w->point && in->n_points > 1 ? " " : "",
+                in->n_points > 1 ? w->point : "", w->message);
+    }
+}
+
+void report_write_text(const report_input *in, FILE *out)
+{
+    print_settings(in, out);
+    size_t first = 0;
+    for (size_t i = 1; i <= in->n_series; i++) {
+        if (i == in->n_series || strcmp(in->series[i].point, in->series[first].point) != 0) {
+            print_point(in, first, i, out);
+            first = i;
+        }
+    }
+    print_warnings(in, out);
+}

@@ -1,0 +1,47 @@
+/* One comparison of a candidate against a baseline: logs, the chosen test, the ratio
+ * with its interval, and the verdict. The single entry point the rest of verdict uses. */
+#ifndef VERDICT_STATS_COMPARISON_H
+#define VERDICT_STATS_COMPARISON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+#include "verdict_rules.h"
+
+typedef enum {
+    METHOD_WILCOXON,  /* signed-rank when paired, rank-sum otherwise */
+    METHOD_WELCH,     /* t test on logs (paired t when paired) */
+    METHOD_BOOTSTRAP  /* BCa interval for the ratio of medians */
+} comparison_method;
+
+typedef struct {
+    comparison_method method;
+    bool paired;               /* baseline[i] and candidate[i] were measured in block i */
+    double confidence;         /* level of this interval (already adjusted for multiplicity) */
+    double margin;             /* equivalence margin, relative (0.01 = 1%) */
+    bool higher_is_better;
+    uint64_t seed;             /* bootstrap only */
+    size_t resamples;          /* bootstrap only; 0 = default */
+} comparison_options;
+
+typedef struct {
+    const char *method_name;   /* "wilcoxon-signed-rank", "wilcoxon-rank-sum", "welch", ... */
+    bool paired, exact;
+    size_t n_baseline, n_candidate;
+    double ratio, ci_low, ci_high; /* candidate / baseline, from the log-scale shift */
+    double p_value;
+    double confidence;          /* level the interval was computed at */
+    double achieved_confidence; /* lower than confidence when not reachable (R's rule) */
+    double statistic, df;
+    verdict_decision decision;
+} comparison;
+
+const char *comparison_method_name(comparison_method method, bool paired);
+
+/* Compares positive samples; paired needs n_baseline == n_candidate. */
+stats_status compare_samples(const double *baseline, size_t n_baseline,
+                             const double *candidate, size_t n_candidate,
+                             const comparison_options *options, comparison *out);
+
+#endif

@@ -1,0 +1,47 @@
+/* The verdict rules of DESIGN.md: better, worse, equivalent or inconclusive from an
+ * interval, a margin and a direction, and how many more runs would likely decide. */
+#ifndef VERDICT_STATS_VERDICT_RULES_H
+#define VERDICT_STATS_VERDICT_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+    VERDICT_BETTER,
+    VERDICT_WORSE,
+    VERDICT_EQUIVALENT,
+    VERDICT_INCONCLUSIVE
+} verdict_kind;
+
+typedef enum {
+    UNDECIDED_NONE,            /* decided */
+    UNDECIDED_CONFIDENCE,      /* requested confidence not reachable with this many samples */
+    UNDECIDED_WIDE_INTERVAL    /* interval straddles 1 and leaves the margin band */
+} undecided_reason;
+
+typedef struct {
+    verdict_kind kind;
+    bool negligible;           /* better/worse, but the whole interval is inside the margin band */
+    undecided_reason reason;
+    long needed_blocks;        /* more runs per side likely to decide; -1 when not applicable */
+} verdict_decision;
+
+typedef struct {
+    double ratio, ci_low, ci_high;   /* candidate / baseline */
+    double confidence;               /* level the interval was meant to have */
+    double achieved_confidence;      /* level it has (lower when not reachable) */
+    double margin;                   /* relative */
+    bool higher_is_better;
+    bool paired;
+    bool exact;                      /* exact rank distribution: small-n reachability applies */
+    size_t n_baseline, n_candidate;
+} verdict_input;
+
+verdict_decision verdict_decide(const verdict_input *in);
+const char *verdict_kind_name(verdict_kind kind);
+
+/* Smallest sample size per side at which a rank test can reach `confidence` under R's
+ * rule (achieved alpha within alpha/2 of the requested alpha). */
+size_t rank_test_min_n(double confidence, bool paired);
+
+#endif

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# Command-line tests of `verdict compare`: exit codes, messages naming file, line and
+# value, the words of the verdicts, and the JSON document.
+
+setup() {
+    VERDICT=${VERDICT:?set VERDICT to the verdict binary}
+    DATA=$(mktemp -d)
+    EXAMPLES=${EXAMPLES:-$BATS_TEST_DIRNAME/../../examples}
+}
+
+teardown() {
+    rm -rf "$DATA"
+}
+
+# seq-like list of positive numbers around a centre: values a b (centre, step)
+values() {
+    awk -v c="$1" -v s="$2" -v n="${3:-20}" 'BEGIN { for (i = 0; i < n; i++) printf "%.6f\n", c * (1 + s * ((i * 7919) % 13 - 6) / 6) }'
+}
+
+@test "--help describes the command and exits 0" {
+    run "$VERDICT" compare --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"usage: verdict compare"* ]]
+    [[ "$output" == *"--paired"* ]]
+}
+
+@test "a missing file is named, exit 2" {
+    values 100 0.01 > "$DATA/a"
+    run "$VERDICT" compare "$DATA/a" "$DATA/missing.txt"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/missing.txt: cannot open"* ]]
+}
+
+@test "an empty file is refused, exit 2" {
+    values 100 0.01 > "$DATA/a"
+    : > "$DATA/empty"
+    run "$VERDICT" compare "$DATA/a" "$DATA/empty"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/empty: no samples"* ]]
+}
+
+@test "a non-numeric line names file, line and text, exit 2" {
+    printf '1.5\n# note\n2.5\nabc\n' > "$DATA/b"
+    values 100 0.01 > "$DATA/a"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/b:4: not a number: \"abc\""* ]]
+}
+
+@test "a value <= 0 is refused with the reason, exit 2" {
+    printf '1.5\n0\n' > "$DATA/b"
+    values 100 0.01 > "$DATA/a"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/b:2: value 0 is not positive"*"ratios"* ]]
+}
+
+@test "a single value is refused, exit 2" {
+    printf '1.5\n' > "$DATA/b"
+    values 100 0.01 > "$DATA/a"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"only 1 value"* ]]
+}
+
+@test "--paired with unequal lengths is refused, exit 2" {
+    values 100 0.01 10 > "$DATA/a"
+    values 100 0.01 9 > "$DATA/b"
+    run "$VERDICT" compare --paired "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"same number of values"*"has 10"*"has 9"* ]]
+}
+
+@test "an impossible confidence is refused, exit 2" {
+    values 100 0.01 > "$DATA/a"
+    values 100 0.01 > "$DATA/b"
+    for c in 1.5 0 100% abc 1; do
+        run "$VERDICT" compare --confidence "$c" "$DATA/a" "$DATA/b"
+        [ "$status" -eq 2 ]
+        [[ "$output" == *"--confidence '$c'"* ]]
+    done
+}
+
+@test "one file only, or an unknown option, is a usage error" {
+    values 100 0.01 > "$DATA/a"
+    run "$VERDICT" compare "$DATA/a"
+    [ "$status" -eq 2 ]
+    run "$VERDICT" compare --bogus "$DATA/a" "$DATA/a"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--bogus"* ]]
+}
+
+@test "three runs per side: inconclusive, and says how many runs would decide" {
+    run "$VERDICT" compare -C 4 --higher-is-better \
+        "$EXAMPLES/strict-aliasing/no-strict-aliasing.4.txt" "$EXAMPLES/strict-aliasing/strict-aliasing.4.txt"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"inconclusive"* ]]
+    [[ "$output" == *"more run"*"per side needed"* ]]
+    [[ "$output" != *"better:"* ]]
+    [[ "$output" != *"worse:"* ]]
+}
+
+@test "a clear 10% slowdown is called worse; --fail-if worse exits 4" {
+    values 100 0.01 > "$DATA/a"
+    values 110 0.01 > "$DATA/b"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"worse: $DATA/b is 10.0% slower than $DATA/a"* ]]
+    run "$VERDICT" compare --fail-if worse "$DATA/a" "$DATA/b"
+    [ "$status" -eq 4 ]
+    run "$VERDICT" compare --fail-if worse --higher-is-better "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"better: $DATA/b is 10.0% higher"* ]]
+}
+
+@test "identical samples are equivalent within the margin" {
+    values 100 0.001 > "$DATA/a"
+    values 100 0.001 > "$DATA/b"
+    run "$VERDICT" compare --paired "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"cannot compare"* || "$output" == *"equivalent"* ]]
+    values 100.05 0.002 > "$DATA/c"
+    run "$VERDICT" compare "$DATA/a" "$DATA/c"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"equivalent: no difference larger than ±1%"* ]]
+}
+
+@test "--json - writes the verdict/1 document to stdout, the report to stderr" {
+    values 100 0.01 > "$DATA/a"
+    values 110 0.01 > "$DATA/b"
+    "$VERDICT" compare --json - "$DATA/a" "$DATA/b" > "$DATA/out.json" 2> "$DATA/err.txt"
+    jq -e '.schema == "verdict/1"' "$DATA/out.json"
+    jq -e '.comparisons[0].verdict == "worse" and .comparisons[0].estimate > 1.09' "$DATA/out.json"
+    jq -e '.comparisons[0].ci | length == 2' "$DATA/out.json"
+    jq -e '(.samples | length) == 40 and (.summaries | length) == 2' "$DATA/out.json"
+    jq -e '.tool.name == "verdict" and .experiment.confidence == 0.95' "$DATA/out.json"
+    grep -q "worse" "$DATA/err.txt"
+}
+
+@test "comments, blank lines and -C columns are read like ministat" {
+    printf '# run 1\nx 100 a\n\nx 101 a\n# run 3\nx 99 a\nx 100.5 a\n' > "$DATA/a"
+    printf 'x 120 a\nx 121 a\nx 119 a\nx 120.5 a\n' > "$DATA/b"
+    run "$VERDICT" compare -C 2 "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"     4 "* ]]
+    run "$VERDICT" compare -C 5 "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/a:2: no column 5"* ]]
+}
+
+@test "several candidates are adjusted for multiple comparisons" {
+    values 100 0.01 > "$DATA/a"
+    values 110 0.01 > "$DATA/b"
+    values 90 0.01 > "$DATA/c"
+    run "$VERDICT" compare --json "$DATA/o.json" "$DATA/a" "$DATA/b" "$DATA/c"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"2 comparisons, Holm-adjusted"* ]]
+    jq -e '.comparisons | length == 2' "$DATA/o.json"
+    jq -e '.comparisons[0].confidence > 0.97' "$DATA/o.json"
+    jq -e '.comparisons[1].verdict == "better"' "$DATA/o.json"
+}
