@@ -11,7 +11,7 @@
 #include "crc32c_internal.h"
 
 #define TARGET_CRC __attribute__((target("+crc")))
-#define TARGET_CRC_PMULL __attribute__((target("+crc+aes")))
+#define TARGET_CRC_PMULL __attribute__((target("+crc+crypto")))
 
 enum { SHORT_MAX = CRC32C_SHIFT_TABLE_MAX };
 

@@ -76,6 +76,12 @@ static void write_slicing_tables(FILE *out)
 
 static void write_shift_tables(FILE *out)
 {
+    uint32_t pow8[POW8_TABLE_SIZE];
+    uint32_t p = x_pow_mod(8);
+    for (unsigned k = 0; k < POW8_TABLE_SIZE; k++) {
+        pow8[k] = p;
+        p = crc32c_gf2_multiply(p, p);
+    }
     uint32_t shift[SHIFT_TABLE_MAX + 1] = {0};
     uint32_t r = x_pow_mod(8 * 5 - 33);
     for (unsigned n = 5; n <= SHIFT_TABLE_MAX; n++) {
@@ -89,12 +95,17 @@ static void write_shift_tables(FILE *out)
     write_uint32_list(out, shift, SHIFT_TABLE_MAX + 1);
     fputs("};\n\n", out);
 
-    uint32_t pow8[POW8_TABLE_SIZE];
-    uint32_t p = x_pow_mod(8);
-    for (unsigned k = 0; k < POW8_TABLE_SIZE; k++) {
-        pow8[k] = p;
-        p = crc32c_gf2_multiply(p, p);
-    }
+    /* x^(8*2^k - 33) = x^(8*2^(k-1) - 33) * x^(8*2^(k-1)), starting from x^31 at k = 3. */
+    uint32_t shift_pow2[POW8_TABLE_SIZE] = {0};
+    shift_pow2[3] = x_pow_mod(8 * 8 - 33);
+    for (unsigned k = 4; k < POW8_TABLE_SIZE; k++)
+        shift_pow2[k] = crc32c_gf2_multiply(shift_pow2[k - 1], pow8[k - 1]);
+    fputs("/* x^(8 * 2^k - 33) mod P for k >= 3 (0 below): multiplied together by\n"
+          "   carry-less products they give the shift multiplier for any multiple of 8 bytes. */\n"
+          "const uint32_t crc32c_shift_pow2_table[64] = {\n", out);
+    write_uint32_list(out, shift_pow2, POW8_TABLE_SIZE);
+    fputs("};\n\n", out);
+
     fputs("/* x^(8 * 2^k) mod P: advancing a CRC over 2^k zero bytes is a multiplication. */\n"
           "const uint32_t crc32c_pow8_table[64] = {\n", out);
     write_uint32_list(out, pow8, POW8_TABLE_SIZE);

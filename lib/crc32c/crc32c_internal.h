@@ -14,6 +14,8 @@
 extern const uint32_t crc32c_sb8_table[8][256];
 /* crc32c_shift_table[n] = x^(8n-33) mod P for 5 <= n <= CRC32C_SHIFT_TABLE_MAX. */
 extern const uint32_t crc32c_shift_table[CRC32C_SHIFT_TABLE_MAX + 1];
+/* crc32c_shift_pow2_table[k] = x^(8 * 2^k - 33) mod P for k >= 3. */
+extern const uint32_t crc32c_shift_pow2_table[64];
 /* crc32c_pow8_table[k] = x^(8 * 2^k) mod P. */
 extern const uint32_t crc32c_pow8_table[64];
 

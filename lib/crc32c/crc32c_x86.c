@@ -14,8 +14,6 @@
 /* Up to this length the crc argument is folded in by one multiplication at the end, so a
  * chain of calls waits only for that, not for the data (the data part runs ahead). */
 enum { SHORT_MAX = CRC32C_SHIFT_TABLE_MAX };
-/* From this length the 512-bit loop beats the 128-bit one. */
-enum { AVX512_MIN = 1024 };
 
 TARGET_BASE static inline uint64_t load64(const unsigned char *p)
 {
@@ -38,10 +36,22 @@ TARGET_BASE static inline uint16_t load16(const unsigned char *p)
     return v;
 }
 
+/* Four crc32 steps on one stream: loads first, so a whole short buffer is a few branches. */
+TARGET_BASE static inline uint64_t four_words(uint64_t reg, const unsigned char *p)
+{
+    uint64_t w0 = load64(p), w1 = load64(p + 8), w2 = load64(p + 16), w3 = load64(p + 24);
+    reg = _mm_crc32_u64(reg, w0);
+    reg = _mm_crc32_u64(reg, w1);
+    reg = _mm_crc32_u64(reg, w2);
+    return _mm_crc32_u64(reg, w3);
+}
+
 /* One crc32 stream over the raw register: the plain loop, also used for tails. */
 TARGET_BASE static inline uint32_t one_stream(uint32_t reg, const unsigned char *p, size_t len)
 {
     uint64_t wide = reg;
+    for (; len >= 32; len -= 32, p += 32)
+        wide = four_words(wide, p);
     for (; len >= 8; len -= 8, p += 8)
         wide = _mm_crc32_u64(wide, load64(p));
     reg = (uint32_t)wide;
@@ -195,24 +205,116 @@ TARGET_AVX512 static inline __m128i fold_zmm_lanes(__m512i z)
     return _mm_xor_si128(lanes01, lanes23);
 }
 
+/* Four 512-bit accumulators, consecutive 64-byte blocks, folded onto the last one. */
+TARGET_AVX512 static inline __m512i fold_zmm_registers(__m512i z0, __m512i z1, __m512i z2, __m512i z3)
+{
+    const __m512i k64 = FOLD_PAIR512(64);
+    return fold512(fold512(fold512(z0, k64, z1), k64, z2), k64, z3);
+}
+
+/* The first 256 bytes as four accumulators, with the register folded into the first word. */
+#define LOAD_FOUR_ZMM(reg, p, z0, z1, z2, z3)                                                        \
+    __m512i z0 = _mm512_xor_si512(load512(p), _mm512_castsi128_si512(_mm_cvtsi32_si128((int)(reg)))); \
+    __m512i z1 = load512((p) + 64), z2 = load512((p) + 128), z3 = load512((p) + 192)
+
+/* Folds what is left of z (the data before p) with the remaining bytes and reduces. */
+TARGET_AVX512 static inline uint32_t finish512(__m512i z, const unsigned char *p, size_t len)
+{
+    const __m512i k64 = FOLD_PAIR512(64);
+    for (; len >= 64; p += 64, len -= 64)
+        z = fold512(z, k64, load512(p));
+    return finish128(fold_zmm_lanes(z), p, len);
+}
+
 /* 512-bit folding with four registers, 256 bytes a round; needs len >= 256. */
 TARGET_AVX512 static uint32_t fold_four_zmm(uint32_t reg, const unsigned char *p, size_t len)
 {
-    const __m512i k256 = FOLD_PAIR512(256), k64 = FOLD_PAIR512(64);
-    __m512i z0 = _mm512_xor_si512(load512(p), _mm512_castsi128_si512(_mm_cvtsi32_si128((int)reg)));
-    __m512i z1 = load512(p + 64), z2 = load512(p + 128), z3 = load512(p + 192);
+    const __m512i k256 = FOLD_PAIR512(256);
+    LOAD_FOUR_ZMM(reg, p, z0, z1, z2, z3);
     for (p += 256, len -= 256; len >= 256; p += 256, len -= 256) {
         z0 = fold512(z0, k256, load512(p));
         z1 = fold512(z1, k256, load512(p + 64));
         z2 = fold512(z2, k256, load512(p + 128));
         z3 = fold512(z3, k256, load512(p + 192));
     }
-    z1 = fold512(z0, FOLD_PAIR512(64), z1);
-    z2 = fold512(z1, FOLD_PAIR512(64), z2);
-    __m512i z = fold512(z2, FOLD_PAIR512(64), z3);
-    for (; len >= 64; p += 64, len -= 64)
-        z = fold512(z, k64, load512(p));
-    return finish128(fold_zmm_lanes(z), p, len);
+    return finish512(fold_zmm_registers(z0, z1, z2, z3), p, len);
+}
+
+/* x^(8n-33) mod P for n a multiple of 8: the product of the entries for n's set bits. */
+TARGET_BASE static uint32_t shift_constant(size_t len)
+{
+    uint32_t k = 0;
+    bool have_factor = false;
+    for (unsigned bit = 3; (len >> bit) != 0; bit++) {
+        if (((len >> bit) & 1) == 0)
+            continue;
+        uint32_t factor = crc32c_shift_pow2_table[bit];
+        k = have_factor ? shift_by(k, factor) : factor;
+        have_factor = true;
+    }
+    return k;
+}
+
+/* The hybrid's round: 256 bytes into the zmm accumulators (VPCLMULQDQ issues about one
+ * every other cycle) and 32 bytes into each of six crc32 streams (two issue a cycle with
+ * latency 3), so both units stay busy. */
+enum {
+    HYBRID_STREAMS = 6,
+    HYBRID_STREAM_BYTES = 32,
+    HYBRID_VECTOR_BYTES = 256,
+    HYBRID_ROUND = HYBRID_VECTOR_BYTES + HYBRID_STREAMS * HYBRID_STREAM_BYTES,
+    HYBRID_MIN = 16384
+};
+
+/* Whole hybrid rounds: the zmm part covers the front of the buffer, the six streams the
+ * equal parts after it; Horner's rule with one shift constant joins them. */
+TARGET_AVX512 static uint32_t hybrid(uint32_t reg, const unsigned char **pp, size_t *plen)
+{
+    const unsigned char *vec = *pp;
+    size_t rounds = *plen / HYBRID_ROUND, stream_len = rounds * HYBRID_STREAM_BYTES;
+    const unsigned char *s0 = vec + rounds * HYBRID_VECTOR_BYTES, *s3 = s0 + 3 * stream_len;
+    const __m512i k256 = FOLD_PAIR512(256);
+    LOAD_FOUR_ZMM(reg, vec, z0, z1, z2, z3);
+    uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
+    for (size_t off = 0;;) {
+        c0 = four_words(c0, s0 + off);
+        c1 = four_words(c1, s0 + stream_len + off);
+        c2 = four_words(c2, s0 + 2 * stream_len + off);
+        c3 = four_words(c3, s3 + off);
+        c4 = four_words(c4, s3 + stream_len + off);
+        c5 = four_words(c5, s3 + 2 * stream_len + off);
+        off += HYBRID_STREAM_BYTES;
+        if (off == stream_len)
+            break;
+        vec += HYBRID_VECTOR_BYTES;
+        z0 = fold512(z0, k256, load512(vec));
+        z1 = fold512(z1, k256, load512(vec + 64));
+        z2 = fold512(z2, k256, load512(vec + 128));
+        z3 = fold512(z3, k256, load512(vec + 192));
+    }
+    uint32_t crc = reduce128(fold_zmm_lanes(fold_zmm_registers(z0, z1, z2, z3)));
+    uint32_t k = shift_constant(stream_len);
+    crc = shift_by(crc, k) ^ (uint32_t)c0;
+    crc = shift_by(crc, k) ^ (uint32_t)c1;
+    crc = shift_by(crc, k) ^ (uint32_t)c2;
+    crc = shift_by(crc, k) ^ (uint32_t)c3;
+    crc = shift_by(crc, k) ^ (uint32_t)c4;
+    crc = shift_by(crc, k) ^ (uint32_t)c5;
+    *pp = s0 + HYBRID_STREAMS * stream_len;
+    *plen -= rounds * HYBRID_ROUND;
+    return crc;
+}
+
+/* Raw register over any length with the AVX-512 machine's best tools for that length. */
+TARGET_AVX512 static uint32_t avx512_raw(uint32_t reg, const unsigned char *p, size_t len)
+{
+    if (len >= HYBRID_MIN)
+        reg = hybrid(reg, &p, &len);
+    if (len >= 256)
+        return fold_four_zmm(reg, p, len);
+    if (len >= 64)
+        return fold_four_lanes(reg, p, len);
+    return one_stream(reg, p, len);
 }
 
 TARGET_AVX512 uint32_t crc32c_avx512(uint32_t crc, const void *buf, size_t len)
@@ -222,9 +324,7 @@ TARGET_AVX512 uint32_t crc32c_avx512(uint32_t crc, const void *buf, size_t len)
         return ~one_stream(~crc, p, len);
     if (len <= SHORT_MAX)
         return short_buffer(crc, p, len);
-    if (len < AVX512_MIN)
-        return ~fold_four_lanes(~crc, p, len);
-    return ~fold_four_zmm(~crc, p, len);
+    return ~avx512_raw(~crc, p, len);
 }
 
 /* XCR0 bits the OS must enable for the registers a path uses. */

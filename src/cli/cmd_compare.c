@@ -19,6 +19,7 @@ typedef struct {
     const char *json_path;
     fail_if_rule fail_if;
     uint64_t seed;
+    bool higher_is_better;
 } compare_settings;
 
 static void compare_usage(FILE *out)
@@ -58,7 +59,7 @@ static int parse_compare_option(int opt, const char *arg, compare_settings *s, c
     case 'm': return parse_method(arg, &s->analysis.method, err, errlen);
     case 'c': return parse_confidence(arg, &s->analysis.confidence, err, errlen);
     case 'g': return parse_margin(arg, &s->analysis.margin, err, errlen);
-    case 'H': s->analysis.higher_is_better = true; return 0;
+    case 'H': s->higher_is_better = true; return 0;
     case 'a': return parse_adjust(arg, &s->analysis.adjust, err, errlen);
     case 's': return parse_u64("--seed", arg, &s->seed, err, errlen);
     case 'j': s->json_path = arg; return 0;
@@ -136,8 +137,20 @@ typedef struct {
     size_t n_files, n_samples;
 } compare_model;
 
+/* Short names for the report: file names without directories when they are unique. */
+static const char *display_name(char **paths, size_t n, size_t i)
+{
+    const char *base = strrchr(paths[i], '/') ? strrchr(paths[i], '/') + 1 : paths[i];
+    for (size_t j = 0; j < n; j++) {
+        const char *other = strrchr(paths[j], '/') ? strrchr(paths[j], '/') + 1 : paths[j];
+        if (j != i && strcmp(base, other) == 0)
+            return paths[i];
+    }
+    return *base ? base : paths[i];
+}
+
 static int build_model(char **paths, size_t n, const sample_series *data, bool paired,
-                       compare_model *m)
+                       bool higher_is_better, compare_model *m)
 {
     m->n_files = n;
     m->n_samples = 0;
@@ -152,11 +165,13 @@ static int build_model(char **paths, size_t n, const sample_series *data, bool p
     m->metric_names[0] = "value";
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        m->variants[i] = (report_variant){.name = paths[i], .file = paths[i]};
-        m->series[i] = (analysis_series){"default", paths[i], data[i].values, data[i].n};
+        const char *name = display_name(paths, n, i);
+        m->variants[i] = (report_variant){.name = name, .file = paths[i]};
+        m->series[i] = (analysis_series){"default", "value", name, data[i].values, data[i].n,
+                                         higher_is_better};
         for (size_t j = 0; j < data[i].n; j++, k++)
             m->samples[k] = (report_sample){
-                .variant = paths[i], .point = "default", .block = paired ? (long)j : -1,
+                .variant = name, .point = "default", .block = paired ? (long)j : -1,
                 .seq = (long)j, .metric_names = m->metric_names,
                 .metric_values = &data[i].values[j], .n_metrics = 1};
     }
@@ -179,7 +194,7 @@ static int report_comparisons(const compare_settings *s, compare_model *m, char 
         return EXIT_INTERNAL;
     report_point point = {.id = "default"};
     report_input in = {
-        .experiment_name = "compare", .seed = s->seed, .has_seed = true, .metric = "value",
+        .experiment_name = "compare", .seed = s->seed, .has_seed = true,
         .options = &s->analysis, .variants = m->variants, .n_variants = m->n_files,
         .points = &point, .n_points = 1, .samples = m->samples, .n_samples = m->n_samples,
         .series = m->series, .n_series = m->n_files, .analysis = &result,
@@ -222,7 +237,7 @@ int cmd_compare(int argc, char **argv)
         rc = EXIT_INTERNAL;
     } else if (read_all_files(argv + first, n, s.column, data, err, sizeof err) == 0 &&
                (!s.analysis.paired || check_paired_lengths(argv + first, n, data, err, sizeof err) == 0)) {
-        if (build_model(argv + first, n, data, s.analysis.paired, &model) != 0) {
+        if (build_model(argv + first, n, data, s.analysis.paired, s.higher_is_better, &model) != 0) {
             snprintf(err, sizeof err, "out of memory");
             rc = EXIT_INTERNAL;
         } else {

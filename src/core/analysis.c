@@ -18,6 +18,7 @@
 #define BIMODAL_MIN_N 10
 #define BIMODAL_COEFFICIENT (5.0 / 9.0)
 #define OUTLIER_Z 3.5
+#define OUTLIER_MIN_N 5
 
 const char *adjust_method_name(adjust_method method)
 {
@@ -92,7 +93,7 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
             "%s: values may have two modes (bimodality coefficient %.2f > %.3f): look for slow "
             "episodes or two code paths", s->variant, coefficient, BIMODAL_COEFFICIENT));
     size_t outliers = 0;
-    if (s->n >= 3 && count_outliers_mad(s->values, s->n, OUTLIER_Z, &outliers) == STATS_OK &&
+    if (s->n >= OUTLIER_MIN_N && count_outliers_mad(s->values, s->n, OUTLIER_Z, &outliers) == STATS_OK &&
         outliers > 0)
         rc |= add_warning(r, "outliers", s, format_text(
             "%s: %zu of %zu values are outliers (more than %.1f MADs from the median)",
@@ -100,11 +101,16 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
     return rc;
 }
 
+bool analysis_same_group(const analysis_series *a, const analysis_series *b)
+{
+    return strcmp(a->point, b->point) == 0 && strcmp(a->metric, b->metric) == 0;
+}
+
 static size_t count_comparisons(const analysis_series *series, size_t n_series)
 {
     size_t count = 0;
     for (size_t i = 1; i < n_series; i++)
-        if (strcmp(series[i].point, series[i - 1].point) == 0)
+        if (analysis_same_group(&series[i], &series[i - 1]))
             count++;
     return count;
 }
@@ -114,7 +120,7 @@ static void plan_comparisons(const analysis_series *series, size_t n_series, ana
 {
     size_t baseline = 0, k = 0;
     for (size_t i = 1; i < n_series; i++) {
-        if (strcmp(series[i].point, series[baseline].point) != 0) {
+        if (!analysis_same_group(&series[i], &series[baseline])) {
             baseline = i;
             continue;
         }
@@ -130,11 +136,12 @@ static int compute_comparisons(const analysis_series *series, const analysis_opt
 {
     comparison_options co = {
         .method = o->method, .paired = o->paired, .confidence = level, .margin = o->margin,
-        .higher_is_better = o->higher_is_better, .seed = o->seed, .resamples = 0,
+        .seed = o->seed, .resamples = 0,
     };
     for (size_t k = 0; k < r->n_comparisons; k++) {
         analysis_comparison *c = &r->comparisons[k];
         const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+        co.higher_is_better = b->higher_is_better;
         free(c->error);
         c->error = NULL;
         stats_status st = compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);

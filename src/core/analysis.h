@@ -17,18 +17,22 @@ typedef enum {
 } adjust_method;
 
 typedef struct {
-    const char *point;    /* point id ("" without a sweep); series of one point are contiguous */
-    const char *variant;  /* the first series of each point is its baseline */
+    const char *point;    /* point id ("default" without a sweep) */
+    const char *metric;   /* series of one (point, metric) are contiguous; the first is the baseline */
+    const char *variant;
     const double *values; /* in measurement order (block order when paired) */
     size_t n;
+    bool higher_is_better; /* the metric's direction */
 } analysis_series;
+
+/* True when two series belong to the same comparison group (same point and metric). */
+bool analysis_same_group(const analysis_series *a, const analysis_series *b);
 
 typedef struct {
     comparison_method method;
     bool paired;
     double confidence;    /* family level requested by the user */
     double margin;
-    bool higher_is_better;
     adjust_method adjust;
     uint64_t seed;
 } analysis_options;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,15 +26,30 @@ static json_t *string_array(const char *const *words, size_t n)
     return array;
 }
 
+/* The compared metrics, each once, in the order the series name them. */
+static json_t *metrics_json(const report_input *in)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; i < in->n_series; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = strcmp(in->series[j].metric, in->series[i].metric) == 0;
+        if (!seen)
+            json_array_append_new(array, json_pack("{s:s, s:s}", "name", in->series[i].metric,
+                                                   "better", in->series[i].higher_is_better
+                                                                 ? "higher" : "lower"));
+    }
+    return array;
+}
+
 static json_t *experiment_json(const report_input *in)
 {
     const analysis_options *o = in->options;
-    return json_pack("{s:s, s:o, s:f, s:f, s:s, s:s, s:b, s:s, s:s}",
+    return json_pack("{s:s, s:o, s:f, s:f, s:o, s:b, s:s, s:s}",
                      "name", in->experiment_name,
                      "seed", in->has_seed ? json_integer((json_int_t)in->seed) : json_null(),
                      "confidence", o->confidence, "margin", o->margin,
-                     "metric", in->metric, "better", o->higher_is_better ? "higher" : "lower",
-                     "paired", o->paired,
+                     "metrics", metrics_json(in), "paired", o->paired,
                      "method", o->method == METHOD_WILCOXON ? "wilcoxon"
                                : o->method == METHOD_WELCH  ? "welch" : "bootstrap",
                      "adjust", adjust_method_name(o->adjust));
@@ -99,7 +115,8 @@ static json_t *summaries_json(const report_input *in)
         const stats_summary *s = &in->analysis->summaries[i];
         json_array_append_new(array, json_pack(
             "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-            "variant", in->series[i].variant, "point", in->series[i].point, "metric", in->metric,
+            "variant", in->series[i].variant, "point", in->series[i].point,
+            "metric", in->series[i].metric,
             "n", (json_int_t)s->n, "median", number_or_null(s->median),
             "mean", number_or_null(s->mean), "stddev", number_or_null(s->stddev),
             "cv", number_or_null(s->cv), "mad", number_or_null(s->mad),
@@ -114,8 +131,7 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     const comparison *r = &c->result;
     json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[I,I]}",
                              "baseline", b->variant, "candidate", x->variant, "point", b->point,
-                             "metric", in->metric,
-                             "better", in->options->higher_is_better ? "higher" : "lower",
+                             "metric", b->metric, "better", b->higher_is_better ? "higher" : "lower",
                              "n", (json_int_t)b->n, (json_int_t)x->n);
     if (!c->ok) {
         json_object_set_new(item, "verdict", json_string("inconclusive"));

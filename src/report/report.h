@@ -42,7 +42,6 @@ typedef struct {
     const char *experiment_name;
     uint64_t seed;
     bool has_seed;
-    const char *metric;         /* the metric that was compared */
     const analysis_options *options;
     const report_fact *environment;
     size_t n_environment;

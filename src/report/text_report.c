@@ -25,8 +25,7 @@ static void format_percent(double ratio, char *buf, size_t len)
 static void print_settings(const report_input *in, FILE *out)
 {
     const analysis_options *o = in->options;
-    fprintf(out, "metric %s (%s is better) · %s%s · %g%% confidence · margin ±%g%%",
-            in->metric, o->higher_is_better ? "higher" : "lower",
+    fprintf(out, "%s%s · %g%% confidence · margin ±%g%%",
             comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
             o->confidence * 100, o->margin * 100);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
@@ -47,7 +46,7 @@ static size_t name_width(const report_input *in)
 static void print_table(const report_input *in, size_t first, size_t end, FILE *out)
 {
     int width = (int)name_width(in);
-    fprintf(out, "\n    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
+    fprintf(out, "    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
     for (size_t i = first; i < end; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
         fprintf(out, " %c  %-*.*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, width,
@@ -73,11 +72,10 @@ static void print_interval_line(const report_input *in, const analysis_compariso
     format_percent(r->ratio, est, sizeof est);
     format_percent(r->ci_low, lo, sizeof lo);
     format_percent(r->ci_high, hi, sizeof hi);
-    fprintf(out, " %c vs %c  %s vs %s: %s [%s, %s]", marker_of(c->candidate - first),
-            marker_of(c->baseline - first), in->series[c->candidate].variant,
-            in->series[c->baseline].variant, est, lo, hi);
+    fprintf(out, " %c vs %c: %s [%s, %s]", marker_of(c->candidate - first),
+            marker_of(c->baseline - first), est, lo, hi);
     if (r->achieved_confidence < r->confidence - 1e-12)
-        fprintf(out, " (%g%% CI: %g%% is not reachable with %zu runs)",
+        fprintf(out, " (%g%% CI; %g%% is not reachable with %zu runs)",
                 r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
     else
         fprintf(out, " (%.4g%% CI%s)", r->confidence * 100,
@@ -93,9 +91,9 @@ static void print_decided(const report_input *in, const analysis_comparison *c, 
     const comparison *r = &c->result;
     bool up = r->ratio > 1.0;
     double change = fabs(r->ratio - 1.0) * 100;
-    const char *word = in->options->higher_is_better ? (up ? "higher" : "lower")
-                                                     : (up ? "slower" : "faster");
-    fprintf(out, "          %s: %s is %.*f%% %s than %s", verdict_kind_name(r->decision.kind),
+    const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
+                                                                : (up ? "slower" : "faster");
+    fprintf(out, "   %s: %s is %.*f%% %s than %s", verdict_kind_name(r->decision.kind),
             in->series[c->candidate].variant, change < 0.1 ? 2 : 1, change, word,
             in->series[c->baseline].variant);
     if (r->decision.negligible)
@@ -106,7 +104,7 @@ static void print_decided(const report_input *in, const analysis_comparison *c, 
 static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
 {
     const verdict_decision *d = &c->result.decision;
-    fputs("          inconclusive: ", out);
+    fputs("   inconclusive: ", out);
     if (d->reason == UNDECIDED_CONFIDENCE)
         fprintf(out, "%zu runs per side cannot reach %g%% confidence; ", c->result.n_baseline,
                 c->result.confidence * 100);
@@ -124,7 +122,7 @@ static void print_comparison(const report_input *in, const analysis_comparison *
                              FILE *out)
 {
     if (!c->ok) {
-        fprintf(out, " %s\n          inconclusive\n", c->error);
+        fprintf(out, " %s\n   inconclusive\n", c->error);
         return;
     }
     print_interval_line(in, c, first, out);
@@ -132,17 +130,22 @@ static void print_comparison(const report_input *in, const analysis_comparison *
     case VERDICT_BETTER:
     case VERDICT_WORSE: print_decided(in, c, out); break;
     case VERDICT_EQUIVALENT:
-        fprintf(out, "          equivalent: no difference larger than ±%g%%\n",
+        fprintf(out, "   equivalent: no difference larger than ±%g%%\n",
                 in->options->margin * 100);
         break;
     case VERDICT_INCONCLUSIVE: print_undecided(in, c, out); break;
     }
 }
 
-static void print_point(const report_input *in, size_t first, size_t end, FILE *out)
+static void print_group(const report_input *in, size_t first, size_t end, FILE *out)
 {
+    const analysis_series *s = &in->series[first];
+    fprintf(out, "\n");
     if (in->n_points > 1)
-        fprintf(out, "\n== %s ==\n", in->series[first].point);
+        fprintf(out, "== %s · ", s->point);
+    else
+        fprintf(out, "== ");
+    fprintf(out, "%s (%s is better) ==\n", s->metric, s->higher_is_better ? "higher" : "lower");
     print_table(in, first, end, out);
     print_plot(in, first, end, out);
     fputs("\n", out);
@@ -170,8 +173,8 @@ void report_write_text(const report_input *in, FILE *out)
     print_settings(in, out);
     size_t first = 0;
     for (size_t i = 1; i <= in->n_series; i++) {
-        if (i == in->n_series || strcmp(in->series[i].point, in->series[first].point) != 0) {
-            print_point(in, first, i, out);
+        if (i == in->n_series || !analysis_same_group(&in->series[i], &in->series[first])) {
+            print_group(in, first, i, out);
             first = i;
         }
     }

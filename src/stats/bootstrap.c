@@ -124,7 +124,11 @@ static stats_status sort_with_positions(const double *v, size_t n, double *sorte
 }
 
 /* a = sum d^3 / (6 (sum d^2)^1.5), d = mean(theta_(.)) - theta_(i) (E&T eq. 14.15);
- * 0 when the jackknife values do not vary (no skewness information). */
+ * 0 when the jackknife values do not vary (no skewness information). The median is not
+ * smooth, so its jackknife is crude (E&T sec. 11.6): for an even group size leaving one out
+ * gives just two values, symmetric about their mean, and a is then 0 — BCa reduces to the
+ * bias-corrected percentile interval. The coverage test in test_bootstrap.c measures the
+ * interval as it is. */
 static double acceleration_from(const double *jack, size_t count)
 {
     double mean = stats_mean(jack, count), sum2 = 0.0, sum3 = 0.0;

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Once this few candidates remain (or fewer than one per row), they are gathered and sorted. */
-enum { GATHER_THRESHOLD = 4096 };
+/* Once this few candidates remain (or no more than one per row), they are gathered and
+ * sorted. Small, so that even small samples exercise the selection loop. */
+enum { GATHER_THRESHOLD = 32 };
 
 /* The implicit matrix of pairwise values. Rows follow `rows` and columns follow `columns`
  * (both ascending), and each value is nondecreasing along a row and down a column, because

@@ -114,10 +114,13 @@ static double coverage(bool paired, int datasets, size_t resamples)
     return (double)covered / datasets;
 }
 
-/* BCa is second-order accurate only asymptotically; for a median of 30 values its
- * coverage is near, not at, 95%. COVERAGE_BOUNDS are set from trial runs (see the
- * report in the function below) so that a correct implementation passes with margin
- * while a broken one fails. */
+/* BCa is second-order accurate only asymptotically; for the median of 30 values its
+ * coverage is near, not at, 95%. Trial runs of this very design (4000 datasets, other
+ * seeds, 1000 resamples) measured 94.7% unpaired and 93.9% paired (94.8% / 94.2% with
+ * 2000 resamples). With 400 datasets the binomial sd is about 1.2 points, so [90%, 98%]
+ * is at least 3 sd from the measured rates on both sides: a correct implementation passes,
+ * while the usual bugs (a swapped z0 sign, quantiles off by one tail, resampling x without
+ * y in blocks) fall far outside. The seeds are fixed, so the outcome is deterministic. */
 static void coverage_near_nominal(void **state)
 {
     (void)state;
@@ -130,6 +133,82 @@ static void coverage_near_nominal(void **state)
     assert_true(paired >= 0.90 && paired <= 0.98);
 }
 
+/* Blocks share a large effect, so x and y are strongly correlated: resampling the blocks
+ * jointly must give a much narrower interval than resampling the groups apart. */
+static void pairing_is_kept(void **state)
+{
+    (void)state;
+    double x[N], y[N];
+    make_data(5, true, x, y);
+    shift_result paired, unpaired;
+    assert_int_equal(bootstrap_bca_median_shift(x, N, y, N, true, 0.95, 9, 2000, &paired),
+                     STATS_OK);
+    assert_int_equal(bootstrap_bca_median_shift(x, N, y, N, false, 0.95, 9, 2000, &unpaired),
+                     STATS_OK);
+    assert_true(paired.estimate == unpaired.estimate);
+    assert_true(paired.ci_high - paired.ci_low < 0.7 * (unpaired.ci_high - unpaired.ci_low));
+}
+
+static void p_value_follows_the_shift(void **state)
+{
+    (void)state;
+    double x[N], y[N];
+    make_data(21, false, x, y);
+    for (size_t i = 0; i < N; i++)
+        x[i] += 0.05; /* a 10% shift in all, about 6 standard errors of the median difference */
+    shift_result r;
+    /* The interval excludes 0, and the p-value agrees. */
+    assert_int_equal(bootstrap_bca_median_shift(x, N, y, N, false, 0.95, 3, 2000, &r), STATS_OK);
+    assert_true(r.ci_low > 0.0);
+    assert_true(r.p_value < 0.01);
+    /* The same sample against itself: every replicate of x vs x is centred on 0. */
+    assert_int_equal(bootstrap_bca_median_shift(y, N, y, N, true, 0.95, 3, 2000, &r), STATS_OK);
+    assert_true(r.estimate == 0.0 && r.ci_low == 0.0 && r.ci_high == 0.0);
+    assert_true(r.p_value == 1.0);
+    assert_int_equal(bootstrap_bca_median_shift(y, N, y, N, false, 0.95, 3, 2000, &r), STATS_OK);
+    assert_true(r.ci_low < 0.0 && r.ci_high > 0.0 && r.p_value > 0.5);
+}
+
+static void degenerate_data_collapse(void **state)
+{
+    (void)state;
+    const double flat_x[] = {2, 2, 2, 2}, flat_y[] = {1, 1, 1, 1};
+    shift_result r;
+    for (int paired = 0; paired <= 1; paired++) {
+        assert_int_equal(
+            bootstrap_bca_median_shift(flat_x, 4, flat_y, 4, paired, 0.95, 1, 500, &r),
+            STATS_OK);
+        assert_true(r.estimate == 1.0 && r.ci_low == 1.0 && r.ci_high == 1.0);
+        assert_true(r.p_value == 0.0); /* every replicate is 1, none reaches 0 */
+    }
+    /* Two observations only, heavy ties: the interval must stay finite and ordered. */
+    const double two_x[] = {1, 3}, two_y[] = {0, 0};
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        assert_int_equal(bootstrap_bca_median_shift(two_x, 2, two_y, 2, seed % 2, 0.99, seed,
+                                                    50, &r),
+                         STATS_OK);
+        assert_true(isfinite(r.ci_low) && isfinite(r.ci_high) && r.ci_low <= r.ci_high);
+        assert_true(r.ci_low >= 1.0 && r.ci_high <= 3.0);
+    }
+}
+
+static void errors_are_reported(void **state)
+{
+    (void)state;
+    const double x[] = {1, 2, 3}, y[] = {1, 2}, bad[] = {1, NAN, 3};
+    shift_result r;
+    assert_int_equal(bootstrap_bca_median_shift(x, 3, y, 2, true, 0.95, 1, 100, &r),
+                     STATS_ERR_DOMAIN);
+    assert_int_equal(bootstrap_bca_median_shift(x, 3, y, 2, false, 1.0, 1, 100, &r),
+                     STATS_ERR_DOMAIN);
+    assert_int_equal(bootstrap_bca_median_shift(x, 3, y, 2, false, 0.95, 1, 0, &r),
+                     STATS_ERR_DOMAIN);
+    assert_int_equal(bootstrap_bca_median_shift(x, 1, y, 2, false, 0.95, 1, 100, &r),
+                     STATS_ERR_TOO_FEW);
+    assert_int_equal(bootstrap_bca_median_shift(bad, 3, y, 2, false, 0.95, 1, 100, &r),
+                     STATS_ERR_DOMAIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -137,6 +216,10 @@ int main(void)
         cmocka_unit_test(different_seeds_close),
         cmocka_unit_test(high_seed_bits_matter),
         cmocka_unit_test(coverage_near_nominal),
+        cmocka_unit_test(pairing_is_kept),
+        cmocka_unit_test(p_value_follows_the_shift),
+        cmocka_unit_test(degenerate_data_collapse),
+        cmocka_unit_test(errors_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -79,7 +79,8 @@ static void clear_trend_detected_shuffles_calibrated(void **state)
     assert_true(r.tau > 0.5);
 
     /* The same values in random order carry no trend: the test should reject at 5% about
-     * 5% of the time. 400 shuffles: binomial sd 1.1%, so [2%, 9%] fails only if broken. */
+     * 5% of the time (a little less: the continuity correction is conservative; 3.0% with
+     * this seed). 400 shuffles: binomial sd 1.1%, so [1%, 9%] fails only if broken. */
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 20261130);
     size_t rejections = 0;
@@ -91,7 +92,7 @@ static void clear_trend_detected_shuffles_calibrated(void **state)
     gsl_rng_free(rng);
     double rate = (double)rejections / SHUFFLES;
     print_message("Mann-Kendall on shuffled series: %.1f%% below 0.05\n", 100.0 * rate);
-    assert_true(rate >= 0.02 && rate <= 0.09);
+    assert_true(rate >= 0.01 && rate <= 0.09);
 }
 
 static void mann_kendall_edge_cases(void **state)

@@ -127,6 +127,30 @@ static void one_sample_other_level(void **state)
     assert_true(r.achieved_confidence == 0.8);
 }
 
+/* The far tail, where GSL's t CDF alone is off by ~1e-6 relative, and beyond the smallest
+ * double, where the p-value must underflow to 0 without GSL aborting. */
+static void far_tail_p_values(void **state)
+{
+    (void)state;
+    enum { LARGE = 1000 };
+    double d[LARGE];
+    shift_result r;
+    /* d <- 1 + 0.5*sin(1:101); r <- t.test(d); c(r$statistic, r$p.value, r$conf.int) */
+    for (int i = 0; i < 101; i++)
+        d[i] = 1.0 + 0.5 * sin((double)(i + 1));
+    assert_int_equal(paired_t_test(d, 101, 0.95, &r), STATS_OK);
+    assert_true(golden_close(r.statistic, 2.8337707494242164e+01, 1e-12));
+    assert_true(golden_close(r.p_value, 1.3829495106143605e-49, 1e-9));
+    assert_true(golden_close(r.ci_low, 9.3148388404674853e-01, 1e-12));
+    assert_true(golden_close(r.ci_high, 1.0717324998494686e+00, 1e-12));
+    /* d <- 1 + 0.001*sin(1:1000); t.test(d) -> t = 44690.453962515807, p-value 0 */
+    for (int i = 0; i < LARGE; i++)
+        d[i] = 1.0 + 0.001 * sin((double)(i + 1));
+    assert_int_equal(paired_t_test(d, LARGE, 0.95, &r), STATS_OK);
+    assert_true(golden_close(r.statistic, 44690.453962515807, 1e-11));
+    assert_true(r.p_value == 0.0);
+}
+
 static void errors_are_reported(void **state)
 {
     (void)state;
@@ -150,6 +174,7 @@ int main(void)
         cmocka_unit_test(golden_welch_log_cases),
         cmocka_unit_test(one_group_constant),
         cmocka_unit_test(one_sample_other_level),
+        cmocka_unit_test(far_tail_p_values),
         cmocka_unit_test(errors_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

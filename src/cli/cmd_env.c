@@ -1,0 +1,198 @@
+/* `verdict env`: prints the machine's facts and the noise checks (pass/warn/info), and
+ * optionally writes them as a verdict-env/1 JSON document. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "env/checks.h"
+#include "env/machine.h"
+#include "version.h"
+
+#define DEFAULT_SAMPLE_SECONDS 1.0
+/* A longer sample is a benchmark of its own, not a check. */
+#define MAX_SAMPLE_SECONDS 600.0
+
+typedef struct {
+    const char *json_path;
+    double seconds;
+} env_settings;
+
+static void env_usage(FILE *out)
+{
+    fputs(
+        "usage: verdict env [--json FILE|-] [--seconds S]\n"
+        "\n"
+        "Prints facts about this machine (CPU, kernel, frequency governor, turbo, SMT,\n"
+        "virtualization, load, compilers) and checks what would make timings noisy.\n"
+        "Steal time and other load are measured while verdict sleeps for S seconds.\n"
+        "\n"
+        "options:\n"
+        "      --json FILE     write the verdict-env/1 JSON document ('-' for stdout; the\n"
+        "                      table then goes to stderr)\n"
+        "      --seconds S     measure steal and other load over S seconds (default 1;\n"
+        "                      0 skips the measurement)\n"
+        "  -h, --help          show this help\n"
+        "\n"
+        "Each check prints pass, warn or info with a stable code; docs/environment.md says\n"
+        "what each one means and what to do about a warning.\n"
+        "exit status: 0 done (whatever the checks say), 1 internal failure, 2 bad options.\n",
+        out);
+}
+
+static int parse_seconds(const char *text, double *out, char *err, size_t errlen)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !(value >= 0.0) ||
+        value > MAX_SAMPLE_SECONDS) {
+        snprintf(err, errlen, "--seconds '%s': must be a number of seconds from 0 to %.0f",
+                 text, MAX_SAMPLE_SECONDS);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+/* Returns 0, 1 after --help, or -1 on a bad option (message in err). */
+static int parse_env_args(int argc, char **argv, env_settings *s, char *err, size_t errlen)
+{
+    static const struct option long_options[] = {
+        {"json", required_argument, NULL, 'j'},
+        {"seconds", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
+        if (opt == 'h')
+            return 1;
+        if (opt == 'j')
+            s->json_path = optarg;
+        else if (opt == 's') {
+            if (parse_seconds(optarg, &s->seconds, err, errlen) != 0)
+                return -1;
+        } else {
+            snprintf(err, errlen, "%s: unknown option or missing value (see verdict env --help)",
+                     argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see verdict env --help)", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_facts(const machine_facts *facts, FILE *out)
+{
+    int width = 0;
+    for (size_t i = 0; i < facts->n; i++) {
+        int len = (int)strlen(facts->facts[i].key);
+        width = len > width ? len : width;
+    }
+    for (size_t i = 0; i < facts->n; i++)
+        fprintf(out, "%-*s  %s\n", width, facts->facts[i].key, facts->facts[i].value);
+}
+
+static void print_checks(const env_check *checks, size_t n, FILE *out)
+{
+    int width = 0;
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(checks[i].code);
+        width = len > width ? len : width;
+    }
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s  %-*s  %s\n", check_status_name(checks[i].status), width,
+                checks[i].code, checks[i].message);
+}
+
+static json_t *env_document(const machine_facts *facts, const env_check *checks, size_t n)
+{
+    json_t *facts_json = json_object();
+    for (size_t i = 0; i < facts->n; i++)
+        json_object_set_new(facts_json, facts->facts[i].key, json_string(facts->facts[i].value));
+    json_t *checks_json = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(checks_json,
+                              json_pack("{s:s, s:s, s:s}", "status",
+                                        check_status_name(checks[i].status), "code",
+                                        checks[i].code, "message", checks[i].message));
+    return json_pack("{s:s, s:o, s:o}", "schema", "verdict-env/1", "facts", facts_json,
+                     "checks", checks_json);
+}
+
+static int write_json(const char *path, json_t *doc, char *err, size_t errlen)
+{
+    bool to_stdout = strcmp(path, "-") == 0;
+    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    if (out == NULL) {
+        snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
+    if (to_stdout)
+        rc = fflush(out) == 0 ? rc : -1;
+    else if (fclose(out) != 0)
+        rc = -1;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot write the JSON document", path);
+    return rc;
+}
+
+static int report_env(const env_settings *s, const machine_facts *facts, const env_check *checks,
+                      size_t n, char *err, size_t errlen)
+{
+    FILE *text = s->json_path && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
+    print_facts(facts, text);
+    fputc('\n', text);
+    print_checks(checks, n, text);
+    if (s->json_path == NULL)
+        return EXIT_DONE;
+    json_t *doc = env_document(facts, checks, n);
+    int rc = doc && write_json(s->json_path, doc, err, errlen) == 0 ? EXIT_DONE : EXIT_INTERNAL;
+    if (doc == NULL)
+        snprintf(err, errlen, "cannot build the JSON document (out of memory)");
+    json_decref(doc);
+    return rc;
+}
+
+int cmd_env(int argc, char **argv)
+{
+    env_settings s = {.json_path = NULL, .seconds = DEFAULT_SAMPLE_SECONDS};
+    char err[512] = "";
+    int parsed = parse_env_args(argc, argv, &s, err, sizeof err);
+    if (parsed != 0) {
+        if (parsed > 0)
+            env_usage(stdout);
+        else
+            fprintf(stderr, "verdict env: %s\n", err);
+        return parsed > 0 ? EXIT_DONE : EXIT_USAGE;
+    }
+    machine_facts facts;
+    if (machine_facts_collect(&facts, err, sizeof err) != 0) {
+        fprintf(stderr, "verdict env: %s\n", err);
+        return EXIT_INTERNAL;
+    }
+    env_check *checks = NULL;
+    size_t n = 0;
+    int rc = EXIT_INTERNAL;
+    if (machine_facts_set(&facts, "verdict", VERDICT_VERSION) != 0)
+        snprintf(err, sizeof err, "out of memory");
+    else if (env_checks_run(&facts, s.seconds, &checks, &n, err, sizeof err) == 0)
+        rc = report_env(&s, &facts, checks, n, err, sizeof err);
+    env_checks_free(checks, n);
+    machine_facts_free(&facts);
+    if (rc != EXIT_DONE)
+        fprintf(stderr, "verdict env: %s\n", err);
+    return rc;
+}

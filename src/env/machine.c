@@ -1,0 +1,73 @@
+/* The machine_facts container (set, get, free) and machine_facts_collect, which runs
+ * every group of collectors in a fixed order so tables and JSON read the same each time. */
+#include "env/machine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env/machine_internal.h"
+
+static machine_fact *find_fact(const machine_facts *facts, const char *key)
+{
+    for (size_t i = 0; i < facts->n; i++)
+        if (strcmp(facts->facts[i].key, key) == 0)
+            return &facts->facts[i];
+    return NULL;
+}
+
+const char *machine_facts_get(const machine_facts *facts, const char *key)
+{
+    const machine_fact *fact = find_fact(facts, key);
+    return fact ? fact->value : NULL;
+}
+
+int machine_facts_set(machine_facts *facts, const char *key, const char *value)
+{
+    char *value_copy = strdup(value);
+    if (value_copy == NULL)
+        return -1;
+    machine_fact *existing = find_fact(facts, key);
+    if (existing != NULL) {
+        free(existing->value);
+        existing->value = value_copy;
+        return 0;
+    }
+    char *key_copy = strdup(key);
+    machine_fact *grown = key_copy ? realloc(facts->facts, (facts->n + 1) * sizeof *grown) : NULL;
+    if (grown == NULL) {
+        free(key_copy);
+        free(value_copy);
+        return -1;
+    }
+    facts->facts = grown;
+    facts->facts[facts->n++] = (machine_fact){.key = key_copy, .value = value_copy};
+    return 0;
+}
+
+void machine_facts_free(machine_facts *facts)
+{
+    for (size_t i = 0; i < facts->n; i++) {
+        free(facts->facts[i].key);
+        free(facts->facts[i].value);
+    }
+    free(facts->facts);
+    facts->facts = NULL;
+    facts->n = 0;
+}
+
+int machine_facts_collect(machine_facts *out, char *err, size_t errlen)
+{
+    static int (*const collectors[])(machine_facts *) = {
+        collect_cpu_facts, collect_frequency_facts, collect_system_facts,
+        collect_compiler_facts,
+    };
+    *out = (machine_facts){NULL, 0};
+    for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
+        if (collectors[i](out) != 0) {
+            machine_facts_free(out);
+            snprintf(err, errlen, "machine facts: out of memory");
+            return -1;
+        }
+    return 0;
+}

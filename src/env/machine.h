@@ -1,0 +1,34 @@
+/* Facts about the machine a benchmark ran on (CPU, kernel, frequency policy, VM, load,
+ * compilers), as key/value strings for the JSON "environment" object and the store. */
+#ifndef VERDICT_ENV_MACHINE_H
+#define VERDICT_ENV_MACHINE_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *key;
+    char *value;
+} machine_fact;
+
+typedef struct {
+    machine_fact *facts; /* in collection order; keys are unique */
+    size_t n;
+} machine_facts;
+
+/* Collects every fact of docs/environment.md into out (which it initializes). A fact
+ * that cannot be read gets "unknown", "none" or "absent", never an error; runs
+ * `cc --version`, `gcc --version` and `clang --version` (2 s timeout each). Returns 0, or
+ * -1 with a message in err (out of memory); out is then empty. */
+int machine_facts_collect(machine_facts *out, char *err, size_t errlen);
+
+/* Adds a fact, or replaces the value of an existing key (the caller adds verdict's own
+ * version this way). Returns 0, or -1 when out of memory. */
+int machine_facts_set(machine_facts *facts, const char *key, const char *value);
+
+/* The value of key, or NULL when there is no such fact. */
+const char *machine_facts_get(const machine_facts *facts, const char *key);
+
+/* Frees every fact and leaves facts empty; safe on an empty or already freed value. */
+void machine_facts_free(machine_facts *facts);
+
+#endif

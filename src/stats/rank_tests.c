@@ -1,0 +1,601 @@
+/* Wilcoxon signed-rank and rank-sum tests with Hodges–Lehmann estimates and intervals,
+ * following R's wilcox.test(conf.int = TRUE, correct = TRUE) step by step, exact and normal. */
+#include "rank_tests.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "distributions.h"
+#include "hodges_lehmann.h"
+
+/* R uses the exact null distribution only below this many observations (per sample). */
+enum { EXACT_LIMIT = 50 };
+
+/* R's uniroot settings in wilcox.test: tol.root = 1e-4 and uniroot's maxiter. */
+static const double r_root_tolerance = 1e-4;
+enum { R_ROOT_MAX_ITERATIONS = 1000 };
+
+/* Where R's search stops short of a jump (within its tolerance), the jump is pinned down to
+ * this fraction of the remaining bracket. */
+static const double jump_precision = 1e-10;
+
+/* The data a rank statistic is recomputed on while the hypothesised shift d moves:
+ * signed-rank uses x - d alone (y == NULL); rank-sum uses x - d against y. Both sorted. */
+typedef struct {
+    const double *x;
+    size_t m;
+    const double *y;
+    size_t n;
+} shift_data;
+
+/* One evaluation of the statistic, with what its null mean and variance need. */
+typedef struct {
+    double statistic; /* V, or W = (sum of the ranks of x) - m(m+1)/2 */
+    double count;     /* signed-rank: observations left once zeros are dropped */
+    double tie_sum;   /* sum over groups of tied values of t^3 - t */
+} rank_summary;
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool all_finite(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return false;
+    return true;
+}
+
+/* First index i in [0, n) at which the predicate on the rounded x_i - d becomes true;
+ * x is ascending, so x_i - d is too and the predicate is monotone. */
+static size_t first_shifted(const double *x, size_t n, double d, bool or_equal)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        double v = x[mid] - d;
+        if (or_equal ? v >= 0 : v > 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Adds one group of t tied values (the next t ranks, averaged) to the summary. */
+static void add_tie_group(rank_summary *s, double *ranked, size_t t, size_t counted)
+{
+    double tied = (double)t;
+    double average_rank = *ranked + (tied + 1) / 2;
+    s->statistic += (double)counted * average_rank;
+    s->tie_sum += tied * tied * tied - tied;
+    *ranked += tied;
+}
+
+/* V for x - d: ranks of |x_i - d| (zeros dropped, ties averaged) summed over x_i - d > 0.
+ * The negative and positive parts are already ordered by absolute value, so they are
+ * merged in O(n) instead of sorted again. */
+static void signed_rank_at(const double *x, size_t n, double d, rank_summary *s)
+{
+    size_t negatives = first_shifted(x, n, d, true);
+    size_t positive = first_shifted(x, n, d, false);
+    double ranked = 0;
+    *s = (rank_summary){0, 0, 0};
+    while (negatives > 0 || positive < n) {
+        double next_negative = negatives > 0 ? -(x[negatives - 1] - d) : 0;
+        double next_positive = positive < n ? x[positive] - d : 0;
+        double v = negatives == 0 ? next_positive
+                 : positive == n  ? next_negative
+                                  : fmin(next_negative, next_positive);
+        size_t tied_negative = 0, tied_positive = 0;
+        while (negatives > 0 && -(x[negatives - 1] - d) == v)
+            negatives--, tied_negative++;
+        while (positive < n && x[positive] - d == v)
+            positive++, tied_positive++;
+        add_tie_group(s, &ranked, tied_negative + tied_positive, tied_positive);
+    }
+    s->count = ranked;
+}
+
+/* W for x - d against y, by merging the two ascending sequences. */
+static void rank_sum_at(const shift_data *data, double d, rank_summary *s)
+{
+    size_t i = 0, j = 0;
+    double ranked = 0;
+    *s = (rank_summary){0, 0, 0};
+    while (i < data->m || j < data->n) {
+        double v = i == data->m ? data->y[j]
+                 : j == data->n ? data->x[i] - d
+                                : fmin(data->x[i] - d, data->y[j]);
+        size_t tied_x = 0, tied_y = 0;
+        while (i < data->m && data->x[i] - d == v)
+            i++, tied_x++;
+        while (j < data->n && data->y[j] == v)
+            j++, tied_y++;
+        add_tie_group(s, &ranked, tied_x + tied_y, tied_x);
+    }
+    double m = (double)data->m;
+    s->statistic -= m * (m + 1) / 2;
+    s->count = ranked;
+}
+
+static void summarize_at(const shift_data *data, double d, rank_summary *s)
+{
+    if (data->y == NULL)
+        signed_rank_at(data->x, data->m, d, s);
+    else
+        rank_sum_at(data, d, s);
+}
+
+/* Null mean and tie-corrected standard deviation, in R's order of operations. */
+static void null_moments(const shift_data *data, const rank_summary *s, double *mean,
+                         double *sd)
+{
+    if (data->y == NULL) {
+        double n = s->count;
+        *mean = n * (n + 1) / 4;
+        *sd = sqrt(n * (n + 1) * (2 * n + 1) / 24 - s->tie_sum / 48);
+    } else {
+        double m = (double)data->m, n = (double)data->n;
+        *mean = m * n / 2;
+        *sd = sqrt((m * n / 12) * ((m + n + 1) - s->tie_sum / ((m + n) * (m + n - 1))));
+    }
+}
+
+static double sign_of(double z) { return (z > 0) - (z < 0); }
+
+/* The standardised statistic as a function of the shift d (R's W(d) inside wilcox.test),
+ * with or without continuity correction. Nonincreasing in d; NaN when all values tie. */
+static double standardized_score(const shift_data *data, double d, bool continuity)
+{
+    rank_summary s;
+    double mean, sd;
+    summarize_at(data, d, &s);
+    null_moments(data, &s, &mean, &sd);
+    double z = s.statistic - mean;
+    double correction = continuity ? sign_of(z) * 0.5 : 0;
+    return (z - correction) / sd;
+}
+
+static double corrected_score(const shift_data *data, double d)
+{
+    return standardized_score(data, d, true);
+}
+
+static double two_sided_normal_p(double z)
+{
+    return 2 * fmin(dist_pnorm(z), dist_pnorm_upper(z));
+}
+
+/* score(d) = level, solved for the shift d. wilcox.test solves the interval ends with the
+ * continuity correction and the estimate without (it sets correct <- FALSE first). */
+typedef struct {
+    const shift_data *data;
+    double level;
+    bool continuity;
+} score_equation;
+
+static double equation_value(const score_equation *eq, double d)
+{
+    return standardized_score(eq->data, d, eq->continuity) - eq->level;
+}
+
+/* Bisection for the last shift at which the equation's value is positive (nonnegative when
+ * inclusive); lo satisfies that, hi does not. */
+static double value_boundary(const score_equation *eq, double lo, double hi, bool inclusive)
+{
+    double tolerance = (hi - lo) * jump_precision;
+    while (hi - lo > tolerance) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        double value = equation_value(eq, mid);
+        if (inclusive ? value >= 0 : value > 0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo + (hi - lo) / 2;
+}
+
+/* The jump of the nonincreasing step function through zero inside [lo, hi] (positive at
+ * lo, negative at hi); the middle, should it rest on zero for a while. */
+static double exact_jump(const score_equation *eq, double lo, double hi)
+{
+    return (value_boundary(eq, lo, hi, false) + value_boundary(eq, lo, hi, true)) / 2;
+}
+
+/* State of Brent's method: b is the current best guess, c the point on the other side of
+ * the sign change, a the previous b. */
+typedef struct {
+    double a, b, c, fa, fb, fc;
+} brent_state;
+
+/* One step of Brent's method (Brent 1973, ch. 4): inverse quadratic or secant interpolation
+ * when it stays well inside the bracket and shrinks fast enough, otherwise bisection. */
+static double brent_step(const brent_state *s, double previous_step, double tolerance)
+{
+    double bisection = (s->c - s->b) / 2;
+    if (fabs(previous_step) < tolerance || fabs(s->fa) <= fabs(s->fb))
+        return bisection;
+    double to_c = s->c - s->b, p, q;
+    if (s->a == s->c) {
+        double ratio = s->fb / s->fa;
+        p = to_c * ratio;
+        q = 1.0 - ratio;
+    } else {
+        double qa = s->fa / s->fc, rb = s->fb / s->fc, sb = s->fb / s->fa;
+        p = sb * (to_c * qa * (qa - rb) - (s->b - s->a) * (rb - 1.0));
+        q = (qa - 1.0) * (rb - 1.0) * (sb - 1.0);
+    }
+    if (p > 0)
+        q = -q;
+    else
+        p = -p;
+    if (p < 0.75 * to_c * q - fabs(tolerance * q) / 2 && p < fabs(previous_step * q / 2))
+        return p / q;
+    return bisection;
+}
+
+/* R's uniroot(f, c(a, b), tol = 1e-4) reproduced step by step, so that the evaluations, and
+ * hence any exact zero it lands on, are R's. Returns whether it landed on an exact zero
+ * (then s->b is R's root); otherwise the sign change lies between b and c. */
+static bool r_uniroot(const score_equation *eq, brent_state *s)
+{
+    s->c = s->a;
+    s->fc = s->fa;
+    for (int iteration = 0; iteration <= R_ROOT_MAX_ITERATIONS; iteration++) {
+        double previous_step = s->b - s->a;
+        if (fabs(s->fc) < fabs(s->fb)) { /* keep the best guess in b */
+            s->a = s->b, s->b = s->c, s->c = s->a;
+            s->fa = s->fb, s->fb = s->fc, s->fc = s->fa;
+        }
+        double tolerance = 2 * DBL_EPSILON * fabs(s->b) + r_root_tolerance / 2;
+        if (s->fb == 0)
+            return true;
+        if (fabs((s->c - s->b) / 2) <= tolerance)
+            return false;
+        double step = brent_step(s, previous_step, tolerance);
+        if (fabs(step) < tolerance)
+            step = step > 0 ? tolerance : -tolerance;
+        s->a = s->b, s->fa = s->fb;
+        s->b += step;
+        s->fb = equation_value(eq, s->b);
+        if ((s->fb > 0 && s->fc > 0) || (s->fb < 0 && s->fc < 0))
+            s->c = s->a, s->fc = s->fa;
+    }
+    return false;
+}
+
+/* The root R's wilcox.test reports for the equation on [lo, hi]. R's uniroot stops within
+ * 1e-4 of a jump; we follow its path, so that we pick the same crossing and the same point
+ * when it lands exactly on zero (as the estimate can, on a flat stretch), and then locate
+ * the jump exactly instead of stopping within 1e-4 of it. */
+static double solve_for_shift(const score_equation *eq, double lo, double hi)
+{
+    brent_state s = {.a = lo, .b = hi, .fa = equation_value(eq, lo), .fb = equation_value(eq, hi)};
+    if (s.fa <= 0)
+        return lo;
+    if (s.fb >= 0)
+        return hi;
+    if (r_uniroot(eq, &s))
+        return s.b;
+    bool b_positive = s.fb > 0;
+    double positive = b_positive ? s.b : s.c, negative = b_positive ? s.c : s.b;
+    if (!(positive < negative)) /* not a decreasing crossing: keep R's answer */
+        return s.b;
+    return exact_jump(eq, positive, negative);
+}
+
+/* The interval ends: where the corrected score passes -z and +z (z = qnorm(alpha / 2) < 0). */
+static void normal_interval(const shift_data *data, double lo, double hi, double z,
+                            shift_result *out)
+{
+    score_equation low_end = {data, -z, true}, high_end = {data, z, true};
+    out->ci_low = solve_for_shift(&low_end, lo, hi);
+    out->ci_high = solve_for_shift(&high_end, lo, hi);
+}
+
+/* The estimate: where the uncorrected score passes 0. */
+static double normal_estimate(const shift_data *data, double lo, double hi)
+{
+    score_equation centre = {data, 0, false};
+    return solve_for_shift(&centre, lo, hi);
+}
+
+/* R's signif(x, 2): two significant digits, halves rounded to even after scaling. */
+static double two_significant_digits(double x)
+{
+    if (x == 0 || !isfinite(x))
+        return x;
+    double magnitude = fabs(x);
+    int exponent = 1 - (int)floor(log10(magnitude));
+    double scaled;
+    if (exponent > 0) {
+        double scale = pow(10.0, exponent);
+        scaled = nearbyint(magnitude * scale) / scale;
+    } else {
+        double scale = pow(10.0, -exponent);
+        scaled = nearbyint(magnitude / scale) * scale;
+    }
+    return copysign(scaled, x);
+}
+
+/* Exact two-sided p-value from the smaller tail: P(S >= s) above the centre, P(S <= s) below. */
+typedef stats_status (*tail_fn)(double q, int m, int n, double *out);
+
+static stats_status signrank_lower(double q, int unused, int n, double *out)
+{
+    (void)unused;
+    return dist_psignrank(q, n, out);
+}
+
+static stats_status signrank_upper(double q, int unused, int n, double *out)
+{
+    (void)unused;
+    return dist_psignrank_upper(q, n, out);
+}
+
+static stats_status exact_p_value(tail_fn lower, tail_fn upper, double statistic,
+                                  double centre, int m, int n, double *out)
+{
+    double p;
+    stats_status status = statistic > centre ? upper(statistic - 1, m, n, &p)
+                                             : lower(statistic, m, n, &p);
+    if (status == STATS_OK)
+        *out = fmin(2 * p, 1.0);
+    return status;
+}
+
+/* The exact interval runs from order statistic qu to total + 1 - qu of the Walsh averages
+ * or differences, with qu = max(1, q(alpha / 2)); the level it reaches is
+ * 1 - 2 P(S <= qu - 1), as in wilcox.test. */
+typedef struct {
+    uint64_t lower_rank, upper_rank;
+    double achieved_alpha;
+} exact_bounds;
+
+static int interval_rank(int quantile) { return quantile == 0 ? 1 : quantile; }
+
+static exact_bounds exact_interval(int quantile, uint64_t total, double tail_below_rank)
+{
+    uint64_t rank = (uint64_t)interval_rank(quantile);
+    return (exact_bounds){rank, total - rank + 1, 2 * tail_below_rank};
+}
+
+/* Exact branch of the signed-rank test on the sorted nonzero differences. */
+static stats_status signed_rank_exact(const double *x, size_t n, double v, double confidence,
+                                      shift_result *out)
+{
+    int count = (int)n;
+    double centre = (double)n * ((double)n + 1) / 4;
+    stats_status status = exact_p_value(signrank_lower, signrank_upper, v, centre, 0, count,
+                                        &out->p_value);
+    double alpha = 1 - confidence;
+    int quantile = 0;
+    double tail = 0;
+    if (status == STATS_OK)
+        status = dist_qsignrank(alpha / 2, count, &quantile);
+    if (status == STATS_OK)
+        status = dist_psignrank(interval_rank(quantile) - 1, count, &tail);
+    if (status != STATS_OK)
+        return status;
+    exact_bounds bounds = exact_interval(quantile, (uint64_t)n * (n + 1) / 2, tail);
+    status = hl_walsh_kth(x, n, bounds.lower_rank, &out->ci_low);
+    if (status == STATS_OK)
+        status = hl_walsh_kth(x, n, bounds.upper_rank, &out->ci_high);
+    if (status == STATS_OK)
+        status = hl_one_sample(x, n, &out->estimate);
+    /* The signed-rank test reports the reached level rounded to two digits; rank-sum does not. */
+    bool unreachable = bounds.achieved_alpha - alpha > alpha / 2;
+    out->achieved_confidence =
+        unreachable ? 1 - two_significant_digits(bounds.achieved_alpha) : confidence;
+    return status;
+}
+
+static double median_of_sorted(const double *x, size_t n)
+{
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* Normal-approximation interval for the signed-rank test. Where even the extreme shifts
+ * cannot reach the requested quantile, R doubles alpha until they can and reports the
+ * level it settled on. */
+static void signed_rank_normal_interval(const shift_data *data, double confidence,
+                                        shift_result *out)
+{
+    double lo = data->x[0], hi = data->x[data->m - 1];
+    double score_lo = corrected_score(data, lo), score_hi = corrected_score(data, hi);
+    if (!isfinite(score_lo) || !isfinite(score_hi)) {
+        /* every difference equal: R gives no interval, a zero level and the midrange */
+        out->ci_low = out->ci_high = NAN;
+        out->achieved_confidence = 0;
+        out->estimate = (lo + hi) / 2;
+        return;
+    }
+    double alpha = 1 - confidence;
+    while (alpha < 2 && (score_lo + dist_qnorm(alpha / 2) < 0 ||
+                         score_hi - dist_qnorm(alpha / 2) > 0))
+        alpha *= 2;
+    out->achieved_confidence = confidence;
+    if (alpha >= 1 || 1 - confidence < alpha * 0.75)
+        out->achieved_confidence = 1 - fmin(1, alpha);
+    if (alpha < 1)
+        normal_interval(data, lo, hi, dist_qnorm(alpha / 2), out);
+    else
+        out->ci_low = out->ci_high = median_of_sorted(data->x, data->m);
+    out->estimate = normal_estimate(data, lo, hi);
+}
+
+/* Copies the nonzero values of d, sorted; reports whether any zero was dropped. */
+static stats_status sorted_nonzero(const double *d, size_t n, double **out, size_t *count,
+                                   bool *had_zeros)
+{
+    double *x = malloc(n * sizeof *x);
+    if (x == NULL)
+        return STATS_ERR_NOMEM;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (d[i] != 0)
+            x[kept++] = d[i];
+    qsort(x, kept, sizeof *x, compare_doubles);
+    *out = x;
+    *count = kept;
+    *had_zeros = kept < n;
+    return STATS_OK;
+}
+
+static stats_status check_inputs(const double *x, size_t n, double confidence)
+{
+    if (n == 0)
+        return STATS_ERR_TOO_FEW;
+    if (x == NULL || !all_finite(x, n) || !(confidence > 0 && confidence < 1))
+        return STATS_ERR_DOMAIN;
+    return STATS_OK;
+}
+
+static void begin_result(shift_result *out, double statistic, bool exact)
+{
+    *out = (shift_result){.estimate = NAN, .ci_low = NAN, .ci_high = NAN, .p_value = NAN,
+                          .statistic = statistic, .df = NAN, .achieved_confidence = NAN,
+                          .exact = exact};
+}
+
+stats_status wilcoxon_signed_rank(const double *d, size_t n, double confidence, shift_result *out)
+{
+    stats_status status = check_inputs(d, n, confidence);
+    if (status != STATS_OK || out == NULL)
+        return status != STATS_OK ? status : STATS_ERR_DOMAIN;
+    double *x;
+    size_t count;
+    bool had_zeros;
+    status = sorted_nonzero(d, n, &x, &count, &had_zeros);
+    if (status != STATS_OK)
+        return status;
+    if (count == 0) {
+        free(x);
+        return STATS_ERR_DEGENERATE; /* every difference is zero */
+    }
+    shift_data data = {x, count, NULL, 0};
+    rank_summary at_zero;
+    summarize_at(&data, 0, &at_zero);
+    bool exact = count < EXACT_LIMIT && !had_zeros && at_zero.tie_sum == 0;
+    begin_result(out, at_zero.statistic, exact);
+    if (exact) {
+        status = signed_rank_exact(x, count, at_zero.statistic, confidence, out);
+    } else {
+        out->p_value = two_sided_normal_p(corrected_score(&data, 0));
+        signed_rank_normal_interval(&data, confidence, out);
+    }
+    free(x);
+    return status;
+}
+
+static stats_status wilcox_lower(double q, int m, int n, double *out)
+{
+    return dist_pwilcox(q, m, n, out);
+}
+
+static stats_status wilcox_upper(double q, int m, int n, double *out)
+{
+    return dist_pwilcox_upper(q, m, n, out);
+}
+
+/* Exact branch of the rank-sum test on sorted samples. */
+static stats_status rank_sum_exact(const shift_data *data, double w, double confidence,
+                                   shift_result *out)
+{
+    int m = (int)data->m, n = (int)data->n;
+    double centre = (double)m * n / 2;
+    stats_status status = exact_p_value(wilcox_lower, wilcox_upper, w, centre, m, n,
+                                        &out->p_value);
+    double alpha = 1 - confidence;
+    int quantile = 0;
+    double tail = 0;
+    if (status == STATS_OK)
+        status = dist_qwilcox(alpha / 2, m, n, &quantile);
+    if (status == STATS_OK)
+        status = dist_pwilcox(interval_rank(quantile) - 1, m, n, &tail);
+    if (status != STATS_OK)
+        return status;
+    exact_bounds bounds = exact_interval(quantile, (uint64_t)m * n, tail);
+    status = hl_diff_kth(data->x, data->m, data->y, data->n, bounds.lower_rank, &out->ci_low);
+    if (status == STATS_OK)
+        status = hl_diff_kth(data->x, data->m, data->y, data->n, bounds.upper_rank, &out->ci_high);
+    if (status == STATS_OK)
+        status = hl_two_sample(data->x, data->m, data->y, data->n, &out->estimate);
+    bool unreachable = bounds.achieved_alpha - alpha > alpha / 2;
+    out->achieved_confidence = unreachable ? 1 - bounds.achieved_alpha : confidence;
+    return status;
+}
+
+/* Normal-approximation interval for the rank-sum test, between the extreme shifts. */
+static stats_status rank_sum_normal_interval(const shift_data *data, double confidence,
+                                             shift_result *out)
+{
+    double lo = data->x[0] - data->y[data->n - 1];
+    double hi = data->x[data->m - 1] - data->y[0];
+    double score_lo = corrected_score(data, lo), score_hi = corrected_score(data, hi);
+    if (!isfinite(score_lo) || !isfinite(score_hi))
+        return STATS_ERR_DEGENERATE; /* each sample constant: R stops with an error too */
+    normal_interval(data, lo, hi, dist_qnorm((1 - confidence) / 2), out);
+    out->estimate = normal_estimate(data, lo, hi);
+    out->achieved_confidence = confidence;
+    return STATS_OK;
+}
+
+static stats_status sorted_copy(const double *x, size_t n, double **out)
+{
+    double *copy = malloc(n * sizeof *copy);
+    if (copy == NULL)
+        return STATS_ERR_NOMEM;
+    memcpy(copy, x, n * sizeof *copy);
+    qsort(copy, n, sizeof *copy, compare_doubles);
+    *out = copy;
+    return STATS_OK;
+}
+
+static stats_status rank_sum_sorted(const shift_data *data, double confidence, shift_result *out)
+{
+    rank_summary at_zero;
+    summarize_at(data, 0, &at_zero);
+    bool exact = data->m < EXACT_LIMIT && data->n < EXACT_LIMIT && at_zero.tie_sum == 0;
+    begin_result(out, at_zero.statistic, exact);
+    if (exact)
+        return rank_sum_exact(data, at_zero.statistic, confidence, out);
+    double z = corrected_score(data, 0);
+    if (isnan(z))
+        return STATS_ERR_DEGENERATE; /* all m + n values tied */
+    out->p_value = two_sided_normal_p(z);
+    return rank_sum_normal_interval(data, confidence, out);
+}
+
+stats_status wilcoxon_rank_sum(const double *x, size_t m, const double *y, size_t n,
+                               double confidence, shift_result *out)
+{
+    stats_status status = check_inputs(x, m, confidence);
+    if (status == STATS_OK)
+        status = check_inputs(y, n, confidence);
+    if (status == STATS_OK && out == NULL)
+        status = STATS_ERR_DOMAIN;
+    if (status != STATS_OK)
+        return status;
+    double *xs = NULL, *ys = NULL;
+    status = sorted_copy(x, m, &xs);
+    if (status == STATS_OK)
+        status = sorted_copy(y, n, &ys);
+    if (status == STATS_OK) {
+        shift_data data = {xs, m, ys, n};
+        status = rank_sum_sorted(&data, confidence, out);
+    }
+    free(xs);
+    free(ys);
+    return status;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# Command-line tests of `verdict env`: the facts table, the check lines, the JSON
+# document, --help and bad options. Never assumes the machine is quiet.
+
+setup() {
+    VERDICT=${VERDICT:?set VERDICT to the verdict binary}
+    DATA=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$DATA"
+}
+
+@test "--help describes the command and exits 0" {
+    run "$VERDICT" env --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"usage: verdict env"* ]]
+    [[ "$output" == *"--seconds"* ]]
+    [[ "$output" == *"--json"* ]]
+}
+
+@test "prints the facts, then one line per check, exit 0" {
+    run "$VERDICT" env --seconds 0.1
+    [ "$status" -eq 0 ]
+    for key in cpu_model cpu_flags cpus_online cpus_physical smt kernel os governor turbo \
+               aslr virtualization memory_total load1 cc gcc hostname verdict; do
+        echo "$output" | grep -Eq "^$key +[^ ]" || { echo "missing fact $key"; false; }
+    done
+    for code in governor turbo smt aslr load steal other-load vm timer clocksource; do
+        echo "$output" | grep -Eq "^(pass|warn|info)  $code +[^ ]" || { echo "missing check $code"; false; }
+    done
+    [ "$(echo "$output" | grep -Ec '^(pass|warn|info)  ')" -eq 10 ]
+}
+
+@test "--seconds 0 skips the measurement of steal" {
+    run "$VERDICT" env --seconds 0
+    [ "$status" -eq 0 ]
+    echo "$output" | grep -Eq '^info  steal +not measured'
+}
+
+@test "--json - writes a verdict-env/1 document on stdout, the table on stderr" {
+    command -v jq >/dev/null || skip "jq is not installed"
+    "$VERDICT" env --seconds 0.1 --json - > "$DATA/env.json" 2> "$DATA/table.txt"
+    jq -e '.schema == "verdict-env/1"' "$DATA/env.json"
+    jq -e '.facts | has("cpu_model") and has("governor") and has("kernel") and has("verdict")' "$DATA/env.json"
+    jq -e '.facts | to_entries | all(.value | type == "string" and length > 0)' "$DATA/env.json"
+    jq -e '.checks | length == 10' "$DATA/env.json"
+    jq -e '.checks | all(.status == "pass" or .status == "warn" or .status == "info")' "$DATA/env.json"
+    jq -e '[.checks[].code] == ["governor","turbo","smt","aslr","load","steal","other-load","vm","timer","clocksource"]' "$DATA/env.json"
+    grep -q '^cpu_model ' "$DATA/table.txt"
+}
+
+@test "--json FILE writes the file and still prints the table" {
+    command -v jq >/dev/null || skip "jq is not installed"
+    run "$VERDICT" env --seconds 0 --json "$DATA/out.json"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"cpu_model"* ]]
+    jq -e '.facts.cpus_online | tonumber >= 1' "$DATA/out.json"
+}
+
+@test "an unwritable --json path is an error naming it, exit 1" {
+    run "$VERDICT" env --seconds 0 --json "$DATA/no/such/dir/out.json"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$DATA/no/such/dir/out.json: cannot open"* ]]
+}
+
+@test "an unknown option is refused, exit 2" {
+    run "$VERDICT" env --frobnicate
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--frobnicate"* ]]
+}
+
+@test "a bad --seconds value is named, exit 2" {
+    run "$VERDICT" env --seconds -1
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--seconds '-1'"* ]]
+    run "$VERDICT" env --seconds abc
+    [ "$status" -eq 2 ]
+    run "$VERDICT" env --seconds
+    [ "$status" -eq 2 ]
+}
+
+@test "a stray argument is refused, exit 2" {
+    run "$VERDICT" env extra
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"unexpected argument 'extra'"* ]]
+}

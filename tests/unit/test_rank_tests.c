@@ -1,0 +1,350 @@
+/* Unit tests for rank_tests.c: every wilcoxon case of R's golden file (on logs, as ratios),
+ * then special cases checked against R 4.2.2: ties, zeros, unreachable levels, degeneracy. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "golden.h"
+#include "stats/rank_tests.h"
+
+/* Exact cases must agree to rounding; for normal-approximation intervals R's uniroot stops
+ * at an absolute 1e-4, so endpoints are compared against a share of R's interval width. */
+static const double exact_tolerance = 1e-9;
+static const double width_share = 0.02;
+
+static double relative_error(double got, double want)
+{
+    return fabs(got - want) / fmax(fabs(want), 1e-300);
+}
+
+/* Worst deviations seen over the golden cases, reported at the end. */
+typedef struct {
+    size_t exact_cases, approximate_cases;
+    double exact_max_relative;  /* estimate, ci, p, confidence, statistic */
+    double approx_p_relative;   /* p, confidence, statistic */
+    double approx_width_share;  /* |endpoint or estimate - R| / R's width */
+} golden_summary;
+
+static void expect_relative(const char *id, const char *what, double got, double want,
+                            double *worst)
+{
+    double err = relative_error(got, want);
+    if (!(err <= exact_tolerance))
+        fail_msg("%s: %s = %.17g, R says %.17g", id, what, got, want);
+    *worst = fmax(*worst, err);
+}
+
+static void expect_within_width(const char *id, const char *what, double got, double want,
+                                double width, double *worst)
+{
+    double share = fabs(got - want) / width;
+    if (!(share <= width_share))
+        fail_msg("%s: %s = %.17g, R says %.17g (%.3g of the width)", id, what, got, want, share);
+    *worst = fmax(*worst, share);
+}
+
+/* paired: signed-rank on log(b) - log(a); unpaired: rank-sum of log b against log a. */
+static stats_status run_case(const json_t *c, shift_result *result)
+{
+    size_t na, nb;
+    double *a = golden_numbers(json_object_get(c, "a"), &na);
+    double *b = golden_numbers(json_object_get(c, "b"), &nb);
+    double confidence = json_number_value(json_object_get(c, "confidence"));
+    stats_status status;
+    if (json_is_true(json_object_get(c, "paired"))) {
+        assert_int_equal(na, nb);
+        double *d = malloc(na * sizeof *d);
+        assert_non_null(d);
+        for (size_t i = 0; i < na; i++)
+            d[i] = log(b[i]) - log(a[i]);
+        status = wilcoxon_signed_rank(d, na, confidence, result);
+        free(d);
+    } else {
+        for (size_t i = 0; i < na; i++)
+            a[i] = log(a[i]);
+        for (size_t i = 0; i < nb; i++)
+            b[i] = log(b[i]);
+        status = wilcoxon_rank_sum(b, nb, a, na, confidence, result);
+    }
+    free(a);
+    free(b);
+    return status;
+}
+
+static void check_case(const json_t *c, golden_summary *summary)
+{
+    const char *id = json_string_value(json_object_get(c, "id"));
+    const json_t *want = json_object_get(c, "wilcoxon");
+    bool exact = json_is_true(json_object_get(want, "exact"));
+    double estimate = json_number_value(json_object_get(want, "estimate"));
+    double low = json_number_value(json_array_get(json_object_get(want, "ci"), 0));
+    double high = json_number_value(json_array_get(json_object_get(want, "ci"), 1));
+    double p = json_number_value(json_object_get(want, "p_value"));
+    double level = json_number_value(json_object_get(want, "achieved_confidence"));
+    double statistic = json_number_value(json_object_get(want, "statistic"));
+
+    shift_result r;
+    stats_status status = run_case(c, &r);
+    if (status != STATS_OK)
+        fail_msg("%s: status %d", id, (int)status);
+    if (r.exact != exact)
+        fail_msg("%s: exact = %d, R used exact = %d", id, r.exact, exact);
+    assert_true(isnan(r.df));
+    double *worst = exact ? &summary->exact_max_relative : &summary->approx_p_relative;
+    expect_relative(id, "p_value", r.p_value, p, worst);
+    expect_relative(id, "achieved_confidence", r.achieved_confidence, level, worst);
+    expect_relative(id, "statistic", r.statistic, statistic, worst);
+    if (exact) {
+        summary->exact_cases++;
+        expect_relative(id, "estimate", exp(r.estimate), estimate, worst);
+        expect_relative(id, "ci low", exp(r.ci_low), low, worst);
+        expect_relative(id, "ci high", exp(r.ci_high), high, worst);
+    } else {
+        summary->approximate_cases++;
+        double width = high - low, *share = &summary->approx_width_share;
+        assert_true(width > 0);
+        expect_within_width(id, "estimate", exp(r.estimate), estimate, width, share);
+        expect_within_width(id, "ci low", exp(r.ci_low), low, width, share);
+        expect_within_width(id, "ci high", exp(r.ci_high), high, width, share);
+    }
+}
+
+/* Every case the golden file holds, however many: new data is checked the same way. */
+static void test_golden_cases(void **state)
+{
+    (void)state;
+    json_t *root = golden_load();
+    golden_summary summary = {0};
+    size_t index;
+    json_t *c;
+    json_array_foreach(json_object_get(root, "cases"), index, c) {
+        if (json_object_get(c, "wilcoxon") != NULL)
+            check_case(c, &summary);
+    }
+    json_decref(root);
+    assert_true(summary.exact_cases > 0);
+    assert_true(summary.approximate_cases > 0);
+    printf("# %zu exact golden cases, max relative error %.3g\n", summary.exact_cases,
+           summary.exact_max_relative);
+    printf("# %zu approximate golden cases, max relative error of p/level/statistic %.3g, "
+           "max endpoint/estimate deviation %.3g of R's width\n",
+           summary.approximate_cases, summary.approx_p_relative, summary.approx_width_share);
+}
+
+/* One call's expected outcome, from R 4.2.2's wilcox.test(..., conf.int = TRUE). */
+typedef struct {
+    double estimate, low, high, p, statistic, level;
+    bool check_estimate; /* false where R's uniroot lands anywhere on a flat stretch */
+} r_answer;
+
+static void expect_answer(const char *name, const shift_result *r, const r_answer *want)
+{
+    double worst = 0;
+    expect_relative(name, "p_value", r->p_value, want->p, &worst);
+    expect_relative(name, "statistic", r->statistic, want->statistic, &worst);
+    if (want->level == 0)
+        assert_true(r->achieved_confidence == 0);
+    else
+        expect_relative(name, "achieved_confidence", r->achieved_confidence, want->level, &worst);
+    if (isnan(want->low)) {
+        assert_true(isnan(r->ci_low) && isnan(r->ci_high));
+    } else {
+        double width = fmax(want->high - want->low, 1e-3);
+        expect_within_width(name, "ci low", r->ci_low, want->low, width, &worst);
+        expect_within_width(name, "ci high", r->ci_high, want->high, width, &worst);
+        if (want->check_estimate)
+            expect_within_width(name, "estimate", r->estimate, want->estimate, width, &worst);
+    }
+}
+
+static void signed_case(const char *name, const double *d, size_t n, double confidence,
+                        const r_answer *want)
+{
+    shift_result r;
+    assert_int_equal(wilcoxon_signed_rank(d, n, confidence, &r), STATS_OK);
+    assert_false(r.exact);
+    expect_answer(name, &r, want);
+}
+
+/* Zeros, ties and tiny samples (normal approximation), including R's doubling of alpha
+ * when the extremes cannot reach the requested level. */
+static void test_signed_rank_special_cases(void **state)
+{
+    (void)state;
+    const double s1[] = {0.1, 0.1, 0, 0.2};
+    signed_case("s1", s1, 4, 0.95,
+                &(r_answer){0.1414213562373095, 0.1, 0.1, 0.17356816655592155, 6, 0, false});
+    const double s2[] = {0.1, -0.1, 0.3};
+    signed_case("s2", s2, 3, 0.8,
+                &(r_answer){0.10005564490269758, -0.099947419333860699, 0.29994741933386071,
+                            0.58621368107313998, 4.5, 0.60000000000000009, true});
+    const double s4[] = {-0.3, 0.1, 0.1, 0.2, 0.5, 0.5, 0.7};
+    signed_case("s4", s4, 7, 0.9,
+                &(r_answer){0.29998509391333794, -0.049917163334408328, 0.50005546511502674,
+                            0.1070579459659193, 24, 0.90000000000000002, true});
+    /* all differences equal: a p-value, but no interval (R: NaN, level 0, midrange) */
+    const double s3[] = {0.25, 0.25, 0.25};
+    signed_case("s3", s3, 3, 0.95, &(r_answer){0.25, NAN, NAN, 0.14891467317876567, 6, 0, true});
+    shift_result r;
+    assert_int_equal(wilcoxon_signed_rank(s3, 3, 0.95, &r), STATS_OK);
+    assert_true(r.estimate == 0.25);
+}
+
+static void test_rank_sum_special_cases(void **state)
+{
+    (void)state;
+    shift_result r;
+    const double x1[] = {1, 2, 2, 3}, y1[] = {2, 2, 4};
+    assert_int_equal(wilcoxon_rank_sum(x1, 4, y1, 3, 0.95, &r), STATS_OK);
+    assert_false(r.exact);
+    expect_answer("r1", &r, &(r_answer){-0.92395963207633369, -3, 1, 0.55845215728315589, 4,
+                                        0.94999999999999996, true});
+    const double x3[] = {1, 2, 3}, y3[] = {1, 2, 3, 4, 5};
+    assert_int_equal(wilcoxon_rank_sum(x3, 3, y3, 5, 0.8, &r), STATS_OK);
+    expect_answer("r3", &r, &(r_answer){-1, -2.9999716650737356, 0.99997166507373525,
+                                        0.44783258313458513, 4.5, 0.80000000000000004, true});
+    /* one observation each: exact, and no level is reachable */
+    const double x2[] = {1.5}, y2[] = {0.5};
+    assert_int_equal(wilcoxon_rank_sum(x2, 1, y2, 1, 0.95, &r), STATS_OK);
+    assert_true(r.exact);
+    assert_true(r.estimate == 1 && r.ci_low == 1 && r.ci_high == 1);
+    assert_true(r.p_value == 1 && r.statistic == 1 && r.achieved_confidence == 0);
+}
+
+/* R's reported level when the exact distribution cannot reach the requested one:
+ * 1 - signif(achieved alpha, 2) for the signed-rank test, 1 - achieved alpha for rank-sum.
+ * Data: (1..n) * 0.37 - 1 (signed) and (1..m) * 0.31 against (1..n) * 0.29 + 0.001. */
+static const struct {
+    int n;
+    double confidence, level;
+} signed_levels_from_r[] = {
+    {1, 0.80, 0},    {1, 0.99, 0},    {2, 0.80, 0.5},  {2, 0.99, 0.5},  {3, 0.80, 0.8},
+    {3, 0.90, 0.75}, {3, 0.99, 0.75}, {4, 0.90, 0.9},  {4, 0.95, 0.88}, {4, 0.99, 0.88},
+    {5, 0.95, 0.95}, {5, 0.99, 0.938}, {6, 0.99, 0.969}, {7, 0.99, 0.984}, {8, 0.99, 0.99},
+};
+
+static const struct {
+    int m, n;
+    double level;
+} sum_levels_from_r[] = {
+    {1, 1, 0},   {1, 2, 0.33333333333333337}, {1, 5, 0.66666666666666674},
+    {2, 2, 0.66666666666666674}, {2, 4, 0.8666666666666667}, {2, 5, 0.90476190476190477},
+    {3, 3, 0.9}, {3, 4, 0.95}, {4, 2, 0.8666666666666667}, {5, 5, 0.95},
+};
+
+static void test_unreachable_levels(void **state)
+{
+    (void)state;
+    double x[10], y[10];
+    shift_result r;
+    for (size_t i = 0; i < sizeof signed_levels_from_r / sizeof *signed_levels_from_r; i++) {
+        int n = signed_levels_from_r[i].n;
+        for (int k = 0; k < n; k++)
+            x[k] = (k + 1) * 0.37 - 1;
+        assert_int_equal(wilcoxon_signed_rank(x, (size_t)n, signed_levels_from_r[i].confidence, &r),
+                         STATS_OK);
+        if (fabs(r.achieved_confidence - signed_levels_from_r[i].level) > 1e-12)
+            fail_msg("signed n=%d conf %.2f: level %.17g, R says %.17g", n,
+                     signed_levels_from_r[i].confidence, r.achieved_confidence,
+                     signed_levels_from_r[i].level);
+    }
+    for (size_t i = 0; i < sizeof sum_levels_from_r / sizeof *sum_levels_from_r; i++) {
+        int m = sum_levels_from_r[i].m, n = sum_levels_from_r[i].n;
+        for (int k = 0; k < m; k++)
+            x[k] = (k + 1) * 0.31;
+        for (int k = 0; k < n; k++)
+            y[k] = (k + 1) * 0.29 + 0.001;
+        assert_int_equal(wilcoxon_rank_sum(x, (size_t)m, y, (size_t)n, 0.95, &r), STATS_OK);
+        if (fabs(r.achieved_confidence - sum_levels_from_r[i].level) > 1e-12)
+            fail_msg("sum m=%d n=%d: level %.17g, R says %.17g", m, n, r.achieved_confidence,
+                     sum_levels_from_r[i].level);
+    }
+}
+
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+/* 10,000 values per group, compared with R on data both can generate identically:
+ * d_i = 0.03 sin(1.7 i) + 0.002 (i mod 5) - 0.004; x_i = 0.05 cos(0.37 i) + 0.001 (i mod 3),
+ * y_i = 0.05 sin(0.91 i). Must also be fast (the issue asks for well under a second). */
+static void test_ten_thousand_per_group(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    double *d = malloc(N * sizeof *d), *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    assert_true(d && x && y);
+    for (int i = 1; i <= N; i++) {
+        d[i - 1] = 0.03 * sin(i * 1.7) + 0.002 * (i % 5) - 0.004;
+        x[i - 1] = 0.05 * cos(i * 0.37) + 0.001 * (i % 3);
+        y[i - 1] = 0.05 * sin(i * 0.91);
+    }
+    shift_result r;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    assert_int_equal(wilcoxon_signed_rank(d, N, 0.95, &r), STATS_OK);
+    double signed_seconds = seconds_since(&start);
+    expect_answer("big signed", &r,
+                  &(r_answer){4.2636318225985903e-09, -0.00036361594229524522,
+                              0.00036558678153995536, 0.99624546502961664, 25003859,
+                              0.94999999999999996, true});
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    assert_int_equal(wilcoxon_rank_sum(x, N, y, N, 0.95, &r), STATS_OK);
+    double sum_seconds = seconds_since(&start);
+    expect_answer("big rank-sum", &r,
+                  &(r_answer){0.0010000131969283149, 0.00036122058358748908,
+                              0.0015678329053669731, 0.0013605773936462046, 51307606,
+                              0.94999999999999996, true});
+    printf("# 10,000 per group: signed-rank %.3f s, rank-sum %.3f s\n", signed_seconds,
+           sum_seconds);
+    assert_true(signed_seconds < 1.0 && sum_seconds < 1.0);
+    free(d);
+    free(x);
+    free(y);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    const double zeros[] = {0, 0, 0}, some[] = {1, 2, 3}, with_nan[] = {1, NAN},
+                 with_inf[] = {1, INFINITY}, constant[] = {2, 2, 2};
+    shift_result r;
+    assert_int_equal(wilcoxon_signed_rank(some, 0, 0.95, &r), STATS_ERR_TOO_FEW);
+    assert_int_equal(wilcoxon_signed_rank(zeros, 3, 0.95, &r), STATS_ERR_DEGENERATE);
+    assert_int_equal(wilcoxon_signed_rank(with_nan, 2, 0.95, &r), STATS_ERR_DOMAIN);
+    assert_int_equal(wilcoxon_signed_rank(with_inf, 2, 0.95, &r), STATS_ERR_DOMAIN);
+    assert_int_equal(wilcoxon_signed_rank(some, 3, 1.0, &r), STATS_ERR_DOMAIN);
+    assert_int_equal(wilcoxon_signed_rank(some, 3, 0.0, &r), STATS_ERR_DOMAIN);
+    assert_int_equal(wilcoxon_rank_sum(some, 3, some, 0, 0.95, &r), STATS_ERR_TOO_FEW);
+    assert_int_equal(wilcoxon_rank_sum(some, 0, some, 3, 0.95, &r), STATS_ERR_TOO_FEW);
+    assert_int_equal(wilcoxon_rank_sum(some, 3, with_nan, 2, 0.95, &r), STATS_ERR_DOMAIN);
+    assert_int_equal(wilcoxon_rank_sum(some, 3, some, 3, NAN, &r), STATS_ERR_DOMAIN);
+    /* every value tied: no variance, R's p-value is NaN */
+    assert_int_equal(wilcoxon_rank_sum(constant, 3, constant, 3, 0.95, &r), STATS_ERR_DEGENERATE);
+    /* each sample constant: R stops ("missing value where TRUE/FALSE needed") */
+    assert_int_equal(wilcoxon_rank_sum(constant, 3, some, 1, 0.95, &r), STATS_ERR_DEGENERATE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_cases),
+        cmocka_unit_test(test_signed_rank_special_cases),
+        cmocka_unit_test(test_rank_sum_special_cases),
+        cmocka_unit_test(test_unreachable_levels),
+        cmocka_unit_test(test_ten_thousand_per_group),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
