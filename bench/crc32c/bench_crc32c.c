@@ -168,6 +168,27 @@ static void print_header(const char *title, const entry *entries, size_t count)
     printf("\n");
 }
 
+/* Index of the ISA-L column, or -1 when the benchmark was built without it. */
+static int isal_column(const entry *entries, size_t count)
+{
+    for (size_t e = 0; e < count; e++)
+        if (strcmp(entries[e].name, "isa-l") == 0)
+            return (int)e;
+    return -1;
+}
+
+/* Each column's value over ISA-L's, when ISA-L is present. */
+static void print_ratio_row(const entry *entries, size_t count, const double *values)
+{
+    int isal = isal_column(entries, count);
+    if (isal < 0)
+        return;
+    printf("%-10s", "/ isa-l");
+    for (size_t e = 0; e < count; e++)
+        printf(" %10.2f", values[e] / values[isal]);
+    printf("\n");
+}
+
 static void bench_throughput(const entry *entries, size_t count, const unsigned char *buf, size_t rounds)
 {
     static const size_t sizes[] = {64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
@@ -176,10 +197,15 @@ static void bench_throughput(const entry *entries, size_t count, const unsigned 
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         struct plan plan = {THROUGHPUT, sizes[s], (16u << 20) / sizes[s], rounds};
         measure_interleaved(&plan, entries, count, buf, seconds);
+        double rates[MAX_ENTRIES];
         printf("%8zu B", sizes[s]);
-        for (size_t e = 0; e < count; e++)
-            printf(" %10.2f", (double)plan.len * (double)plan.calls / seconds[e] / 1e9);
+        for (size_t e = 0; e < count; e++) {
+            rates[e] = (double)plan.len * (double)plan.calls / seconds[e] / 1e9;
+            printf(" %10.2f", rates[e]);
+        }
         printf("\n");
+        if (sizes[s] == 64 || sizes[s] == 1048576)
+            print_ratio_row(entries, count, rates);
     }
 }
 
@@ -189,10 +215,14 @@ static void bench_chained(const entry *entries, size_t count, const unsigned cha
     struct plan plan = {CHAINED64, 64, 1000000, rounds};
     measure_interleaved(&plan, entries, count, buf, seconds);
     print_header("Chained 64-byte calls, ns per call (median)", entries, count);
+    double nanoseconds[MAX_ENTRIES];
     printf("%-10s", "ns/call");
-    for (size_t e = 0; e < count; e++)
-        printf(" %10.2f", seconds[e] / (double)plan.calls * 1e9);
+    for (size_t e = 0; e < count; e++) {
+        nanoseconds[e] = seconds[e] / (double)plan.calls * 1e9;
+        printf(" %10.2f", nanoseconds[e]);
+    }
     printf("\n");
+    print_ratio_row(entries, count, nanoseconds);
 }
 
 static void bench_records(const entry *entries, size_t count, const unsigned char *buf, size_t rounds,
@@ -208,6 +238,7 @@ static void bench_records(const entry *entries, size_t count, const unsigned cha
     for (size_t e = 0; e < count; e++)
         printf(" %10.3f", seconds[e]);
     printf("\n");
+    print_ratio_row(entries, count, seconds);
 }
 
 /* Every entry must agree with slicing-by-8, chained from a non-zero crc, before it is timed. */
@@ -225,9 +256,14 @@ static bool entries_agree(const entry *entries, size_t count, const unsigned cha
     return true;
 }
 
-static void print_ratios(void)
+/* Keeps the CPU busy for a while first, so the clock has ramped up before the first sample. */
+static void warm_up(const unsigned char *buf)
 {
-    printf("\nRatios: divide a column by the isa-l column (GB/s: higher is better; ns and s: lower).\n");
+    double end = now_seconds() + 0.5;
+    uint32_t acc = 0;
+    while (now_seconds() < end)
+        acc ^= crc32c(acc, buf, 65536);
+    sink = acc;
 }
 
 int main(int argc, char **argv)
@@ -245,12 +281,13 @@ int main(int argc, char **argv)
     size_t count = collect_entries(entries);
     if (!entries_agree(entries, count, buf))
         return 1;
+    warm_up(buf);
     printf("crc32c() uses %s; %zu rounds per measurement, implementations in random order each round\n",
            crc32c_implementation(), rounds);
     bench_throughput(entries, count, buf, rounds);
     bench_chained(entries, count, buf, rounds);
     bench_records(entries, count, buf, record_rounds, records);
-    print_ratios();
+    printf("\n'/ isa-l' rows: value over ISA-L's (GB/s: higher is better; ns and s: lower is).\n");
     free(buf);
     return 0;
 }

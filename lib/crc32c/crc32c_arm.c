@@ -32,25 +32,32 @@ TARGET_CRC static inline uint32_t one_stream(uint32_t reg, const unsigned char *
     return reg;
 }
 
-/* Three streams over 3*block bytes; shift(a, n) joins them. Consumes whole groups. */
-#define THREE_STREAM_LOOP(reg, p, len, block, shift_a, shift_b)                      \
-    for (; (len) >= 3 * (block); (len) -= 3 * (block), (p) += 3 * (block)) {          \
-        uint32_t a = (reg), b = 0, c = 0;                                             \
-        for (size_t i = 0; i < (block); i += 8) {                                     \
-            a = __crc32cd(a, load64((p) + i));                                        \
-            b = __crc32cd(b, load64((p) + (block) + i));                              \
-            c = __crc32cd(c, load64((p) + 2 * (block) + i));                          \
-        }                                                                             \
-        (reg) = (shift_a) ^ (shift_b) ^ c;                                            \
+/* Raw CRCs of three consecutive blocks; only the first continues from reg. */
+struct stream_crcs {
+    uint32_t a, b, c;
+};
+
+TARGET_CRC static inline struct stream_crcs three_streams(uint32_t reg, const unsigned char *p, size_t block)
+{
+    struct stream_crcs s = {reg, 0, 0};
+    for (size_t i = 0; i < block; i += 8) {
+        s.a = __crc32cd(s.a, load64(p + i));
+        s.b = __crc32cd(s.b, load64(p + block + i));
+        s.c = __crc32cd(s.c, load64(p + 2 * block + i));
     }
+    return s;
+}
 
 /* Without PMULL the join is a software multiplication, so blocks are long to amortise it. */
 TARGET_CRC uint32_t crc32c_armv8(uint32_t crc, const void *buf, size_t len)
 {
+    enum { BLOCK = 1024 };
     const unsigned char *p = buf;
     uint32_t reg = ~crc;
-    enum { BLOCK = 1024 };
-    THREE_STREAM_LOOP(reg, p, len, BLOCK, crc32c_shift_zeros(a, 2 * BLOCK), crc32c_shift_zeros(b, BLOCK))
+    for (; len >= 3 * BLOCK; len -= 3 * BLOCK, p += 3 * BLOCK) {
+        struct stream_crcs s = three_streams(reg, p, BLOCK);
+        reg = crc32c_shift_zeros(s.a, 2 * BLOCK) ^ crc32c_shift_zeros(s.b, BLOCK) ^ s.c;
+    }
     return ~one_stream(reg, p, len);
 }
 
@@ -79,8 +86,14 @@ TARGET_CRC_PMULL uint32_t crc32c_armv8_pmull(uint32_t crc, const void *buf, size
     if (len <= SHORT_MAX)
         return short_buffer(crc, p, len);
     uint32_t reg = ~crc;
-    THREE_STREAM_LOOP(reg, p, len, 1024, shift_by(a, CRC32C_SHIFT_2048), shift_by(b, CRC32C_SHIFT_1024))
-    THREE_STREAM_LOOP(reg, p, len, 128, shift_by(a, CRC32C_SHIFT_256), shift_by(b, CRC32C_SHIFT_128))
+    for (; len >= 3 * 1024; len -= 3 * 1024, p += 3 * 1024) {
+        struct stream_crcs s = three_streams(reg, p, 1024);
+        reg = shift_by(s.a, CRC32C_SHIFT_2048) ^ shift_by(s.b, CRC32C_SHIFT_1024) ^ s.c;
+    }
+    for (; len >= 3 * 128; len -= 3 * 128, p += 3 * 128) {
+        struct stream_crcs s = three_streams(reg, p, 128);
+        reg = shift_by(s.a, CRC32C_SHIFT_256) ^ shift_by(s.b, CRC32C_SHIFT_128) ^ s.c;
+    }
     return ~one_stream(reg, p, len);
 }
 

@@ -74,14 +74,18 @@ static void write_slicing_tables(FILE *out)
     fputs("};\n\n", out);
 }
 
-static void write_shift_tables(FILE *out)
+/* pow8[k] = x^(8 * 2^k) by repeated squaring. */
+static void compute_pow8(uint32_t *pow8)
 {
-    uint32_t pow8[POW8_TABLE_SIZE];
     uint32_t p = x_pow_mod(8);
     for (unsigned k = 0; k < POW8_TABLE_SIZE; k++) {
         pow8[k] = p;
         p = crc32c_gf2_multiply(p, p);
     }
+}
+
+static void write_short_shift_table(FILE *out)
+{
     uint32_t shift[SHIFT_TABLE_MAX + 1] = {0};
     uint32_t r = x_pow_mod(8 * 5 - 33);
     for (unsigned n = 5; n <= SHIFT_TABLE_MAX; n++) {
@@ -94,8 +98,11 @@ static void write_shift_tables(FILE *out)
           "const uint32_t crc32c_shift_table[CRC32C_SHIFT_TABLE_MAX + 1] = {\n", out);
     write_uint32_list(out, shift, SHIFT_TABLE_MAX + 1);
     fputs("};\n\n", out);
+}
 
-    /* x^(8*2^k - 33) = x^(8*2^(k-1) - 33) * x^(8*2^(k-1)), starting from x^31 at k = 3. */
+/* x^(8*2^k - 33) = x^(8*2^(k-1) - 33) * x^(8*2^(k-1)), starting from x^31 at k = 3. */
+static void write_shift_pow2_table(FILE *out, const uint32_t *pow8)
+{
     uint32_t shift_pow2[POW8_TABLE_SIZE] = {0};
     shift_pow2[3] = x_pow_mod(8 * 8 - 33);
     for (unsigned k = 4; k < POW8_TABLE_SIZE; k++)
@@ -105,7 +112,14 @@ static void write_shift_tables(FILE *out)
           "const uint32_t crc32c_shift_pow2_table[64] = {\n", out);
     write_uint32_list(out, shift_pow2, POW8_TABLE_SIZE);
     fputs("};\n\n", out);
+}
 
+static void write_shift_tables(FILE *out)
+{
+    uint32_t pow8[POW8_TABLE_SIZE];
+    compute_pow8(pow8);
+    write_short_shift_table(out);
+    write_shift_pow2_table(out, pow8);
     fputs("/* x^(8 * 2^k) mod P: advancing a CRC over 2^k zero bytes is a multiplication. */\n"
           "const uint32_t crc32c_pow8_table[64] = {\n", out);
     write_uint32_list(out, pow8, POW8_TABLE_SIZE);

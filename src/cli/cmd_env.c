@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
-#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,5 +4,8 @@
 #define VERDICT_CLI_COMMANDS_H
 
 int cmd_compare(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+/* The default command: verdict [OPTIONS] COMMAND COMMAND... */
+int cmd_bench(int argc, char **argv);
 
 #endif

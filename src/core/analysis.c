@@ -15,8 +15,8 @@
 #define HIGH_CV 0.05
 #define TREND_P 0.01
 #define TREND_MIN_N 8
-#define BIMODAL_MIN_N 10
-#define BIMODAL_COEFFICIENT (5.0 / 9.0)
+#define BIMODAL_MIN_N 20
+#define BIMODAL_COEFFICIENT 0.6
 #define OUTLIER_Z 3.5
 #define OUTLIER_MIN_N 5
 
@@ -47,24 +47,30 @@ static char *format_text(const char *fmt, ...)
     return text;
 }
 
+int analysis_add_warning(analysis_result *r, const char *code, const char *point,
+                         const char *variant, const char *message)
+{
+    analysis_warning *grown = realloc(r->warnings, (r->n_warnings + 1) * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    r->warnings = grown;
+    analysis_warning *w = &r->warnings[r->n_warnings++];
+    w->code = strdup(code);
+    w->point = strdup(point);
+    w->variant = strdup(variant);
+    w->message = strdup(message);
+    return w->code && w->point && w->variant && w->message ? 0 : -1;
+}
+
+/* Takes ownership of message (NULL means the formatting ran out of memory). */
 static int add_warning(analysis_result *r, const char *code, const analysis_series *s,
                        char *message)
 {
     if (message == NULL)
         return -1;
-    analysis_warning *grown = realloc(r->warnings, (r->n_warnings + 1) * sizeof *grown);
-    if (grown == NULL) {
-        free(message);
-        return -1;
-    }
-    r->warnings = grown;
-    analysis_warning *w = &r->warnings[r->n_warnings];
-    w->code = strdup(code);
-    w->point = strdup(s ? s->point : "");
-    w->variant = strdup(s ? s->variant : "");
-    w->message = message;
-    r->n_warnings++;
-    return w->code && w->point && w->variant ? 0 : -1;
+    int rc = analysis_add_warning(r, code, s ? s->point : "", s ? s->variant : "", message);
+    free(message);
+    return rc;
 }
 
 static int diagnose_series(analysis_result *r, const analysis_series *s, const stats_summary *sum,

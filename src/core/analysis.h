@@ -61,6 +61,9 @@ typedef struct {
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
                  analysis_result *out, char *err, size_t errlen);
 void analysis_result_free(analysis_result *result);
+/* Adds a warning found outside the analysis (the runner's); copies the strings. */
+int analysis_add_warning(analysis_result *result, const char *code, const char *point,
+                         const char *variant, const char *message);
 const char *adjust_method_name(adjust_method method);
 
 #endif

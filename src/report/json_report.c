@@ -2,13 +2,13 @@
  * Field names here are a public contract: add fields, never rename them. */
 #include "report/report.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "report/output_file.h"
 #include "stats/verdict_rules.h"
 #include "version.h"
 
@@ -99,11 +99,21 @@ static json_t *samples_json(const report_input *in)
         json_t *metrics = json_object();
         for (size_t k = 0; k < s->n_metrics; k++)
             json_object_set_new(metrics, s->metric_names[k], number_or_null(s->metric_values[k]));
-        json_array_append_new(array, json_pack(
+        json_t *item = json_pack(
             "{s:s, s:s, s:o, s:I, s:o, s:i, s:b}", "variant", s->variant, "point", s->point,
             "block", s->block >= 0 ? json_integer(s->block) : json_null(),
             "seq", (json_int_t)s->seq, "metrics", metrics, "exit", s->exit_code,
-            "tainted", s->tainted));
+            "tainted", s->tainted);
+        if (s->tainted && s->taint_reason)
+            json_object_set_new(item, "taint_reason", json_string(s->taint_reason));
+        if (s->has_interference) {
+            json_object_set_new(item, "started", number_or_null(s->started));
+            json_object_set_new(item, "interference",
+                                json_pack("{s:o, s:o, s:o}", "steal", number_or_null(s->steal),
+                                          "other_busy", number_or_null(s->other_busy),
+                                          "load1", number_or_null(s->load1)));
+        }
+        json_array_append_new(array, item);
     }
     return array;
 }
@@ -195,18 +205,18 @@ int report_write_json(const report_input *in, const char *path, char *err, size_
         snprintf(err, errlen, "cannot build the JSON document (out of memory)");
         return -1;
     }
-    size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER;
-    int rc = 0;
-    if (strcmp(path, "-") == 0) {
-        rc = json_dumpf(doc, stdout, flags);
-        if (rc == 0)
-            rc = fputc('\n', stdout) == EOF || fflush(stdout) != 0 ? -1 : 0;
-    } else {
-        rc = json_dump_file(doc, path, flags);
+    output_file out;
+    int rc = output_open(&out, path, err, errlen);
+    if (rc == 0) {
+        size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER;
+        if (json_dumpf(doc, out.stream, flags) != 0 || fputc('\n', out.stream) == EOF) {
+            snprintf(err, errlen, "%s: cannot write JSON", path);
+            output_abandon(&out);
+            rc = -1;
+        } else {
+            rc = output_commit(&out, err, errlen);
+        }
     }
-    if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write JSON: %s", strcmp(path, "-") ? path : "<stdout>",
-                 errno ? strerror(errno) : "write failed");
     json_decref(doc);
     return rc;
 }

@@ -32,6 +32,10 @@ typedef struct {
     size_t n_metrics;
     int exit_code;
     bool tainted;
+    const char *taint_reason;  /* NULL or "" when not tainted */
+    double started;            /* seconds since the session began; NaN when unknown */
+    double steal, other_busy, load1; /* interference around the run; NaN when unknown */
+    bool has_interference;
 } report_sample;
 
 typedef struct {
@@ -54,10 +58,15 @@ typedef struct {
     const analysis_series *series; /* the compared metric per (point, variant) */
     size_t n_series;
     const analysis_result *analysis;
+    size_t looks;                  /* adaptive stopping: planned looks (0 or 1: none) */
 } report_input;
 
 /* Writes the verdict/1 JSON document; path "-" is standard output. */
 int report_write_json(const report_input *in, const char *path, char *err, size_t errlen);
+/* One row per sample: point, variant, block, seq, metrics, exit, interference. */
+int report_write_csv(const report_input *in, const char *path, char *err, size_t errlen);
+/* Comparisons and summaries as Markdown tables, ready for a mail or a pull request. */
+int report_write_markdown(const report_input *in, const char *path, char *err, size_t errlen);
 /* The terminal report: per-series table, distribution plot, comparisons, warnings. */
 void report_write_text(const report_input *in, FILE *out);
 

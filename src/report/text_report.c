@@ -78,8 +78,17 @@ static void print_interval_line(const report_input *in, const analysis_compariso
         fprintf(out, " (%g%% CI; %g%% is not reachable with %zu runs)",
                 r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
     else
-        fprintf(out, " (%.4g%% CI%s)", r->confidence * 100,
-                r->confidence > in->options->confidence + 1e-12 ? ", widened for multiple comparisons" : "");
+        fprintf(out, " (%.4g%% CI", r->confidence * 100);
+    if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12) {
+        size_t m = in->analysis->n_comparisons;
+        fputs(", widened for ", out);
+        if (in->looks > 1)
+            fprintf(out, "%zu planned looks%s", in->looks, m > 1 ? " and " : "");
+        if (m > 1)
+            fprintf(out, "%zu comparisons", m);
+    }
+    if (r->achieved_confidence >= r->confidence - 1e-12)
+        fputs(")", out);
     fprintf(out, ", p = %.2g", r->p_value);
     if (in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE)
         fprintf(out, " (adjusted %.2g)", c->p_adjusted);

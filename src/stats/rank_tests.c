@@ -151,22 +151,16 @@ static void null_moments(const shift_data *data, const rank_summary *s, double *
 
 static double sign_of(double z) { return (z > 0) - (z < 0); }
 
-/* The standardised statistic as a function of the shift d (R's W(d) inside wilcox.test),
- * with or without continuity correction. Nonincreasing in d; NaN when all values tie. */
-static double standardized_score(const shift_data *data, double d, bool continuity)
+/* The standardised statistic with continuity correction as a function of the shift d
+ * (R's W(d) inside wilcox.test). Nonincreasing in d; NaN when every value is tied or zero. */
+static double corrected_score(const shift_data *data, double d)
 {
     rank_summary s;
     double mean, sd;
     summarize_at(data, d, &s);
     null_moments(data, &s, &mean, &sd);
     double z = s.statistic - mean;
-    double correction = continuity ? sign_of(z) * 0.5 : 0;
-    return (z - correction) / sd;
-}
-
-static double corrected_score(const shift_data *data, double d)
-{
-    return standardized_score(data, d, true);
+    return (z - sign_of(z) * 0.5) / sd;
 }
 
 static double two_sided_normal_p(double z)
@@ -174,17 +168,15 @@ static double two_sided_normal_p(double z)
     return 2 * fmin(dist_pnorm(z), dist_pnorm_upper(z));
 }
 
-/* score(d) = level, solved for the shift d. wilcox.test solves the interval ends with the
- * continuity correction and the estimate without (it sets correct <- FALSE first). */
+/* score(d) = level, solved for the shift d: R's wdiff(d, zq) = W(d) - zq. */
 typedef struct {
     const shift_data *data;
     double level;
-    bool continuity;
 } score_equation;
 
 static double equation_value(const score_equation *eq, double d)
 {
-    return standardized_score(eq->data, d, eq->continuity) - eq->level;
+    return corrected_score(eq->data, d) - eq->level;
 }
 
 /* Bisection for the last shift at which the equation's value is positive (nonnegative when
@@ -275,9 +267,8 @@ static bool r_uniroot(const score_equation *eq, brent_state *s)
 }
 
 /* The root R's wilcox.test reports for the equation on [lo, hi]. R's uniroot stops within
- * 1e-4 of a jump; we follow its path, so that we pick the same crossing and the same point
- * when it lands exactly on zero (as the estimate can, on a flat stretch), and then locate
- * the jump exactly instead of stopping within 1e-4 of it. */
+ * 1e-4 of a jump; we follow its path, so that we pick the same crossing (and the same point
+ * should it land exactly on zero), and then locate the jump exactly instead. */
 static double solve_for_shift(const score_equation *eq, double lo, double hi)
 {
     brent_state s = {.a = lo, .b = hi, .fa = equation_value(eq, lo), .fb = equation_value(eq, hi)};
@@ -298,16 +289,9 @@ static double solve_for_shift(const score_equation *eq, double lo, double hi)
 static void normal_interval(const shift_data *data, double lo, double hi, double z,
                             shift_result *out)
 {
-    score_equation low_end = {data, -z, true}, high_end = {data, z, true};
+    score_equation low_end = {data, -z}, high_end = {data, z};
     out->ci_low = solve_for_shift(&low_end, lo, hi);
     out->ci_high = solve_for_shift(&high_end, lo, hi);
-}
-
-/* The estimate: where the uncorrected score passes 0. */
-static double normal_estimate(const shift_data *data, double lo, double hi)
-{
-    score_equation centre = {data, 0, false};
-    return solve_for_shift(&centre, lo, hi);
 }
 
 /* R's signif(x, 2): two significant digits, halves rounded to even after scaling. */
@@ -391,8 +375,6 @@ static stats_status signed_rank_exact(const double *x, size_t n, double v, doubl
     status = hl_walsh_kth(x, n, bounds.lower_rank, &out->ci_low);
     if (status == STATS_OK)
         status = hl_walsh_kth(x, n, bounds.upper_rank, &out->ci_high);
-    if (status == STATS_OK)
-        status = hl_one_sample(x, n, &out->estimate);
     /* The signed-rank test reports the reached level rounded to two digits; rank-sum does not. */
     bool unreachable = bounds.achieved_alpha - alpha > alpha / 2;
     out->achieved_confidence =
@@ -414,10 +396,9 @@ static void signed_rank_normal_interval(const shift_data *data, double confidenc
     double lo = data->x[0], hi = data->x[data->m - 1];
     double score_lo = corrected_score(data, lo), score_hi = corrected_score(data, hi);
     if (!isfinite(score_lo) || !isfinite(score_hi)) {
-        /* every difference equal: R gives no interval, a zero level and the midrange */
+        /* every nonzero difference equal: R gives no interval and a zero level */
         out->ci_low = out->ci_high = NAN;
         out->achieved_confidence = 0;
-        out->estimate = (lo + hi) / 2;
         return;
     }
     double alpha = 1 - confidence;
@@ -431,7 +412,6 @@ static void signed_rank_normal_interval(const shift_data *data, double confidenc
         normal_interval(data, lo, hi, dist_qnorm(alpha / 2), out);
     else
         out->ci_low = out->ci_high = median_of_sorted(data->x, data->m);
-    out->estimate = normal_estimate(data, lo, hi);
 }
 
 /* Copies the nonzero values of d, sorted; reports whether any zero was dropped. */
@@ -495,6 +475,8 @@ stats_status wilcoxon_signed_rank(const double *d, size_t n, double confidence, 
         signed_rank_normal_interval(&data, confidence, out);
     }
     free(x);
+    if (status == STATS_OK)
+        status = hl_one_sample(d, n, &out->estimate);
     return status;
 }
 
@@ -529,8 +511,6 @@ static stats_status rank_sum_exact(const shift_data *data, double w, double conf
     status = hl_diff_kth(data->x, data->m, data->y, data->n, bounds.lower_rank, &out->ci_low);
     if (status == STATS_OK)
         status = hl_diff_kth(data->x, data->m, data->y, data->n, bounds.upper_rank, &out->ci_high);
-    if (status == STATS_OK)
-        status = hl_two_sample(data->x, data->m, data->y, data->n, &out->estimate);
     bool unreachable = bounds.achieved_alpha - alpha > alpha / 2;
     out->achieved_confidence = unreachable ? 1 - bounds.achieved_alpha : confidence;
     return status;
@@ -546,7 +526,6 @@ static stats_status rank_sum_normal_interval(const shift_data *data, double conf
     if (!isfinite(score_lo) || !isfinite(score_hi))
         return STATS_ERR_DEGENERATE; /* each sample constant: R stops with an error too */
     normal_interval(data, lo, hi, dist_qnorm((1 - confidence) / 2), out);
-    out->estimate = normal_estimate(data, lo, hi);
     out->achieved_confidence = confidence;
     return STATS_OK;
 }
@@ -595,6 +574,8 @@ stats_status wilcoxon_rank_sum(const double *x, size_t m, const double *y, size_
         shift_data data = {xs, m, ys, n};
         status = rank_sum_sorted(&data, confidence, out);
     }
+    if (status == STATS_OK)
+        status = hl_two_sample(xs, m, ys, n, &out->estimate);
     free(xs);
     free(ys);
     return status;

@@ -1,0 +1,23 @@
+/* The live progress line of long runs: block, elapsed time, ETA and the latest estimate,
+ * redrawn in place on a terminal and never written when stderr is not one. */
+#ifndef VERDICT_CLI_PROGRESS_H
+#define VERDICT_CLI_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/session.h"
+
+typedef struct {
+    FILE *stream;
+    bool enabled;
+    bool drawn;
+} progress_line;
+
+void progress_init(progress_line *line, FILE *stream);
+/* Matches session_progress_fn: the context is the progress_line. */
+void progress_update(void *line, const session_progress *progress);
+/* Erases the line so that the report starts on a clean one. */
+void progress_clear(progress_line *line);
+
+#endif

@@ -1,0 +1,35 @@
+/* What is measured of a run: builtin metrics (wall, user, sys, cpu, maxrss) or a number
+ * extracted from the command's stdout with a regular expression (first capture group). */
+#ifndef VERDICT_CORE_METRICS_H
+#define VERDICT_CORE_METRICS_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/runner.h"
+
+typedef enum { METRIC_WALL, METRIC_USER, METRIC_SYS, METRIC_CPU, METRIC_MAXRSS, METRIC_REGEX } metric_kind;
+
+typedef struct {
+    char *name;
+    metric_kind kind;
+    bool higher_is_better;
+    bool has_regex;
+    regex_t regex;
+    char *pattern;
+} metric_def;
+
+/* Parses "wall" (or user, sys, cpu, maxrss) or "NAME=/REGEX/" (POSIX extended syntax;
+ * the first capture group is the number). Returns 0, or -1 with a message. */
+int metric_parse(const char *spec, metric_def *out, char *err, size_t errlen);
+/* Builds a regex metric from its parts (experiment files). */
+int metric_from_regex(const char *name, const char *pattern, bool higher_is_better,
+                      metric_def *out, char *err, size_t errlen);
+/* The metric's value for one run; regex metrics need the run's captured stdout. */
+int metric_value(const metric_def *metric, const run_result *run, double *value, char *err,
+                 size_t errlen);
+void metric_free(metric_def *metric);
+const char *metric_unit(const metric_def *metric);
+
+#endif

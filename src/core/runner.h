@@ -1,0 +1,44 @@
+/* Runs one command once and measures it: wall time, CPU time, max RSS, context switches,
+ * exit status; its own process group, stdin from /dev/null, a timeout, and interruption. */
+#ifndef VERDICT_CORE_RUNNER_H
+#define VERDICT_CORE_RUNNER_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define RUNNER_STDERR_TAIL 2048
+
+typedef struct {
+    char *const *argv;      /* argv[0] is resolved through PATH */
+    char *const *envp;
+    const char *cwd;        /* NULL: verdict's own */
+    double timeout;         /* seconds; 0 for none */
+    const cpu_set_t *pin;   /* CPUs the command may run on; NULL: inherit */
+    bool capture_stdout;    /* keep stdout (for metric extraction); otherwise discarded */
+} run_request;
+
+typedef struct {
+    double wall, user, sys;           /* seconds */
+    double maxrss_kib;
+    long voluntary_switches, involuntary_switches;
+    int exit_code;                    /* exit status, or 128 + signal number */
+    int term_signal;                  /* the signal that ended it, or 0 */
+    bool timed_out, interrupted;
+    char *stdout_text;                /* NUL-terminated when captured; caller frees */
+    size_t stdout_length;
+    char stderr_tail[RUNNER_STDERR_TAIL]; /* last bytes of stderr, NUL-terminated */
+} run_result;
+
+/* Runs the command. Returns 0 when it ran (whatever its exit status; check exit_code,
+ * timed_out and interrupted), or -1 when it could not be started, with a message in err.
+ * A non-zero *stop (set by a signal handler) kills the run's process group. */
+int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
+                   char *err, size_t errlen);
+void run_result_free(run_result *result);
+
+/* Finds an executable for argv[0] as execvp would; returns 0, or -1 with a message. */
+int runner_check_executable(const char *name, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,77 @@
+/* CSV export: one row per sample, with every metric as a column, for spreadsheets and R.
+ * Fields are quoted as RFC 4180 says when they hold commas, quotes or newlines. */
+#include <math.h>
+#include <string.h>
+
+#include "report/output_file.h"
+#include "report/report.h"
+
+static void write_field(FILE *f, const char *text)
+{
+    if (text == NULL)
+        return;
+    if (strpbrk(text, ",\"\n\r") == NULL) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static void write_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.17g", x);
+}
+
+/* The metric columns: the names of the first sample (every sample has the same). */
+static void write_header(FILE *f, const report_input *in)
+{
+    fputs("seq,point,variant,block,exit,tainted,taint_reason,started,steal,other_busy,load1", f);
+    if (in->n_samples > 0)
+        for (size_t k = 0; k < in->samples[0].n_metrics; k++) {
+            fputc(',', f);
+            write_field(f, in->samples[0].metric_names[k]);
+        }
+    fputc('\n', f);
+}
+
+static void write_row(FILE *f, const report_sample *s)
+{
+    fprintf(f, "%ld,", s->seq);
+    write_field(f, s->point);
+    fputc(',', f);
+    write_field(f, s->variant);
+    fputc(',', f);
+    if (s->block >= 0)
+        fprintf(f, "%ld", s->block);
+    fprintf(f, ",%d,%s,", s->exit_code, s->tainted ? "true" : "false");
+    write_field(f, s->tainted ? s->taint_reason : NULL);
+    double extra[4] = {s->started, s->steal, s->other_busy, s->load1};
+    for (size_t i = 0; i < 4; i++) {
+        fputc(',', f);
+        if (s->has_interference)
+            write_number(f, extra[i]);
+    }
+    for (size_t k = 0; k < s->n_metrics; k++) {
+        fputc(',', f);
+        write_number(f, s->metric_values[k]);
+    }
+    fputc('\n', f);
+}
+
+int report_write_csv(const report_input *in, const char *path, char *err, size_t errlen)
+{
+    output_file out;
+    if (output_open(&out, path, err, errlen) != 0)
+        return -1;
+    write_header(out.stream, in);
+    for (size_t i = 0; i < in->n_samples; i++)
+        write_row(out.stream, &in->samples[i]);
+    return output_commit(&out, err, errlen);
+}
