@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "core/analysis.h"
+#include "core/stopping.h"
 #include "stats/comparison.h"
 
 #define DATASETS 4000
@@ -191,6 +192,78 @@ static void test_family_wise_error(void **state)
     assert_true(any_raw > 0.12 * FAMILIES);
 }
 
+/* One A/A run under a stopping rule: looks at planned block counts (verdict's rule), or
+ * after every block from the fifth on at the full level (the naive rule). */
+static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const stopping_rule *rule,
+                                    bool naive, double *baseline, double *candidate)
+{
+    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
+                            .confidence = naive ? 0.95 : stopping_look_confidence(0.95, rule)};
+    draw_dataset(rng, model, true, rule->max_blocks, 0.0, baseline, candidate);
+    for (size_t n = 5; n <= rule->max_blocks; n++) {
+        if (!naive && !stopping_is_look(rule, n))
+            continue;
+        comparison c;
+        assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
+        if (c.decision.kind != VERDICT_INCONCLUSIVE || n == rule->max_blocks)
+            return c.decision.kind;
+    }
+    return VERDICT_INCONCLUSIVE;
+}
+
+static void test_adaptive_stopping_keeps_error_rate(void **state)
+{
+    (void)state;
+    const stopping_rule rule = {10, 100, 1.5}; /* verdict's defaults */
+    double baseline[100], candidate[100];
+    for (int naive = 0; naive <= 1; naive++) {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, 2026);
+        int claims = 0, runs = naive ? 1000 : DATASETS;
+        for (int d = 0; d < runs; d++) {
+            verdict_kind k = adaptive_aa_run(rng, NOISE_TWO_MODE, &rule, naive, baseline, candidate);
+            claims += k == VERDICT_BETTER || k == VERDICT_WORSE;
+        }
+        gsl_rng_free(rng);
+        double rate = (double)claims / runs;
+        printf("A/A under %s stopping: better or worse in %.4f\n",
+               naive ? "naive (p < 0.05 after any block)" : "verdict's adaptive", rate);
+        if (naive)
+            assert_true(rate > 0.10); /* the trap the rule avoids */
+        else if (rate > 0.055)
+            fail_msg("adaptive A/A called better or worse in %.4f", rate);
+    }
+}
+
+/* Adaptive stopping still finds real effects, mostly at the first looks. */
+static void test_adaptive_stopping_finds_effect(void **state)
+{
+    (void)state;
+    const stopping_rule rule = {10, 100, 1.5};
+    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
+                            .confidence = stopping_look_confidence(0.95, &rule)};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    double baseline[100], candidate[100];
+    int found = 0;
+    for (int d = 0; d < 500; d++) {
+        draw_dataset(rng, NOISE_LOGNORMAL, true, 100, log(1.05), baseline, candidate);
+        for (size_t n = 10; n <= 100; n++) {
+            if (!stopping_is_look(&rule, n))
+                continue;
+            comparison c;
+            assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
+            if (c.decision.kind != VERDICT_INCONCLUSIVE) {
+                found += c.decision.kind == VERDICT_WORSE;
+                break;
+            }
+        }
+    }
+    gsl_rng_free(rng);
+    printf("adaptive, +5%% at 2%% noise: found in %d of 500\n", found);
+    assert_true(found >= 490);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +273,8 @@ int main(void)
         cmocka_unit_test(test_power_five_percent),
         cmocka_unit_test(test_three_runs_never_decide),
         cmocka_unit_test(test_family_wise_error),
+        cmocka_unit_test(test_adaptive_stopping_keeps_error_rate),
+        cmocka_unit_test(test_adaptive_stopping_finds_effect),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
