@@ -67,6 +67,19 @@ static stats_status run_unpaired(const double *log_b, size_t nb, const double *l
     return wilcoxon_rank_sum(log_c, nc, log_b, nb, o->confidence, shift);
 }
 
+/* Every block showed the same difference (a deterministic metric, such as a count printed
+ * by the command): R gives no interval. The shift is then known exactly, but only claimed
+ * when the test itself rejects no change at the requested level. */
+static void settle_constant_difference(shift_result *shift, double confidence)
+{
+    if (isfinite(shift->ci_low) && isfinite(shift->ci_high))
+        return;
+    if (!isfinite(shift->estimate))
+        return;
+    shift->ci_low = shift->ci_high = shift->estimate;
+    shift->achieved_confidence = shift->p_value <= 1.0 - confidence ? confidence : 0.0;
+}
+
 static void fill_comparison(const shift_result *shift, const comparison_options *o,
                             size_t nb, size_t nc, comparison *out)
 {
@@ -112,8 +125,10 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     if (st == STATS_OK)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
-    if (st == STATS_OK)
+    if (st == STATS_OK) {
+        settle_constant_difference(&shift, options->confidence);
         fill_comparison(&shift, options, n_baseline, n_candidate, out);
+    }
     free(log_b);
     free(log_c);
     return st;

@@ -1,5 +1,5 @@
-/* Wilcoxon signed-rank and rank-sum tests with Hodges–Lehmann estimates and intervals,
- * following R's wilcox.test(conf.int = TRUE, correct = TRUE) step by step, exact and normal. */
+/* Wilcoxon signed-rank and rank-sum tests with Hodges–Lehmann estimates, following R's
+ * wilcox.test(conf.int = TRUE, correct = TRUE) step by step for p-values and intervals. */
 #include "rank_tests.h"
 
 #include <float.h>
@@ -475,6 +475,9 @@ stats_status wilcoxon_signed_rank(const double *d, size_t n, double confidence, 
         signed_rank_normal_interval(&data, confidence, out);
     }
     free(x);
+    /* The estimate is always the Hodges–Lehmann median, here of every difference, zeros
+     * included (DESIGN.md; R's median(diffs) in its exact branch). R's normal branch reports
+     * a uniroot point within 1e-4 of it instead, which wanders on flat stretches. */
     if (status == STATS_OK)
         status = hl_one_sample(d, n, &out->estimate);
     return status;
@@ -574,7 +577,7 @@ stats_status wilcoxon_rank_sum(const double *x, size_t m, const double *y, size_
         shift_data data = {xs, m, ys, n};
         status = rank_sum_sorted(&data, confidence, out);
     }
-    if (status == STATS_OK)
+    if (status == STATS_OK) /* Hodges–Lehmann, in both branches: see wilcoxon_signed_rank */
         status = hl_two_sample(xs, m, ys, n, &out->estimate);
     free(xs);
     free(ys);

@@ -1,0 +1,60 @@
+/* Private to the experiment loader (experiment*.c): libfyaml documents and typed scalars
+ * whose errors name FILE:LINE:COLUMN, and the placeholder scanner shared with substitution. */
+#ifndef VERDICT_CORE_EXPERIMENT_INTERNAL_H
+#define VERDICT_CORE_EXPERIMENT_INTERNAL_H
+
+#include <libfyaml.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/experiment.h"
+
+/* Where messages go and which file they name. */
+typedef struct {
+    const char *file;
+    char *err;
+    size_t errlen;
+} yaml_reader;
+
+/* One key: value pair of a mapping; value is NULL for "key:" with nothing after it. */
+typedef struct {
+    const char *key;
+    struct fy_node *key_node;
+    struct fy_node *value;
+} yaml_field;
+
+/* Parses exactly one YAML document; NULL with "FILE:LINE:COLUMN: ..." in the reader's err. */
+struct fy_document *yaml_read_document(yaml_reader *r, const char *text, size_t length);
+
+/* 1-based position of a node (for collections, of the first scalar inside; 0 if unknown). */
+void yaml_position(struct fy_node *node, int *line, int *column);
+/* Writes "FILE:LINE:COLUMN: message" about node (or the field's key when node has no
+ * position) and returns -1, so callers can `return yaml_fail(...)`. */
+int yaml_fail(yaml_reader *r, struct fy_node *node, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int yaml_fail_field(yaml_reader *r, const yaml_field *f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The text of a scalar node, or NULL when the node is not a scalar (or holds a NUL byte). */
+const char *yaml_scalar(struct fy_node *node, size_t *length);
+/* A copy of a scalar node's text; errors say "'key' must be WHAT". */
+int yaml_string(yaml_reader *r, const yaml_field *f, const char *what, char **out);
+
+/* Typed values; each error names the key and the offending text. */
+int yaml_count(yaml_reader *r, const yaml_field *f, bool positive, size_t *out);
+int yaml_u64(yaml_reader *r, const yaml_field *f, uint64_t *out);
+int yaml_int64(yaml_reader *r, const yaml_field *f, int64_t *out);
+int yaml_bool(yaml_reader *r, const yaml_field *f, bool *out);
+/* "30s", "500ms", "5m", "1h" or a number of seconds; must be positive. */
+int yaml_duration(yaml_reader *r, const yaml_field *f, double *out);
+/* "95%" or 0.95, within [low, high) (low excluded too when low_open); what describes it. */
+int yaml_fraction(yaml_reader *r, const yaml_field *f, double low, double high, bool low_open,
+                  const char *what, double *out);
+
+/* Checks the {placeholders} of text against the experiment's parameters: 0, or -1 with
+ * the problem ("unknown placeholder {m}", "unmatched '{'") in problem. */
+int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
+                                  size_t problem_len);
+
+#endif

@@ -1,0 +1,372 @@
+/* libfyaml for the experiment loader: one document with libfyaml's diagnostics captured
+ * into our message, node positions, and scalars read as counts, durations, fractions. */
+#include "core/experiment_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libfyaml writes its diagnostics in pieces ("<input>:3:1: error: msg\n", the source line,
+ * a caret); we keep the first error line and report it under the experiment's name. */
+typedef struct {
+    char text[512];
+    size_t length;
+} diag_capture;
+
+static void capture_diag(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+    (void)diag;
+    diag_capture *c = user;
+    size_t room = sizeof c->text - 1 - c->length;
+    if (len > room)
+        len = room;
+    memcpy(c->text + c->length, buf, len);
+    c->length += len;
+    c->text[c->length] = '\0';
+}
+
+/* Finds "LINE:COLUMN: error: MESSAGE" in the captured text (the input name before it is
+ * libfyaml's own and may itself hold colons, so we anchor on " error: "). */
+static int parse_diag(const char *text, int *line, int *column, char *message, size_t size)
+{
+    const char *marker = strstr(text, ": error: ");
+    if (marker == NULL)
+        return -1;
+    const char *p = marker;
+    const char *digits_end[2], *digits_start[2];
+    for (int i = 1; i >= 0; i--) {
+        digits_end[i] = p;
+        while (p > text && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        digits_start[i] = p;
+        if (digits_start[i] == digits_end[i] || p == text || p[-1] != ':')
+            return -1;
+        p--;
+    }
+    *line = atoi(digits_start[0]);
+    *column = atoi(digits_start[1]);
+    const char *msg = marker + strlen(": error: ");
+    size_t n = strcspn(msg, "\n");
+    snprintf(message, size, "%.*s", (int)n, msg);
+    return 0;
+}
+
+static void report_yaml_error(yaml_reader *r, const diag_capture *c)
+{
+    int line = 1, column = 1;
+    char message[400];
+    if (parse_diag(c->text, &line, &column, message, sizeof message) != 0)
+        snprintf(message, sizeof message, "not a valid YAML document");
+    snprintf(r->err, r->errlen, "%s:%d:%d: invalid YAML: %s", r->file, line, column, message);
+}
+
+static struct fy_diag *capturing_diag(diag_capture *capture)
+{
+    struct fy_diag_cfg cfg;
+    fy_diag_cfg_default(&cfg);
+    cfg.fp = NULL;
+    cfg.output_fn = capture_diag;
+    cfg.user = capture;
+    cfg.level = FYET_ERROR;
+    cfg.colorize = false;
+    cfg.show_source = false;
+    cfg.show_position = true;
+    cfg.show_type = true;
+    cfg.show_module = false;
+    return fy_diag_create(&cfg);
+}
+
+/* Duplicate keys are allowed through so that we can name them ourselves; aliases are left
+ * unresolved (and refused later), which also keeps "billion laughs" files harmless. */
+static struct fy_document *load_single_document(yaml_reader *r, struct fy_parser *parser,
+                                                struct fy_diag *diag, diag_capture *capture)
+{
+    struct fy_document *doc = fy_parse_load_document(parser);
+    if (doc == NULL) {
+        if (fy_diag_got_error(diag))
+            report_yaml_error(r, capture);
+        else
+            snprintf(r->err, r->errlen, "%s:1:1: the file holds no YAML document", r->file);
+        return NULL;
+    }
+    struct fy_document *extra = fy_parse_load_document(parser);
+    if (extra != NULL || fy_diag_got_error(diag)) {
+        if (fy_diag_got_error(diag)) {
+            report_yaml_error(r, capture);
+        } else {
+            int line = 0, column = 0;
+            yaml_position(fy_document_root(extra), &line, &column);
+            snprintf(r->err, r->errlen, "%s:%d:%d: only one YAML document is allowed per file",
+                     r->file, line ? line : 1, column ? column : 1);
+        }
+        if (extra)
+            fy_parse_document_destroy(parser, extra);
+        fy_parse_document_destroy(parser, doc);
+        return NULL;
+    }
+    return doc;
+}
+
+struct fy_document *yaml_read_document(yaml_reader *r, const char *text, size_t length)
+{
+    diag_capture capture = {.length = 0};
+    capture.text[0] = '\0';
+    struct fy_diag *diag = capturing_diag(&capture);
+    if (diag == NULL) {
+        snprintf(r->err, r->errlen, "%s: out of memory", r->file);
+        return NULL;
+    }
+    struct fy_parse_cfg cfg = {
+        .flags = FYPCF_QUIET | FYPCF_ALLOW_DUPLICATE_KEYS | FYPCF_DISABLE_MMAP_OPT,
+        .diag = diag,
+    };
+    struct fy_parser *parser = fy_parser_create(&cfg);
+    struct fy_document *doc = NULL;
+    if (parser == NULL || fy_parser_set_string(parser, text, length) != 0) {
+        snprintf(r->err, r->errlen, "%s: cannot start the YAML parser", r->file);
+    } else {
+        doc = load_single_document(r, parser, diag, &capture);
+        /* The document outlives the parser; its nodes own their text. */
+    }
+    if (parser)
+        fy_parser_destroy(parser);
+    fy_diag_destroy(diag);
+    return doc;
+}
+
+static bool scalar_position(struct fy_node *node, int *line, int *column)
+{
+    struct fy_token *token = fy_node_get_scalar_token(node);
+    const struct fy_mark *mark = token ? fy_token_start_mark(token) : NULL;
+    if (mark == NULL)
+        return false;
+    *line = mark->line + 1;
+    *column = mark->column + 1;
+    return true;
+}
+
+/* libfyaml 0.7 has no public start mark for collections: use the first scalar inside. */
+static bool find_position(struct fy_node *node, int *line, int *column, int depth)
+{
+    if (node == NULL || depth > 64 || fy_node_is_alias(node))
+        return false;
+    if (fy_node_is_scalar(node))
+        return scalar_position(node, line, column);
+    void *iter = NULL;
+    if (fy_node_is_sequence(node)) {
+        struct fy_node *item;
+        while ((item = fy_node_sequence_iterate(node, &iter)) != NULL)
+            if (find_position(item, line, column, depth + 1))
+                return true;
+        return false;
+    }
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(node, &iter)) != NULL)
+        if (find_position(fy_node_pair_key(pair), line, column, depth + 1) ||
+            find_position(fy_node_pair_value(pair), line, column, depth + 1))
+            return true;
+    return false;
+}
+
+void yaml_position(struct fy_node *node, int *line, int *column)
+{
+    *line = *column = 0;
+    if (!find_position(node, line, column, 0))
+        *line = *column = 0;
+}
+
+static int fail_at(yaml_reader *r, int line, int column, const char *fmt, va_list ap)
+{
+    char message[512];
+    vsnprintf(message, sizeof message, fmt, ap);
+    snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, line ? line : 1, column ? column : 1,
+             message);
+    return -1;
+}
+
+int yaml_fail(yaml_reader *r, struct fy_node *node, const char *fmt, ...)
+{
+    int line, column;
+    yaml_position(node, &line, &column);
+    va_list ap;
+    va_start(ap, fmt);
+    fail_at(r, line, column, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int yaml_fail_field(yaml_reader *r, const yaml_field *f, const char *fmt, ...)
+{
+    int line, column;
+    yaml_position(f->value, &line, &column);
+    if (line == 0)
+        yaml_position(f->key_node, &line, &column);
+    va_list ap;
+    va_start(ap, fmt);
+    fail_at(r, line, column, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *yaml_scalar(struct fy_node *node, size_t *length)
+{
+    if (node == NULL || fy_node_is_alias(node) || !fy_node_is_scalar(node))
+        return NULL;
+    size_t n = 0;
+    const char *text = fy_node_get_scalar(node, &n);
+    if (text == NULL || memchr(text, '\0', n) != NULL)
+        return NULL;
+    if (length)
+        *length = n;
+    return text;
+}
+
+/* What the value looks like, for "must be X, not Y" messages. */
+static const char *describe(const yaml_field *f, char *buf, size_t size)
+{
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    if (f->value == NULL)
+        return "nothing";
+    if (fy_node_is_alias(f->value))
+        return "an alias";
+    if (text == NULL)
+        return fy_node_is_sequence(f->value) ? "a list" : fy_node_is_mapping(f->value)
+                                                              ? "a mapping" : "binary text";
+    snprintf(buf, size, "'%.*s'", (int)(n > 60 ? 60 : n), text);
+    return buf;
+}
+
+static int wrong(yaml_reader *r, const yaml_field *f, const char *what)
+{
+    char buf[80];
+    return yaml_fail_field(r, f, "'%s' must be %s, not %s", f->key, what,
+                           describe(f, buf, sizeof buf));
+}
+
+int yaml_string(yaml_reader *r, const yaml_field *f, const char *what, char **out)
+{
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    if (text == NULL)
+        return wrong(r, f, what);
+    *out = strndup(text, n);
+    return *out ? 0 : yaml_fail_field(r, f, "out of memory");
+}
+
+/* A scalar as a NUL-terminated string in buf; false when it is not a short scalar. */
+static bool scalar_text(const yaml_field *f, char *buf, size_t size)
+{
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    if (text == NULL || n == 0 || n >= size)
+        return false;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+    return true;
+}
+
+static bool parse_u64_text(const char *text, uint64_t *out)
+{
+    if (*text < '0' || *text > '9')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+int yaml_count(yaml_reader *r, const yaml_field *f, bool positive, size_t *out)
+{
+    char buf[32];
+    uint64_t v;
+    const char *what = positive ? "a positive integer" : "a non-negative integer";
+    if (!scalar_text(f, buf, sizeof buf) || !parse_u64_text(buf, &v) || v > SIZE_MAX / 2 ||
+        (positive && v == 0))
+        return wrong(r, f, what);
+    *out = (size_t)v;
+    return 0;
+}
+
+int yaml_u64(yaml_reader *r, const yaml_field *f, uint64_t *out)
+{
+    char buf[32];
+    if (!scalar_text(f, buf, sizeof buf) || !parse_u64_text(buf, out))
+        return wrong(r, f, "a non-negative integer");
+    return 0;
+}
+
+int yaml_int64(yaml_reader *r, const yaml_field *f, int64_t *out)
+{
+    char buf[32];
+    if (!scalar_text(f, buf, sizeof buf))
+        return wrong(r, f, "an integer");
+    const char *digits = buf + (buf[0] == '-');
+    if (*digits < '0' || *digits > '9')
+        return wrong(r, f, "an integer");
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return wrong(r, f, "an integer");
+    *out = v;
+    return 0;
+}
+
+int yaml_bool(yaml_reader *r, const yaml_field *f, bool *out)
+{
+    char buf[8];
+    if (scalar_text(f, buf, sizeof buf)) {
+        if (strcmp(buf, "true") == 0 || strcmp(buf, "false") == 0) {
+            *out = buf[0] == 't';
+            return 0;
+        }
+    }
+    return wrong(r, f, "true or false");
+}
+
+int yaml_duration(yaml_reader *r, const yaml_field *f, double *out)
+{
+    static const struct { const char *suffix; double seconds; } units[] = {
+        {"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600},
+    };
+    char buf[64];
+    if (scalar_text(f, buf, sizeof buf) && ((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '.')) {
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(buf, &end);
+        for (size_t i = 0; errno == 0 && i < sizeof units / sizeof units[0]; i++) {
+            if (strcmp(end, units[i].suffix) == 0 && v > 0 && isfinite(v * units[i].seconds)) {
+                *out = v * units[i].seconds;
+                return 0;
+            }
+        }
+    }
+    return wrong(r, f, "a positive duration such as 30s, 500ms, 5m or 1h");
+}
+
+int yaml_fraction(yaml_reader *r, const yaml_field *f, double low, double high, bool low_open,
+                  const char *what, double *out)
+{
+    char buf[64];
+    if (!scalar_text(f, buf, sizeof buf) || !((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '.'))
+        return wrong(r, f, what);
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (strcmp(end, "%") == 0)
+        v /= 100;
+    else if (*end != '\0')
+        return wrong(r, f, what);
+    if (errno != 0 || !isfinite(v) || v >= high || v < low || (low_open && v == low))
+        return wrong(r, f, what);
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,498 @@
+/* The SQLite results store: opening (WAL, migrations), the statement cache, and the writes
+ * (experiments, runs with their facts, samples), each sample in its own transaction. */
+#include <math.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sqlite_store.h"
+#include "store/store_internal.h"
+
+/* SQLite's clock, in UTC with milliseconds: one format for every time in the store. */
+#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+static const char *const statement_sql[STMT_COUNT] = {
+    [STMT_BEGIN] = "BEGIN IMMEDIATE",
+    [STMT_COMMIT] = "COMMIT",
+    [STMT_ROLLBACK] = "ROLLBACK",
+    [STMT_FIND_EXPERIMENT] = "SELECT id, plan_hash, text_hash FROM experiment WHERE name = ?1",
+    [STMT_INSERT_EXPERIMENT] =
+        "INSERT INTO experiment (name, text, text_hash, plan_hash, seed, tool_version, created)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW_SQL ")",
+    [STMT_ARCHIVE_TEXT] =
+        "INSERT INTO experiment_text_history (experiment_id, text, text_hash, replaced)"
+        " SELECT id, text, text_hash, " NOW_SQL " FROM experiment WHERE id = ?1",
+    [STMT_UPDATE_TEXT] = "UPDATE experiment SET text = ?2, text_hash = ?3 WHERE id = ?1",
+    [STMT_INSERT_RUN] = "INSERT INTO run (experiment_id, tool_version, started, status)"
+                        " VALUES (?1, ?2, " NOW_SQL ", 'running')",
+    [STMT_INSERT_FACT] =
+        "INSERT INTO run_fact (run_id, position, key, value) VALUES (?1, ?2, ?3, ?4)",
+    [STMT_END_RUN] = "UPDATE run SET status = ?2, ended = " NOW_SQL " WHERE id = ?1",
+    /* the experiment comes from the run, so a sample cannot land in the wrong experiment */
+    [STMT_INSERT_SAMPLE] =
+        "INSERT INTO sample (experiment_id, run_id, point, variant, block, seq, started, wall,"
+        " user_seconds, sys_seconds, maxrss_kib, voluntary_switches, involuntary_switches,"
+        " exit_code, timed_out, tainted, taint_reason, steal, other_busy, load1)"
+        " SELECT experiment_id, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+        " ?15, ?16, ?17, ?18, ?19 FROM run WHERE id = ?1",
+    [STMT_INSERT_METRIC] =
+        "INSERT INTO sample_metric (sample_id, position, name, value) VALUES (?1, ?2, ?3, ?4)",
+    [STMT_SELECT_SAMPLES] =
+        "SELECT id, point, variant, block, seq, started, wall, user_seconds, sys_seconds,"
+        " maxrss_kib, voluntary_switches, involuntary_switches, exit_code, timed_out, tainted,"
+        " taint_reason, steal, other_busy, load1"
+        " FROM sample WHERE experiment_id = ?1 ORDER BY seq, id",
+    [STMT_SELECT_METRICS] =
+        "SELECT name, value FROM sample_metric WHERE sample_id = ?1 ORDER BY position",
+    [STMT_GET_EXPERIMENT] = "SELECT name, text, text_hash, plan_hash, seed, tool_version"
+                            " FROM experiment WHERE id = ?1",
+    /* the experiment run most recently; experiments never run follow, newest first */
+    [STMT_LATEST_EXPERIMENT] =
+        "SELECT e.id FROM experiment e ORDER BY"
+        " (SELECT max(r.id) FROM run r WHERE r.experiment_id = e.id) DESC NULLS LAST,"
+        " e.id DESC LIMIT 1",
+    [STMT_SELECT_FACTS] =
+        "SELECT key, value FROM run_fact WHERE run_id ="
+        " (SELECT max(id) FROM run WHERE experiment_id = ?1) ORDER BY position",
+};
+
+sqlite3_stmt *store_statement(store *s, store_statement_id id, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = s->statements[id];
+    if (stmt == NULL) {
+        int rc = sqlite3_prepare_v3(s->db, statement_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+                                    &stmt, NULL);
+        if (rc != SQLITE_OK) {
+            store_fail(s, rc, "preparing a statement", err, errlen);
+            return NULL;
+        }
+        s->statements[id] = stmt;
+    }
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    return stmt;
+}
+
+/* Runs a statement that returns no rows; resets it so it holds no lock afterwards. */
+static int run_statement(store *s, sqlite3_stmt *stmt, const char *doing, char *err,
+                         size_t errlen)
+{
+    int rc = sqlite3_step(stmt);
+    if (rc != SQLITE_DONE)
+        store_fail(s, rc, doing, err, errlen);
+    sqlite3_reset(stmt);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int run_cached(store *s, store_statement_id id, const char *doing, char *err,
+                      size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, id, err, errlen);
+    return stmt == NULL ? -1 : run_statement(s, stmt, doing, err, errlen);
+}
+
+int store_begin(store *s, const char *doing, char *err, size_t errlen)
+{
+    return run_cached(s, STMT_BEGIN, doing, err, errlen);
+}
+
+int store_commit(store *s, const char *doing, char *err, size_t errlen)
+{
+    return run_cached(s, STMT_COMMIT, doing, err, errlen);
+}
+
+void store_rollback(store *s)
+{
+    if (sqlite3_get_autocommit(s->db))
+        return;
+    sqlite3_stmt *stmt = store_statement(s, STMT_ROLLBACK, NULL, 0);
+    if (stmt != NULL)
+        run_statement(s, stmt, "rolling back", NULL, 0);
+    else
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* Ends a write: commits when all went well, otherwise rolls back (the message is already
+ * in err, written before the rollback could replace SQLite's error text). */
+static int finish_transaction(store *s, int status, const char *doing, char *err,
+                              size_t errlen)
+{
+    if (status == 0 && store_commit(s, doing, err, errlen) == 0)
+        return 0;
+    store_rollback(s);
+    return -1;
+}
+
+sqlite3 *sqlite_store_connection(store *s)
+{
+    return s->db;
+}
+
+static char *copy_string(const char *text)
+{
+    if (text == NULL)
+        return NULL;
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    if (copy != NULL)
+        memcpy(copy, text, n);
+    return copy;
+}
+
+int store_open(const char *path, store **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (path == NULL || path[0] == '\0')
+        return store_message(err, errlen, "store: no file name given");
+    store *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->path = copy_string(path)) == NULL) {
+        free(s);
+        return store_message(err, errlen, "%s: out of memory opening the store", path);
+    }
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE;
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK) {
+        store_fail(s, rc, "opening the store", err, errlen);
+        store_close(s);
+        return -1;
+    }
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    if (store_schema_prepare(s->db, path, err, errlen) != 0) {
+        store_close(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+void store_close(store *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < STMT_COUNT; i++)
+        sqlite3_finalize(s->statements[i]);
+    sqlite3_close(s->db);
+    free(s->path);
+    free(s->tool_version);
+    free(s->got_name);
+    free(s->got_text);
+    free(s->got_tool_version);
+    free(s);
+}
+
+/* Binds the experiment's text and its hash (?2, ?3), shared by insert and update. */
+static int bind_text_and_hash(sqlite3_stmt *stmt, const store_experiment *e, char hash[17])
+{
+    store_format_hash(e->text_hash, hash);
+    const char *text = e->text != NULL ? e->text : "";
+    sqlite3_uint64 length = e->text != NULL ? e->text_length : 0;
+    int rc = sqlite3_bind_text64(stmt, 2, text, length, SQLITE_STATIC, SQLITE_UTF8);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(stmt, 3, hash, 16, SQLITE_STATIC);
+    return rc;
+}
+
+static int insert_experiment(store *s, const store_experiment *e, int64_t *id, char *err,
+                             size_t errlen)
+{
+    const char *doing = "recording the experiment";
+    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_EXPERIMENT, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    char text_hash[17], plan_hash[17], seed[24];
+    store_format_hash(e->plan_hash, plan_hash);
+    snprintf(seed, sizeof seed, "%" PRIu64, e->seed);
+    int rc = sqlite3_bind_text(stmt, 1, e->name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = bind_text_and_hash(stmt, e, text_hash);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(stmt, 4, plan_hash, 16, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(stmt, 5, seed, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(stmt, 6, s->tool_version, -1, SQLITE_STATIC);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, doing, err, errlen);
+    if (run_statement(s, stmt, doing, err, errlen) != 0)
+        return -1;
+    *id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+/* Same plan, new text (a comment edited, say): keep the old text in the history table. */
+static int replace_text(store *s, int64_t id, const store_experiment *e, char *err,
+                        size_t errlen)
+{
+    const char *doing = "recording the experiment's new text";
+    sqlite3_stmt *archive = store_statement(s, STMT_ARCHIVE_TEXT, err, errlen);
+    if (archive == NULL)
+        return -1;
+    sqlite3_bind_int64(archive, 1, id);
+    if (run_statement(s, archive, doing, err, errlen) != 0)
+        return -1;
+    sqlite3_stmt *update = store_statement(s, STMT_UPDATE_TEXT, err, errlen);
+    if (update == NULL)
+        return -1;
+    char text_hash[17];
+    sqlite3_bind_int64(update, 1, id);
+    int rc = bind_text_and_hash(update, e, text_hash);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, doing, err, errlen);
+    return run_statement(s, update, doing, err, errlen);
+}
+
+/* Looks the experiment up by name: found is 0/1, and its id and hashes when found. */
+static int find_experiment(store *s, const char *name, bool *found, int64_t *id,
+                           uint64_t *plan_hash, uint64_t *text_hash, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, STMT_FIND_EXPERIMENT, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    *found = rc == SQLITE_ROW;
+    bool hashes_ok = true;
+    if (*found) {
+        *id = sqlite3_column_int64(stmt, 0);
+        hashes_ok = store_parse_hash((const char *)sqlite3_column_text(stmt, 1), plan_hash) &&
+                    store_parse_hash((const char *)sqlite3_column_text(stmt, 2), text_hash);
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        store_fail(s, rc, "looking the experiment up", err, errlen);
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return -1;
+    if (!hashes_ok)
+        return store_message(err, errlen, "%s: experiment %s has a damaged hash", s->path,
+                             name);
+    return 0;
+}
+
+static int open_experiment_locked(store *s, const store_experiment *e, int64_t *id,
+                                  bool *existing, char *err, size_t errlen)
+{
+    uint64_t plan_hash = 0, text_hash = 0;
+    if (find_experiment(s, e->name, existing, id, &plan_hash, &text_hash, err, errlen) != 0)
+        return -1;
+    if (!*existing)
+        return insert_experiment(s, e, id, err, errlen);
+    if (plan_hash != e->plan_hash)
+        return store_message(err, errlen,
+                             "experiment %s in %s was run with a different plan (variants, "
+                             "parameters, seed or repetitions changed); use a new store or "
+                             "restore the file",
+                             e->name, s->path);
+    if (text_hash != e->text_hash)
+        return replace_text(s, *id, e, err, errlen);
+    return 0;
+}
+
+int store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
+                          bool *existing, char *err, size_t errlen)
+{
+    if (e->name == NULL || e->name[0] == '\0')
+        return store_message(err, errlen, "%s: an experiment needs a name", s->path);
+    /* runs started through this handle record the verdict that ran them */
+    char *version = copy_string(e->tool_version != NULL ? e->tool_version : "unknown");
+    if (version == NULL)
+        return store_message(err, errlen, "%s: out of memory", s->path);
+    free(s->tool_version);
+    s->tool_version = version;
+    const char *doing = "opening the experiment";
+    if (store_begin(s, doing, err, errlen) != 0)
+        return -1;
+    int status = open_experiment_locked(s, e, experiment_id, existing, err, errlen);
+    return finish_transaction(s, status, doing, err, errlen);
+}
+
+static int insert_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                        char *err, size_t errlen)
+{
+    const char *doing = "recording the machine's facts";
+    for (size_t i = 0; i < n_facts; i++) {
+        sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_FACT, err, errlen);
+        if (stmt == NULL)
+            return -1;
+        sqlite3_bind_int64(stmt, 1, run_id);
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(stmt, 3, facts[i].key != NULL ? facts[i].key : "", -1, SQLITE_STATIC);
+        sqlite3_bind_text(stmt, 4, facts[i].value, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(stmt);
+        sqlite3_reset(stmt);
+        if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+            return store_message(err, errlen, "%s: fact %s given twice for one run", s->path,
+                                 facts[i].key != NULL ? facts[i].key : "");
+        if (rc != SQLITE_DONE)
+            return store_fail(s, rc, doing, err, errlen);
+    }
+    return 0;
+}
+
+static int begin_run_locked(store *s, int64_t experiment_id, const store_fact *facts,
+                            size_t n_facts, int64_t *run_id, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_RUN, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, experiment_id);
+    sqlite3_bind_text(stmt, 2, s->tool_version != NULL ? s->tool_version : "unknown", -1,
+                      SQLITE_STATIC);
+    int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return store_message(err, errlen, "%s: no experiment %" PRId64, s->path,
+                             experiment_id);
+    if (rc != SQLITE_DONE)
+        return store_fail(s, rc, "recording the run", err, errlen);
+    *run_id = sqlite3_last_insert_rowid(s->db);
+    return insert_facts(s, *run_id, facts, n_facts, err, errlen);
+}
+
+int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
+                    int64_t *run_id, char *err, size_t errlen)
+{
+    const char *doing = "recording the run";
+    if (store_begin(s, doing, err, errlen) != 0)
+        return -1;
+    int status = begin_run_locked(s, experiment_id, facts, n_facts, run_id, err, errlen);
+    return finish_transaction(s, status, doing, err, errlen);
+}
+
+/* Unknown readings are NaN in memory and NULL in the store. */
+static void bind_reading(sqlite3_stmt *stmt, int index, double value)
+{
+    if (isnan(value))
+        sqlite3_bind_null(stmt, index);
+    else
+        sqlite3_bind_double(stmt, index, value);
+}
+
+static void bind_sample(sqlite3_stmt *stmt, int64_t run_id, const store_sample *x)
+{
+    sqlite3_bind_int64(stmt, 1, run_id);
+    sqlite3_bind_text(stmt, 2, x->point, -1, SQLITE_STATIC);
+    sqlite3_bind_text(stmt, 3, x->variant, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(stmt, 4, x->block);
+    sqlite3_bind_int64(stmt, 5, x->seq);
+    bind_reading(stmt, 6, x->started);
+    bind_reading(stmt, 7, x->wall);
+    bind_reading(stmt, 8, x->user);
+    bind_reading(stmt, 9, x->sys);
+    bind_reading(stmt, 10, x->maxrss_kib);
+    sqlite3_bind_int64(stmt, 11, x->voluntary_switches);
+    sqlite3_bind_int64(stmt, 12, x->involuntary_switches);
+    sqlite3_bind_int(stmt, 13, x->exit_code);
+    sqlite3_bind_int(stmt, 14, x->timed_out ? 1 : 0);
+    sqlite3_bind_int(stmt, 15, x->tainted ? 1 : 0);
+    sqlite3_bind_text(stmt, 16, x->taint_reason, -1, SQLITE_STATIC);
+    bind_reading(stmt, 17, x->steal);
+    bind_reading(stmt, 18, x->other_busy);
+    bind_reading(stmt, 19, x->load1);
+}
+
+static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_t *sample_id,
+                         char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_SAMPLE, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    bind_sample(stmt, run_id, x);
+    int rc = sqlite3_step(stmt);
+    int inserted = sqlite3_changes(s->db);
+    if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE)
+        store_fail(s, rc, "adding a sample", err, errlen);
+    sqlite3_reset(stmt);
+    if (rc == SQLITE_CONSTRAINT_UNIQUE)
+        return store_message(err, errlen,
+                             "%s: a sample for point %s, variant %s, block %ld of this "
+                             "experiment is already stored; a block is never measured twice",
+                             s->path, x->point, x->variant, x->block);
+    if (rc != SQLITE_DONE)
+        return -1;
+    if (inserted != 1)
+        return store_message(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
+                             run_id);
+    *sample_id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, char *err,
+                          size_t errlen)
+{
+    for (size_t i = 0; i < x->n_metrics; i++) {
+        sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_METRIC, err, errlen);
+        if (stmt == NULL)
+            return -1;
+        sqlite3_bind_int64(stmt, 1, sample_id);
+        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
+        sqlite3_bind_text(stmt, 3, x->metric_names[i], -1, SQLITE_STATIC);
+        bind_reading(stmt, 4, x->metric_values[i]);
+        int rc = sqlite3_step(stmt);
+        if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE)
+            store_fail(s, rc, "adding a sample's metrics", err, errlen);
+        sqlite3_reset(stmt);
+        if (rc == SQLITE_CONSTRAINT_UNIQUE)
+            return store_message(err, errlen, "%s: metric %s given twice for one sample",
+                                 s->path, x->metric_names[i]);
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    return 0;
+}
+
+static int check_sample(const store *s, const store_sample *x, char *err, size_t errlen)
+{
+    if (x->point == NULL || x->variant == NULL)
+        return store_message(err, errlen, "%s: a sample needs a point and a variant", s->path);
+    if (x->n_metrics > 0 && (x->metric_names == NULL || x->metric_values == NULL))
+        return store_message(err, errlen, "%s: a sample's metrics need names and values",
+                             s->path);
+    for (size_t i = 0; i < x->n_metrics; i++)
+        if (x->metric_names[i] == NULL)
+            return store_message(err, errlen, "%s: a sample's metric has no name", s->path);
+    return 0;
+}
+
+int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
+                     size_t errlen)
+{
+    if (check_sample(s, sample, err, errlen) != 0)
+        return -1;
+    const char *doing = "adding a sample";
+    if (store_begin(s, doing, err, errlen) != 0)
+        return -1;
+    int64_t sample_id = 0;
+    int status = insert_sample(s, run_id, sample, &sample_id, err, errlen);
+    if (status == 0)
+        status = insert_metrics(s, sample_id, sample, err, errlen);
+    return finish_transaction(s, status, doing, err, errlen);
+}
+
+static bool is_run_status(const char *status)
+{
+    static const char *const known[] = {"running", "done", "interrupted", "failed"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (status != NULL && strcmp(status, known[i]) == 0)
+            return true;
+    return false;
+}
+
+int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen)
+{
+    if (!is_run_status(status))
+        return store_message(err, errlen,
+                             "%s: run status %s is none of done, interrupted, failed, running",
+                             s->path, status != NULL ? status : "(none)");
+    sqlite3_stmt *stmt = store_statement(s, STMT_END_RUN, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, run_id);
+    sqlite3_bind_text(stmt, 2, status, -1, SQLITE_STATIC);
+    /* one statement outside BEGIN is its own transaction, committed when it returns */
+    if (run_statement(s, stmt, "finishing the run", err, errlen) != 0)
+        return -1;
+    if (sqlite3_changes(s->db) != 1)
+        return store_message(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
+    return 0;
+}

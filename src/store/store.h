@@ -1,0 +1,82 @@
+/* The results store: experiments, their runs (invocations), machine snapshots and every
+ * sample, committed as soon as it is measured. SQLite is the default back end. */
+#ifndef VERDICT_STORE_STORE_H
+#define VERDICT_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct store store; /* opaque */
+
+#define STORE_SCHEMA_VERSION 1
+
+typedef struct {
+    const char *name;
+    const char *text;         /* the experiment file's bytes (or the CLI words) */
+    size_t text_length;
+    uint64_t text_hash, plan_hash;
+    uint64_t seed;
+    const char *tool_version;
+} store_experiment;
+
+typedef struct {
+    const char *key, *value;
+} store_fact;
+
+/* One sample. Strings and arrays are borrowed for the duration of the call. */
+typedef struct {
+    const char *point;        /* point id, "default" without a sweep */
+    const char *variant;
+    long block;               /* -1 for samples outside blocks */
+    long seq;                 /* order of measurement within the experiment */
+    double started;           /* seconds since the run (invocation) began */
+    double wall, user, sys, maxrss_kib;
+    long voluntary_switches, involuntary_switches;
+    int exit_code;
+    bool timed_out, tainted;
+    const char *taint_reason; /* or NULL */
+    double steal, other_busy, load1; /* NaN when unknown (stored as NULL) */
+    const char *const *metric_names;  /* the metrics extracted or chosen for this sample */
+    const double *metric_values;
+    size_t n_metrics;
+} store_sample;
+
+/* Opens or creates the store (WAL mode, migrations applied). Refuses a store written by a
+ * newer schema with a message naming both versions. Returns 0, or -1 with a message. */
+int store_open(const char *path, store **out, char *err, size_t errlen);
+void store_close(store *s);
+
+/* Finds the experiment by name or creates it. *existing tells which; when it exists with a
+ * different plan_hash, returns -1 with a message saying the plan changed (the caller
+ * decides nothing: resuming a changed plan is refused). A changed text with the same
+ * plan is recorded as the new text. */
+int store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
+                          bool *existing, char *err, size_t errlen);
+/* Records one invocation (a `verdict run`) with the machine's facts; returns its id. */
+int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
+                    int64_t *run_id, char *err, size_t errlen);
+/* Commits one sample (its own transaction, durable when this returns 0). A second sample for
+ * the same (experiment, point, variant, block) with block >= 0 is refused. */
+int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
+                     size_t errlen);
+/* Marks the run finished ("done", "interrupted", "failed"). */
+int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
+
+/* Reading back: every sample of an experiment in seq order, through a callback (the
+ * sample's strings are valid during the call only). Return non-zero to stop early. */
+typedef int (*store_sample_fn)(void *context, const store_sample *sample);
+int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, void *context,
+                          char *err, size_t errlen);
+/* The experiment stored under this id: name, text, hashes, seed, version (strings valid
+ * until the next call on the store). */
+int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out, char *err,
+                         size_t errlen);
+/* The only (or the latest) experiment in the store, for `verdict report STORE`. */
+int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t errlen);
+/* The facts recorded with the latest run of the experiment, through a callback. */
+typedef int (*store_fact_fn)(void *context, const char *key, const char *value);
+int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void *context,
+                        char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,85 @@
+/* Error messages of the store: every one names the store's path and says what to do, and
+ * keeps SQLite's own words so nothing is hidden; also the hex form of stored hashes. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "store/store_internal.h"
+
+int store_message(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err != NULL && errlen > 0) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(err, errlen, fmt, args);
+        va_end(args);
+    }
+    return -1;
+}
+
+/* The words for the failures a user can act on; NULL for the rest (SQLite's text is shown). */
+static const char *advice_for(int primary_code)
+{
+    switch (primary_code) {
+    case SQLITE_FULL:
+        return "disk full; what was stored before is intact, free some space and run again "
+               "to resume";
+    case SQLITE_NOTADB:
+        return "file is not a database, so not a verdict store";
+    case SQLITE_CANTOPEN:
+        return "cannot open or create the file; does the directory exist, and is it "
+               "writable?";
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        return "the store is read-only; check the permissions of the file and its directory";
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return "another process kept the store locked for longer than 5 s";
+    case SQLITE_CORRUPT:
+        return "the file is damaged; restore it from a copy";
+    case SQLITE_IOERR:
+        return "input/output error from the operating system";
+    case SQLITE_NOMEM:
+        return "out of memory";
+    default:
+        return NULL;
+    }
+}
+
+int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
+                  size_t errlen)
+{
+    const char *sqlite_text = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    const char *advice = advice_for(rc & 0xff);
+    if (advice != NULL)
+        return store_message(err, errlen, "%s: %s (while %s: %s)", path, advice, doing,
+                             sqlite_text);
+    return store_message(err, errlen, "%s: error while %s: %s", path, doing, sqlite_text);
+}
+
+int store_fail(const store *s, int rc, const char *doing, char *err, size_t errlen)
+{
+    return store_fail_db(s->db, s->path, rc, doing, err, errlen);
+}
+
+void store_format_hash(uint64_t hash, char out[17])
+{
+    snprintf(out, 17, "%016" PRIx64, hash);
+}
+
+bool store_parse_hash(const char *text, uint64_t *out)
+{
+    if (text == NULL)
+        return false;
+    for (int i = 0; i < 16; i++) {
+        char c = text[i];
+        bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        if (!hex)
+            return false;
+    }
+    if (text[16] != '\0')
+        return false;
+    *out = (uint64_t)strtoull(text, NULL, 16);
+    return true;
+}

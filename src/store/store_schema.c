@@ -1,0 +1,218 @@
+/* The store's schema and its migrations: numbered SQL steps applied in one transaction,
+ * recorded in PRAGMA user_version; also the checks that the file is a store we may use. */
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store_internal.h"
+
+/* 'vrdt': marks the file as a verdict store (PRAGMA application_id, in the file header). */
+#define STORE_APPLICATION_ID 0x76726474
+
+/* Schema 1. Tables are documented column by column in docs/store.md. Hashes are 16 hex
+ * digits and the seed decimal text: SQLite integers are signed, these are uint64. */
+static const char schema_v1[] =
+    "CREATE TABLE experiment ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  text TEXT NOT NULL,"
+    "  text_hash TEXT NOT NULL CHECK (length(text_hash) = 16),"
+    "  plan_hash TEXT NOT NULL CHECK (length(plan_hash) = 16),"
+    "  seed TEXT NOT NULL,"
+    "  tool_version TEXT NOT NULL,"
+    "  created TEXT NOT NULL);"
+    "CREATE TABLE experiment_text_history ("
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),"
+    "  text TEXT NOT NULL,"
+    "  text_hash TEXT NOT NULL,"
+    "  replaced TEXT NOT NULL);"
+    "CREATE TABLE run ("
+    "  id INTEGER PRIMARY KEY,"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),"
+    "  tool_version TEXT NOT NULL,"
+    "  started TEXT NOT NULL,"
+    "  ended TEXT,"
+    "  status TEXT NOT NULL"
+    "    CHECK (status IN ('running', 'done', 'interrupted', 'failed')));"
+    "CREATE INDEX run_by_experiment ON run (experiment_id);"
+    "CREATE TABLE run_fact ("
+    "  run_id INTEGER NOT NULL REFERENCES run(id),"
+    "  position INTEGER NOT NULL,"
+    "  key TEXT NOT NULL,"
+    "  value TEXT,"
+    "  PRIMARY KEY (run_id, position),"
+    "  UNIQUE (run_id, key)) WITHOUT ROWID;"
+    "CREATE TABLE sample ("
+    "  id INTEGER PRIMARY KEY,"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),"
+    "  run_id INTEGER NOT NULL REFERENCES run(id),"
+    "  point TEXT NOT NULL,"
+    "  variant TEXT NOT NULL,"
+    "  block INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL,"
+    "  started REAL,"
+    "  wall REAL,"
+    "  user_seconds REAL,"
+    "  sys_seconds REAL,"
+    "  maxrss_kib REAL,"
+    "  voluntary_switches INTEGER NOT NULL,"
+    "  involuntary_switches INTEGER NOT NULL,"
+    "  exit_code INTEGER NOT NULL,"
+    "  timed_out INTEGER NOT NULL CHECK (timed_out IN (0, 1)),"
+    "  tainted INTEGER NOT NULL CHECK (tainted IN (0, 1)),"
+    "  taint_reason TEXT,"
+    "  steal REAL,"
+    "  other_busy REAL,"
+    "  load1 REAL);"
+    /* resume must never measure a block twice: the database refuses a second sample */
+    "CREATE UNIQUE INDEX sample_one_per_block"
+    "  ON sample (experiment_id, point, variant, block) WHERE block >= 0;"
+    "CREATE INDEX sample_in_order ON sample (experiment_id, seq);"
+    "CREATE INDEX sample_by_run ON sample (run_id);"
+    "CREATE TABLE sample_metric ("
+    "  sample_id INTEGER NOT NULL REFERENCES sample(id),"
+    "  position INTEGER NOT NULL,"
+    "  name TEXT NOT NULL,"
+    "  value REAL,"
+    "  PRIMARY KEY (sample_id, position),"
+    "  UNIQUE (sample_id, name)) WITHOUT ROWID;";
+
+typedef struct {
+    int version; /* the schema this step brings the store to */
+    const char *sql;
+} store_migration;
+
+/* Schema N+1 is one more entry here (and STORE_SCHEMA_VERSION raised in store.h). */
+static const store_migration migrations[] = {
+    {1, schema_v1},
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+/* A single integer from a PRAGMA or a query without parameters. */
+static int query_int(sqlite3 *db, const char *path, const char *sql, long long *out,
+                     const char *doing, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(stmt);
+    if (rc != SQLITE_ROW) {
+        store_fail_db(db, path, rc, doing, err, errlen);
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    *out = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return 0;
+}
+
+static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *doing,
+                    char *err, size_t errlen)
+{
+    char *sqlite_text = NULL;
+    int rc = sqlite3_exec(db, sql, NULL, NULL, &sqlite_text);
+    sqlite3_free(sqlite_text);
+    return rc == SQLITE_OK ? 0 : store_fail_db(db, path, rc, doing, err, errlen);
+}
+
+/* Refuses files that are SQLite databases of something else, or of a newer verdict. */
+static int check_identity(sqlite3 *db, const char *path, long long *version, char *err,
+                          size_t errlen)
+{
+    const char *doing = "reading the schema version";
+    long long application_id = 0, tables = 0;
+    if (query_int(db, path, "PRAGMA user_version", version, doing, err, errlen) != 0 ||
+        query_int(db, path, "PRAGMA application_id", &application_id, doing, err, errlen) != 0 ||
+        query_int(db, path, "SELECT count(*) FROM sqlite_schema", &tables, doing, err,
+                  errlen) != 0)
+        return -1;
+    if (application_id != 0 && application_id != STORE_APPLICATION_ID)
+        return store_message(err, errlen,
+                             "%s: a SQLite database of another application (application_id "
+                             "%lld), not a verdict store",
+                             path, application_id);
+    if (*version == 0 && tables > 0)
+        return store_message(err, errlen,
+                             "%s: a SQLite database with tables but no verdict schema, not a "
+                             "verdict store",
+                             path);
+    if (*version > STORE_SCHEMA_VERSION)
+        return store_message(err, errlen,
+                             "%s: written by a newer verdict (schema %lld); this verdict reads "
+                             "up to schema %d",
+                             path, *version, STORE_SCHEMA_VERSION);
+    return 0;
+}
+
+/* WAL: a commit is one append to the log, readers never block the writer, and a killed
+ * process loses nothing committed. NORMAL skips the fsync per commit (see docs/store.md). */
+static int configure_connection(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &stmt, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(stmt);
+    if (rc != SQLITE_ROW) {
+        store_fail_db(db, path, rc, "switching to WAL mode", err, errlen);
+        sqlite3_finalize(stmt);
+        return -1;
+    }
+    const unsigned char *mode = sqlite3_column_text(stmt, 0);
+    bool wal = mode != NULL && strcmp((const char *)mode, "wal") == 0;
+    sqlite3_finalize(stmt);
+    if (!wal)
+        return store_message(err, errlen, "%s: cannot switch the store to WAL mode", path);
+    return exec_sql(db, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+                    "configuring the connection", err, errlen);
+}
+
+/* Applies every step above `from`, then records the new version, all in this transaction. */
+static int apply_migrations(sqlite3 *db, const char *path, long long from, char *err,
+                            size_t errlen)
+{
+    for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
+        if (migrations[i].version <= from)
+            continue;
+        char doing[64];
+        snprintf(doing, sizeof doing, "creating schema %d", migrations[i].version);
+        if (exec_sql(db, path, migrations[i].sql, doing, err, errlen) != 0)
+            return -1;
+    }
+    char stamp[128];
+    snprintf(stamp, sizeof stamp, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+             STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+    return exec_sql(db, path, stamp, "recording the schema version", err, errlen);
+}
+
+/* Migrates under the write lock, re-reading the version there: another verdict may have
+ * migrated the same file between our first look and the lock. */
+static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    if (exec_sql(db, path, "BEGIN IMMEDIATE", "locking the store to create its schema", err,
+                 errlen) != 0)
+        return -1;
+    long long version = 0;
+    if (check_identity(db, path, &version, err, errlen) != 0 ||
+        (version < STORE_SCHEMA_VERSION && apply_migrations(db, path, version, err, errlen) != 0) ||
+        exec_sql(db, path, "COMMIT", "committing the schema", err, errlen) != 0) {
+        if (!sqlite3_get_autocommit(db))
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+int store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    long long version = 0;
+    /* look before touching anything: a newer verdict's store or a stranger's file stays as
+     * it is */
+    if (check_identity(db, path, &version, err, errlen) != 0)
+        return -1;
+    if (configure_connection(db, path, err, errlen) != 0)
+        return -1;
+    if (version < STORE_SCHEMA_VERSION)
+        return migrate(db, path, err, errlen);
+    return 0;
+}
