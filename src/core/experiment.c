@@ -372,3 +372,821 @@ static int read_parameters(loader *l, const yaml_field *f, void *target)
     }
     return 0;
 }
+
+/* ---- env and commands ---- */
+
+static int set_env(experiment_env **list, size_t *n, const char *name, const char *value)
+{
+    char *copy = strdup(value);
+    if (copy == NULL)
+        return -1;
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*list)[i].name, name) == 0) { /* a variant overrides the top level */
+            free((*list)[i].value);
+            (*list)[i].value = copy;
+            return 0;
+        }
+    }
+    experiment_env *grown = realloc(*list, (*n + 1) * sizeof *grown);
+    char *name_copy = strdup(name);
+    if (grown == NULL || name_copy == NULL) {
+        if (grown)
+            *list = grown;
+        free(copy);
+        free(name_copy);
+        return -1;
+    }
+    *list = grown;
+    (*list)[*n].name = name_copy;
+    (*list)[*n].value = copy;
+    (*n)++;
+    return 0;
+}
+
+static int read_env_entry(loader *l, const yaml_field *v, const char *owner,
+                          experiment_env **list, size_t *n, size_t first_own)
+{
+    char context[160];
+    if (strchr(v->key, '=') != NULL)
+        return yaml_fail(&l->r, v->key_node, "environment variable name '%s' holds '='", v->key);
+    for (size_t i = first_own; i < *n; i++)
+        if (strcmp((*list)[i].name, v->key) == 0)
+            return yaml_fail(&l->r, v->key_node, "environment variable %s is set twice", v->key);
+    size_t length;
+    const char *value = yaml_scalar(v->value, &length);
+    if (value == NULL || memchr(value, '\0', length) != NULL)
+        return yaml_fail_field(&l->r, v, "environment variable %s needs a plain value (quote "
+                               "it: %s: \"...\")", v->key, v->key);
+    char *copy = strndup(value, length);
+    snprintf(context, sizeof context, "%s env %.40s", owner, v->key);
+    int rc = copy ? check_placeholders(l, v->value, copy, context) : -1;
+    if (rc == 0 && set_env(list, n, v->key, copy) != 0)
+        rc = yaml_fail(&l->r, v->key_node, "out of memory");
+    free(copy);
+    return rc;
+}
+
+/* Entries from first_own on are this mapping's own: earlier ones were inherited and may be
+ * overridden, but a mapping may not set one name twice. */
+static int read_env(loader *l, const yaml_field *f, const char *owner, experiment_env **list,
+                    size_t *n)
+{
+    if (need_mapping(l, f, "NAME: value") != 0)
+        return -1;
+    size_t first_own = *n;
+    void *iter = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(f->value, &iter)) != NULL) {
+        yaml_field v;
+        if (read_key(l, pair, &v) != 0 ||
+            read_env_entry(l, &v, owner, list, n, first_own) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int take_words(loader *l, const yaml_field *f, experiment_variant *v, command_words *w)
+{
+    v->command = w->words;
+    v->n_command = w->n;
+    w->words = NULL;
+    w->n = 0;
+    return v->command ? 0 : yaml_fail_field(&l->r, f, "out of memory");
+}
+
+static int command_from_list(loader *l, const yaml_field *f, command_words *w)
+{
+    void *iter = NULL;
+    struct fy_node *item;
+    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL) {
+        size_t n;
+        const char *word = yaml_scalar(item, &n);
+        if (word == NULL)
+            return yaml_fail(&l->r, item, "the words of a command must be plain text");
+        char **grown = realloc(w->words, (w->n + 2) * sizeof *grown);
+        if (grown == NULL)
+            return yaml_fail(&l->r, item, "out of memory");
+        w->words = grown;
+        w->words[w->n] = strndup(word, n);
+        w->words[w->n + 1] = NULL;
+        if (w->words[w->n++] == NULL)
+            return yaml_fail(&l->r, item, "out of memory");
+    }
+    if (w->n == 0)
+        return yaml_fail_field(&l->r, f, "'command' is an empty list");
+    return 0;
+}
+
+/* A string is split like a shell would split it, unless it is run by /bin/sh itself. */
+static int command_from_string(loader *l, const yaml_field *f, bool shell, command_words *w)
+{
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    char *line = text ? strndup(text, n) : NULL;
+    if (line == NULL)
+        return yaml_fail_field(&l->r, f, "'command' must be a list of words or a string");
+    char problem[256];
+    int rc = 0;
+    if (!shell) {
+        rc = command_words_split(line, w, problem, sizeof problem);
+    } else if (line[strspn(line, " \t\r\n")] == '\0') {
+        snprintf(problem, sizeof problem, "empty command");
+        rc = -1;
+    } else {
+        const char *one[] = {line};
+        rc = command_words_copy(one, 1, w);
+        snprintf(problem, sizeof problem, "out of memory");
+    }
+    free(line);
+    if (rc != 0)
+        return yaml_fail_field(&l->r, f, "'command': %s", problem);
+    return 0;
+}
+
+static int read_command(loader *l, const yaml_field *f, bool shell, experiment_variant *v,
+                        const char *context)
+{
+    command_words w = {NULL, 0};
+    int rc;
+    if (is_sequence(f) && shell)
+        rc = yaml_fail_field(&l->r, f, "with shell: true, 'command' must be one string (a "
+                             "shell line), not a list");
+    else if (is_sequence(f))
+        rc = command_from_list(l, f, &w);
+    else
+        rc = command_from_string(l, f, shell, &w);
+    if (rc == 0)
+        rc = take_words(l, f, v, &w);
+    command_words_free(&w);
+    for (size_t i = 0; rc == 0 && i < v->n_command; i++)
+        rc = check_placeholders(l, f->value, v->command[i], context);
+    return rc;
+}
+
+/* ---- variants ---- */
+
+static int variant_command(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    l->draft->command = *f;
+    l->draft->has_command = true;
+    return 0;
+}
+
+static int variant_shell(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    l->draft->has_shell = true;
+    return yaml_bool(&l->r, f, &l->draft->shell);
+}
+
+static int variant_build(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    char context[96];
+    snprintf(context, sizeof context, "variant %.40s's build", v->name);
+    return read_template(l, f, context, &v->build);
+}
+
+static int variant_cwd(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    char context[96];
+    snprintf(context, sizeof context, "variant %.40s's cwd", v->name);
+    l->draft->has_cwd = true;
+    return read_template(l, f, context, &v->cwd);
+}
+
+static int variant_env(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    char owner[64];
+    snprintf(owner, sizeof owner, "variant %.40s's", v->name);
+    return read_env(l, f, owner, &v->env, &v->n_env);
+}
+
+static int finish_variant(loader *l, const yaml_field *f, experiment_variant *v,
+                          const variant_draft *d)
+{
+    char context[96];
+    bool shell = d->has_shell ? d->shell : l->shell;
+    v->shell = shell;
+    if (!d->has_cwd && l->cwd && (v->cwd = strdup(l->cwd)) == NULL)
+        return yaml_fail(&l->r, f->key_node, "out of memory");
+    if (d->has_command) {
+        snprintf(context, sizeof context, "variant %.40s's command", v->name);
+        return read_command(l, &d->command, shell, v, context);
+    }
+    if (!l->has_command)
+        return yaml_fail(&l->r, f->key_node, "variant %s has no command (and there is no "
+                         "top-level 'command' to inherit)", v->name);
+    snprintf(context, sizeof context, "the top-level command (used by variant %.40s)", v->name);
+    return read_command(l, &l->command, shell, v, context);
+}
+
+static experiment_variant *new_variant(loader *l, const yaml_field *f)
+{
+    experiment *e = l->e;
+    experiment_variant *grown = realloc(e->variants, (e->n_variants + 1) * sizeof *grown);
+    if (grown == NULL)
+        return NULL;
+    e->variants = grown;
+    experiment_variant *v = &e->variants[e->n_variants++];
+    memset(v, 0, sizeof *v);
+    int line, column;
+    yaml_position(f->key_node, &line, &column);
+    v->line = line;
+    v->name = strdup(f->key);
+    for (size_t i = 0; v->name && i < l->n_env; i++)
+        if (set_env(&v->env, &v->n_env, l->env[i].name, l->env[i].value) != 0)
+            return NULL;
+    return v->name ? v : NULL;
+}
+
+static int read_variant(loader *l, const yaml_field *f)
+{
+    static const key_rule rules[] = {
+        {"command", variant_command, 1}, {"shell", variant_shell, 1},
+        {"build", variant_build, 1},     {"cwd", variant_cwd, 1},
+        {"env", variant_env, 1},
+    };
+    for (size_t i = 0; i < l->e->n_variants; i++)
+        if (strcmp(l->e->variants[i].name, f->key) == 0)
+            return yaml_fail(&l->r, f->key_node, "duplicate variant '%s'", f->key);
+    experiment_variant *v = new_variant(l, f);
+    if (v == NULL)
+        return yaml_fail(&l->r, f->key_node, "out of memory");
+    variant_draft d = {.has_command = false};
+    l->draft = &d;
+    if (is_mapping(f)) {
+        char where[64];
+        snprintf(where, sizeof where, " in variant %.40s", v->name);
+        if (walk_mapping(l, f->value, rules, 5, where, v) != 0)
+            return -1;
+    } else if (f->value == NULL) {
+        /* "A:" with nothing: inherits everything from the top level */
+    } else {
+        d.command = *f; /* "A: ./prog {n}" or "A: [./prog, '{n}']" is the command itself */
+        d.has_command = true;
+    }
+    return finish_variant(l, f, v, &d);
+}
+
+static int read_variants(loader *l)
+{
+    const yaml_field *f = &l->variants;
+    if (need_mapping(l, f, "variant name: {command: ...}") != 0)
+        return -1;
+    void *iter = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(f->value, &iter)) != NULL) {
+        yaml_field v;
+        if (read_key(l, pair, &v) != 0 || read_variant(l, &v) != 0)
+            return -1;
+    }
+    if (l->e->n_variants == 0)
+        return yaml_fail_field(&l->r, f, "'variants' is empty: name at least one variant");
+    return 0;
+}
+
+static int top_variants(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    l->variants = *f;
+    l->has_variants = true;
+    return read_variants(l);
+}
+
+/* ---- metrics ---- */
+
+typedef struct {
+    char *name, *regex;
+    int better; /* -1 unset, 0 lower, 1 higher */
+    struct fy_node *better_node;
+} metric_draft;
+
+static bool is_builtin_metric(const char *name)
+{
+    for (size_t i = 0; i < sizeof builtin_metrics / sizeof builtin_metrics[0]; i++)
+        if (strcmp(name, builtin_metrics[i]) == 0)
+            return true;
+    return false;
+}
+
+static int metric_name(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_string(&l->r, f, "a name", &((metric_draft *)target)->name);
+}
+
+static int metric_regex(loader *l, const yaml_field *f, void *target)
+{
+    metric_draft *m = target;
+    if (yaml_string(&l->r, f, "a POSIX extended regular expression", &m->regex) != 0)
+        return -1;
+    regex_t compiled;
+    int rc = regcomp(&compiled, m->regex, REG_EXTENDED);
+    if (rc != 0) {
+        char why[128];
+        regerror(rc, &compiled, why, sizeof why);
+        return yaml_fail_field(&l->r, f, "metric regex '%s' does not compile: %s", m->regex, why);
+    }
+    size_t groups = compiled.re_nsub;
+    regfree(&compiled);
+    if (groups == 0)
+        return yaml_fail_field(&l->r, f, "metric regex '%s' has no capture group: put the "
+                               "number in ( )", m->regex);
+    return 0;
+}
+
+static int metric_better(loader *l, const yaml_field *f, void *target)
+{
+    metric_draft *m = target;
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    m->better_node = f->value;
+    if (text && n == 6 && memcmp(text, "higher", 6) == 0)
+        m->better = 1;
+    else if (text && n == 5 && memcmp(text, "lower", 5) == 0)
+        m->better = 0;
+    else
+        return yaml_fail_field(&l->r, f, "'better' must be higher or lower");
+    return 0;
+}
+
+static int check_metric(loader *l, struct fy_node *where, const metric_draft *m)
+{
+    if (m->name == NULL || m->name[0] == '\0')
+        return yaml_fail(&l->r, where, "a metric needs a 'name'");
+    bool builtin = is_builtin_metric(m->name);
+    if (builtin && m->regex)
+        return yaml_fail(&l->r, where, "'%s' is a builtin metric: give the extraction another "
+                         "name", m->name);
+    if (!builtin && m->regex == NULL)
+        return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: wall, user, sys, cpu, "
+                         "maxrss; or give a 'regex' to extract it)", m->name);
+    /* A wrong direction silently turns "better" into "worse": no guessing for extractions. */
+    if (!builtin && m->better < 0)
+        return yaml_fail(&l->r, where, "metric '%s' needs 'better: higher' or 'better: lower'",
+                         m->name);
+    for (size_t i = 0; i < l->e->n_metrics; i++)
+        if (strcmp(l->e->metrics[i].name, m->name) == 0)
+            return yaml_fail(&l->r, where, "duplicate metric '%s'", m->name);
+    return 0;
+}
+
+static int add_metric(loader *l, struct fy_node *where, metric_draft *m)
+{
+    experiment *e = l->e;
+    if (check_metric(l, where, m) != 0)
+        return -1;
+    experiment_metric *grown = realloc(e->metrics, (e->n_metrics + 1) * sizeof *grown);
+    if (grown == NULL)
+        return yaml_fail(&l->r, where, "out of memory");
+    e->metrics = grown;
+    e->metrics[e->n_metrics++] = (experiment_metric){m->name, m->regex, m->better == 1};
+    m->name = m->regex = NULL; /* now owned by the experiment */
+    return 0;
+}
+
+static int read_metric(loader *l, struct fy_node *item)
+{
+    static const key_rule rules[] = {
+        {"name", metric_name, 1}, {"regex", metric_regex, 1}, {"better", metric_better, 1},
+    };
+    metric_draft m = {NULL, NULL, -1, NULL};
+    int rc;
+    size_t n;
+    const char *text = yaml_scalar(item, &n);
+    if (text) {
+        m.name = strndup(text, n);
+        rc = m.name ? add_metric(l, item, &m) : yaml_fail(&l->r, item, "out of memory");
+    } else if (item && !fy_node_is_alias(item) && fy_node_is_mapping(item)) {
+        rc = walk_mapping(l, item, rules, 3, " in a metric", &m);
+        if (rc == 0)
+            rc = add_metric(l, item, &m);
+    } else {
+        rc = yaml_fail(&l->r, item, "a metric is a builtin name (wall, user, sys, cpu, maxrss) "
+                       "or {name: ..., regex: ..., better: higher|lower}");
+    }
+    free(m.name);
+    free(m.regex);
+    return rc;
+}
+
+static int top_metrics(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    if (!is_sequence(f))
+        return read_metric(l, f->value ? f->value : f->key_node);
+    void *iter = NULL;
+    struct fy_node *item;
+    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL)
+        if (read_metric(l, item) != 0)
+            return -1;
+    if (l->e->n_metrics == 0)
+        return yaml_fail_field(&l->r, f, "'metrics' is an empty list");
+    return 0;
+}
+
+/* ---- budget and policies ---- */
+
+static int adaptive_min(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_count(&l->r, f, true, &((experiment *)target)->min_blocks);
+}
+
+static int adaptive_max(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_count(&l->r, f, true, &((experiment *)target)->max_blocks);
+}
+
+static int adaptive_time(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_duration(&l->r, f, &((experiment *)target)->max_seconds);
+}
+
+static int top_adaptive(loader *l, const yaml_field *f, void *target)
+{
+    static const key_rule rules[] = {
+        {"min_blocks", adaptive_min, 1}, {"max_blocks", adaptive_max, 1},
+        {"max_time", adaptive_time, 1},
+    };
+    experiment *e = target;
+    if (l->has_repetitions)
+        return yaml_fail(&l->r, f->key_node, "give either 'repetitions' or 'adaptive', not both");
+    l->has_adaptive = true;
+    if (need_mapping(l, f, "min_blocks, max_blocks, max_time") != 0 ||
+        walk_mapping(l, f->value, rules, 3, " in 'adaptive'", e) != 0)
+        return -1;
+    if (e->min_blocks > e->max_blocks)
+        return yaml_fail_field(&l->r, f, "adaptive min_blocks %zu is above max_blocks %zu",
+                               e->min_blocks, e->max_blocks);
+    return 0;
+}
+
+static int top_repetitions(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    if (l->has_adaptive)
+        return yaml_fail(&l->r, f->key_node, "give either 'repetitions' or 'adaptive', not both");
+    l->has_repetitions = true;
+    e->adaptive = false;
+    e->min_blocks = e->max_blocks = 0;
+    return yaml_count(&l->r, f, true, &e->repetitions);
+}
+
+static int failure_retry(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    size_t retries;
+    if (yaml_count(&l->r, f, true, &retries) != 0)
+        return -1;
+    if (retries > 1000)
+        return yaml_fail_field(&l->r, f, "'retry' must be at most 1000");
+    e->retries = (int)retries;
+    return 0;
+}
+
+static int top_on_failure(loader *l, const yaml_field *f, void *target)
+{
+    static const key_rule rules[] = {{"retry", failure_retry, 1}};
+    experiment *e = target;
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    if (text && n == 5 && memcmp(text, "abort", 5) == 0) {
+        e->on_failure = FAILURE_ABORT;
+    } else if (text && n == 6 && memcmp(text, "record", 6) == 0) {
+        e->on_failure = FAILURE_RECORD;
+    } else if (is_mapping(f)) {
+        if (walk_mapping(l, f->value, rules, 1, " in 'on_failure'", e) != 0)
+            return -1;
+        if (e->retries == 0)
+            return yaml_fail_field(&l->r, f, "'on_failure' mapping needs 'retry: N'");
+        e->on_failure = FAILURE_RETRY;
+    } else {
+        return yaml_fail_field(&l->r, f, "'on_failure' must be abort, record or {retry: N}");
+    }
+    return 0;
+}
+
+/* ---- the other top-level keys ---- */
+
+static int top_name(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    free(e->name);
+    e->name = NULL;
+    if (yaml_string(&l->r, f, "a string", &e->name) != 0)
+        return -1;
+    return e->name[0] ? 0 : yaml_fail_field(&l->r, f, "'name' is empty");
+}
+
+static int top_seed(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    e->has_seed = true;
+    return yaml_u64(&l->r, f, &e->seed);
+}
+
+static int top_parameters(loader *l, const yaml_field *f, void *target)
+{
+    return read_parameters(l, f, target);
+}
+
+static int top_command(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    l->command = *f;
+    l->has_command = true;
+    return 0;
+}
+
+static int top_shell(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    return yaml_bool(&l->r, f, &l->shell);
+}
+
+static int top_env(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    return read_env(l, f, "the top-level", &l->env, &l->n_env);
+}
+
+static int top_cwd(loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    return read_template(l, f, "the top-level cwd", &l->cwd);
+}
+
+static int top_confidence(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_fraction(&l->r, f, 0, 1, true, "a level such as 0.95 or \"95%\"",
+                         &((experiment *)target)->confidence);
+}
+
+static int top_margin(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_fraction(&l->r, f, 0, 1, false, "a fraction such as 0.01 or \"1%\"",
+                         &((experiment *)target)->margin);
+}
+
+static int top_warmup(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_count(&l->r, f, false, &((experiment *)target)->warmup);
+}
+
+static int top_timeout(loader *l, const yaml_field *f, void *target)
+{
+    return yaml_duration(&l->r, f, &((experiment *)target)->timeout);
+}
+
+static int top_setup(loader *l, const yaml_field *f, void *target)
+{
+    return read_template(l, f, "'setup'", &((experiment *)target)->setup);
+}
+
+static int top_teardown(loader *l, const yaml_field *f, void *target)
+{
+    return read_template(l, f, "'teardown'", &((experiment *)target)->teardown);
+}
+
+static int top_prepare(loader *l, const yaml_field *f, void *target)
+{
+    return read_template(l, f, "'prepare'", &((experiment *)target)->prepare);
+}
+
+static const key_rule top_rules[] = {
+    {"name", top_name, 1},           {"seed", top_seed, 1},
+    {"repetitions", top_repetitions, 1}, {"adaptive", top_adaptive, 1},
+    {"parameters", top_parameters, 0}, {"variants", top_variants, 2},
+    {"command", top_command, 1},     {"shell", top_shell, 1},
+    {"env", top_env, 1},             {"cwd", top_cwd, 1},
+    {"metrics", top_metrics, 1},     {"confidence", top_confidence, 1},
+    {"margin", top_margin, 1},       {"warmup", top_warmup, 1},
+    {"timeout", top_timeout, 1},     {"on_failure", top_on_failure, 1},
+    {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
+    {"prepare", top_prepare, 1},
+};
+
+/* ---- whole files ---- */
+
+static void set_defaults(experiment *e)
+{
+    e->adaptive = true;
+    e->min_blocks = 10;
+    e->max_blocks = 100;
+    e->warmup = 1;
+    e->confidence = 0.95;
+    e->margin = 0.01;
+    e->on_failure = FAILURE_ABORT;
+}
+
+/* "examples/spin-demo.yaml" is named "spin-demo" unless the file says otherwise. */
+static char *name_from_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strcspn(base, ".");
+    return n ? strndup(base, n) : strdup("experiment");
+}
+
+static int fill_defaults(loader *l)
+{
+    experiment *e = l->e;
+    if (!l->has_variants)
+        return yaml_fail(&l->r, l->root, "no variants: add 'variants:' with at least one "
+                         "variant and its command");
+    if (e->name == NULL && (e->name = name_from_path(e->path)) == NULL)
+        return yaml_fail(&l->r, l->root, "out of memory");
+    if (e->n_metrics == 0) {
+        e->metrics = calloc(1, sizeof *e->metrics);
+        if (e->metrics == NULL || (e->metrics[0].name = strdup("wall")) == NULL)
+            return yaml_fail(&l->r, l->root, "out of memory");
+        e->n_metrics = 1;
+    }
+    return 0;
+}
+
+static int parse_document(loader *l, struct fy_document *doc)
+{
+    l->root = fy_document_root(doc);
+    if (l->root == NULL || fy_node_is_alias(l->root) || !fy_node_is_mapping(l->root))
+        return yaml_fail(&l->r, l->root, "an experiment file is a mapping of keys (name, "
+                         "parameters, variants, metrics, ...)");
+    if (walk_mapping(l, l->root, top_rules, sizeof top_rules / sizeof top_rules[0], "",
+                     l->e) != 0)
+        return -1;
+    return fill_defaults(l);
+}
+
+static void free_env(experiment_env *env, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(env[i].name);
+        free(env[i].value);
+    }
+    free(env);
+}
+
+int experiment_parse(const char *name, const char *text, size_t length, experiment *out,
+                     char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    set_defaults(out);
+    out->path = strdup(name);
+    out->text = malloc(length + 1);
+    if (out->path == NULL || out->text == NULL) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        experiment_free(out);
+        return -1;
+    }
+    memcpy(out->text, text, length);
+    out->text[length] = '\0';
+    out->text_length = length;
+    loader l = {.r = {name, err, errlen}, .e = out};
+    struct fy_document *doc = yaml_read_document(&l.r, text, length);
+    int rc = doc ? parse_document(&l, doc) : -1;
+    if (doc)
+        fy_document_destroy(doc);
+    free_env(l.env, l.n_env);
+    free(l.cwd);
+    if (rc != 0)
+        experiment_free(out);
+    return rc;
+}
+
+static int read_file(const char *path, char **text, size_t *length, char *err, size_t errlen)
+{
+    enum { MAX_FILE = 16 << 20 };
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf = malloc(MAX_FILE + 1);
+    size_t n = buf ? fread(buf, 1, MAX_FILE + 1, f) : 0;
+    int failed = buf == NULL || ferror(f);
+    fclose(f);
+    if (failed || n > MAX_FILE) {
+        snprintf(err, errlen, "%s: cannot read: %s", path,
+                 failed ? "read error" : "larger than 16 MiB");
+        free(buf);
+        return -1;
+    }
+    *text = buf;
+    *length = n;
+    return 0;
+}
+
+/* Braces in a directory name must not read as placeholders once joined with a cwd. */
+static char *escape_braces(const char *text)
+{
+    size_t n = strlen(text), braces = 0;
+    for (const char *c = text; *c; c++)
+        braces += *c == '{' || *c == '}';
+    char *out = malloc(n + braces + 1), *o = out;
+    for (const char *c = text; out && *c; c++) {
+        if (*c == '{' || *c == '}')
+            *o++ = *c;
+        *o++ = *c;
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+static char *directory_of(const char *path)
+{
+    char *full = realpath(path, NULL);
+    if (full == NULL)
+        return NULL;
+    char *slash = strrchr(full, '/');
+    if (slash == full)
+        slash[1] = '\0'; /* a file in / */
+    else if (slash)
+        *slash = '\0';
+    return full;
+}
+
+/* Relative working directories are relative to the experiment file, not to wherever
+ * verdict happens to be started; a variant without one runs in the file's directory. */
+static int resolve_directories(experiment *e)
+{
+    e->directory = directory_of(e->path);
+    char *base = e->directory ? escape_braces(e->directory) : NULL;
+    if (base == NULL)
+        return -1;
+    for (size_t i = 0; i < e->n_variants; i++) {
+        experiment_variant *v = &e->variants[i];
+        if (v->cwd && v->cwd[0] == '/')
+            continue;
+        size_t n = strlen(base) + (v->cwd ? strlen(v->cwd) : 0) + 2;
+        char *joined = malloc(n);
+        if (joined == NULL) {
+            free(base);
+            return -1;
+        }
+        snprintf(joined, n, "%s%s%s", base, v->cwd ? "/" : "", v->cwd ? v->cwd : "");
+        free(v->cwd);
+        v->cwd = joined;
+    }
+    free(base);
+    return 0;
+}
+
+int experiment_load(const char *path, experiment *out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t length = 0;
+    memset(out, 0, sizeof *out);
+    if (read_file(path, &text, &length, err, errlen) != 0)
+        return -1;
+    int rc = experiment_parse(path, text, length, out, err, errlen);
+    free(text);
+    if (rc == 0 && resolve_directories(out) != 0) {
+        snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
+                 strerror(errno));
+        experiment_free(out);
+        rc = -1;
+    }
+    return rc;
+}
+
+static void free_variant(experiment_variant *v)
+{
+    free(v->name);
+    for (size_t i = 0; v->command && i < v->n_command; i++)
+        free(v->command[i]);
+    free(v->command);
+    free(v->build);
+    free(v->cwd);
+    free_env(v->env, v->n_env);
+}
+
+void experiment_free(experiment *e)
+{
+    for (size_t i = 0; i < e->n_parameters; i++) {
+        free(e->parameters[i].name);
+        for (size_t j = 0; j < e->parameters[i].n_values; j++)
+            free(e->parameters[i].values[j]);
+        free(e->parameters[i].values);
+    }
+    for (size_t i = 0; i < e->n_variants; i++)
+        free_variant(&e->variants[i]);
+    for (size_t i = 0; i < e->n_metrics; i++) {
+        free(e->metrics[i].name);
+        free(e->metrics[i].regex);
+    }
+    free(e->parameters);
+    free(e->variants);
+    free(e->metrics);
+    free(e->path);
+    free(e->directory);
+    free(e->text);
+    free(e->name);
+    free(e->setup);
+    free(e->teardown);
+    free(e->prepare);
+    memset(e, 0, sizeof *e);
+}

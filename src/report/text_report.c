@@ -74,9 +74,11 @@ static void print_interval_line(const report_input *in, const analysis_compariso
     format_percent(r->ci_high, hi, sizeof hi);
     fprintf(out, " %c vs %c: %s [%s, %s]", marker_of(c->candidate - first),
             marker_of(c->baseline - first), est, lo, hi);
-    if (r->achieved_confidence < r->confidence - 1e-12)
+    if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
         fprintf(out, " (%g%% CI; %g%% is not reachable with %zu runs)",
                 r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
+    else if (r->achieved_confidence < r->confidence - 1e-12)
+        fprintf(out, " (%g%% is not reachable with %zu runs)", r->confidence * 100, r->n_baseline);
     else
         fprintf(out, " (%.4g%% CI", r->confidence * 100);
     if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12) {

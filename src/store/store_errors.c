@@ -26,7 +26,7 @@ static const char *advice_for(int primary_code)
         return "disk full; what was stored before is intact, free some space and run again "
                "to resume";
     case SQLITE_NOTADB:
-        return "file is not a database, so not a verdict store";
+        return "not a SQLite database, so not a verdict store";
     case SQLITE_CANTOPEN:
         return "cannot open or create the file; does the directory exist, and is it "
                "writable?";

@@ -162,3 +162,18 @@ ROUNDS=6000000
         'printf "%s\n" "${#VERDICT_ENV_PAD}1"' 'printf "%s\n" "${#VERDICT_ENV_PAD}1"' >/dev/null 2>&1
     jq -e '[.samples[].metrics.len] | unique == [1]' "$DATA/f.json"
 }
+
+@test "--pin runs the commands on the given CPU" {
+    command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
+    "$VERDICT" -n 2 -w 0 --pin 0 --shell --metric 'mask=/affinity mask: ([0-9]+)/' \
+        --json "$DATA/pin.json" 'taskset -p $$' 'taskset -p $$' >/dev/null 2>&1
+    jq -e '[.samples[].metrics.mask] | unique == [1]' "$DATA/pin.json"
+}
+
+@test "the progress line appears on a terminal only" {
+    command -v script >/dev/null || skip "script (bsdutils) is not installed"
+    script -qec "$VERDICT -n 3 -w 0 '$SPIN 1000' '$SPIN 2000'" /dev/null > "$DATA/tty.txt"
+    grep -q "block 1/3" "$DATA/tty.txt"
+    "$VERDICT" -n 3 -w 0 "$SPIN 1000" "$SPIN 2000" > "$DATA/pipe.txt" 2>&1
+    ! grep -q "block 1/3" "$DATA/pipe.txt"
+}

@@ -9,8 +9,9 @@ if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
         -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
-meson compile -C "$build" >/dev/null
-for target in sample_file; do
+targets=sample_file
+for target in $targets; do meson compile -C "$build" "fuzz_$target" >/dev/null; done
+for target in $targets; do
     work=$(mktemp -d)
     cp tests/fuzz/corpus/$target/* "$work/"
     echo "fuzz: $target for ${seconds}s"

@@ -1,0 +1,892 @@
+/* Unit tests of src/store: round trips of every field, durability when the writer is killed
+ * with SIGKILL, uniqueness of blocks, schema versions, and the messages for bad files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store/sqlite_store.h"
+#include "store/store.h"
+
+#define ERR_SIZE 512
+#define MAX_COLLECTED 256
+#define MAX_METRICS 8
+
+/* Every test gets its own directory, removed afterwards. */
+typedef struct {
+    char dir[256];
+    char path[300]; /* dir/store.db */
+} fixture;
+
+static int setup_dir(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return -1;
+    const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    snprintf(f->dir, sizeof f->dir, "%s/verdict-store-XXXXXX", tmp);
+    if (mkdtemp(f->dir) == NULL) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+static int teardown_dir(void **state)
+{
+    fixture *f = *state;
+    chmod(f->dir, 0700);
+    nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(f);
+    return 0;
+}
+
+/* ---- helpers: a plain SQLite connection to look at the file behind the store's back ---- */
+
+static long long raw_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+    long long value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+    return value;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                     NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+static void assert_integrity(const char *path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *stmt = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &stmt, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(stmt, 0), "ok");
+    sqlite3_finalize(stmt);
+    sqlite3_close(db);
+}
+
+#define assert_contains(haystack, needle) assert_contains_at((haystack), (needle), __FILE__, __LINE__)
+static void assert_contains_at(const char *haystack, const char *needle, const char *file,
+                               int line)
+{
+    if (strstr(haystack, needle) == NULL) {
+        print_error("\"%s\" does not contain \"%s\"\n", haystack, needle);
+        _fail(file, line);
+    }
+}
+
+/* ---- helpers: an experiment, a run, samples ---- */
+
+static const char experiment_text[] = "name: crc\nvariants:\n  - name: A\n  - name: B\n";
+
+static store_experiment sample_experiment(const char *name)
+{
+    return (store_experiment){
+        .name = name,
+        .text = experiment_text,
+        .text_length = sizeof experiment_text - 1,
+        .text_hash = UINT64_C(0xfedcba9876543210), /* top bit set: beyond int64 */
+        .plan_hash = UINT64_C(0x8000000000000001),
+        .seed = UINT64_MAX,
+        .tool_version = "0.1.0",
+    };
+}
+
+static const char *const metric_names[] = {"wall", "tps", "latency_ms"};
+static const double metric_values[] = {0.0123, 48145.7, 2.5};
+
+/* A sample with every field set to something distinct; variant A or B by seq parity. */
+static store_sample full_sample(long block, long seq)
+{
+    return (store_sample){
+        .point = "clients=4",
+        .variant = seq % 2 == 0 ? "A" : "B",
+        .block = block,
+        .seq = seq,
+        .started = 1.25 + (double)seq,
+        .wall = 0.5 + (double)seq / 1024.0,
+        .user = 0.375,
+        .sys = 0.0625,
+        .maxrss_kib = 10240,
+        .voluntary_switches = 17,
+        .involuntary_switches = 3,
+        .exit_code = 0,
+        .timed_out = false,
+        .tainted = true,
+        .taint_reason = "steal 3.1%",
+        .steal = 0.031,
+        .other_busy = 0.25,
+        .load1 = 1.5,
+        .metric_names = metric_names,
+        .metric_values = metric_values,
+        .n_metrics = 3,
+    };
+}
+
+static store *open_store(const char *path)
+{
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    if (store_open(path, &s, err, sizeof err) != 0)
+        fail_msg("store_open: %s", err);
+    return s;
+}
+
+static int64_t open_experiment(store *s, const store_experiment *e, bool expect_existing)
+{
+    int64_t id = 0;
+    bool existing = !expect_existing;
+    char err[ERR_SIZE] = "";
+    if (store_open_experiment(s, e, &id, &existing, err, sizeof err) != 0)
+        fail_msg("store_open_experiment: %s", err);
+    assert_int_equal(existing, expect_existing);
+    return id;
+}
+
+static int64_t begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n)
+{
+    int64_t run_id = 0;
+    char err[ERR_SIZE] = "";
+    if (store_begin_run(s, experiment_id, facts, n, &run_id, err, sizeof err) != 0)
+        fail_msg("store_begin_run: %s", err);
+    return run_id;
+}
+
+static void add_sample(store *s, int64_t run_id, const store_sample *x)
+{
+    char err[ERR_SIZE] = "";
+    if (store_add_sample(s, run_id, x, err, sizeof err) != 0)
+        fail_msg("store_add_sample: %s", err);
+}
+
+/* A copy of a sample read back (the store's strings live only during the callback). */
+typedef struct {
+    char point[32], variant[32], taint_reason[64];
+    bool has_taint_reason;
+    store_sample x;
+    char names[MAX_METRICS][32];
+    double values[MAX_METRICS];
+} collected_sample;
+
+typedef struct {
+    collected_sample items[MAX_COLLECTED];
+    size_t n;
+    size_t stop_after; /* 0: read all */
+} collection;
+
+static int collect_sample(void *context, const store_sample *x)
+{
+    collection *c = context;
+    assert_true(c->n < MAX_COLLECTED);
+    assert_true(x->n_metrics <= MAX_METRICS);
+    collected_sample *out = &c->items[c->n++];
+    out->x = *x;
+    snprintf(out->point, sizeof out->point, "%s", x->point);
+    snprintf(out->variant, sizeof out->variant, "%s", x->variant);
+    out->has_taint_reason = x->taint_reason != NULL;
+    snprintf(out->taint_reason, sizeof out->taint_reason, "%s",
+             x->taint_reason != NULL ? x->taint_reason : "");
+    for (size_t i = 0; i < x->n_metrics; i++) {
+        snprintf(out->names[i], sizeof out->names[i], "%s", x->metric_names[i]);
+        out->values[i] = x->metric_values[i];
+    }
+    out->x.point = out->x.variant = out->x.taint_reason = NULL;
+    out->x.metric_names = NULL;
+    out->x.metric_values = NULL;
+    return c->stop_after != 0 && c->n >= c->stop_after;
+}
+
+static collection *read_samples(store *s, int64_t experiment_id)
+{
+    collection *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    char err[ERR_SIZE] = "";
+    if (store_for_each_sample(s, experiment_id, collect_sample, c, err, sizeof err) != 0)
+        fail_msg("store_for_each_sample: %s", err);
+    return c;
+}
+
+/* Exact equality, bit for bit where it matters: a store must not round numbers. */
+static void assert_same_sample(const collected_sample *got, const store_sample *want)
+{
+    assert_string_equal(got->point, want->point);
+    assert_string_equal(got->variant, want->variant);
+    assert_int_equal(got->x.block, want->block);
+    assert_int_equal(got->x.seq, want->seq);
+    assert_true(got->x.started == want->started);
+    assert_true(got->x.wall == want->wall);
+    assert_true(got->x.user == want->user);
+    assert_true(got->x.sys == want->sys);
+    assert_true(got->x.maxrss_kib == want->maxrss_kib);
+    assert_int_equal(got->x.voluntary_switches, want->voluntary_switches);
+    assert_int_equal(got->x.involuntary_switches, want->involuntary_switches);
+    assert_int_equal(got->x.exit_code, want->exit_code);
+    assert_int_equal(got->x.timed_out, want->timed_out);
+    assert_int_equal(got->x.tainted, want->tainted);
+    assert_int_equal(got->has_taint_reason, want->taint_reason != NULL);
+    if (want->taint_reason != NULL)
+        assert_string_equal(got->taint_reason, want->taint_reason);
+    double got_readings[] = {got->x.steal, got->x.other_busy, got->x.load1};
+    double want_readings[] = {want->steal, want->other_busy, want->load1};
+    for (int i = 0; i < 3; i++) {
+        if (isnan(want_readings[i]))
+            assert_true(isnan(got_readings[i]));
+        else
+            assert_true(got_readings[i] == want_readings[i]);
+    }
+    assert_int_equal(got->x.n_metrics, want->n_metrics);
+    for (size_t i = 0; i < want->n_metrics; i++) {
+        assert_string_equal(got->names[i], want->metric_names[i]);
+        if (isnan(want->metric_values[i]))
+            assert_true(isnan(got->values[i]));
+        else
+            assert_true(got->values[i] == want->metric_values[i]);
+    }
+}
+
+/* ---- round trips ---- */
+
+static void experiment_round_trips_with_uint64_hashes(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+
+    store_experiment got;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    assert_string_equal(got.name, "crc");
+    assert_int_equal(got.text_length, e.text_length);
+    assert_memory_equal(got.text, e.text, e.text_length);
+    assert_true(got.text_hash == e.text_hash);
+    assert_true(got.plan_hash == e.plan_hash);
+    assert_true(got.seed == UINT64_MAX);
+    assert_string_equal(got.tool_version, "0.1.0");
+
+    assert_int_equal(store_get_experiment(s, id + 1, &got, err, sizeof err), -1);
+    assert_contains(err, "no experiment");
+    store_close(s);
+}
+
+static void samples_round_trip_every_field(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+
+    static const char *const nan_names[] = {"z_last", "a_first", "unknown"};
+    static const double nan_values[] = {-1e300, 4.9406564584124654e-324, NAN};
+    store_sample samples[3] = {full_sample(0, 0), full_sample(0, 1), full_sample(-1, 2)};
+    /* the third: a failed run outside blocks, every unknown reading NaN, odd metric order */
+    samples[2].exit_code = -9;
+    samples[2].timed_out = true;
+    samples[2].tainted = false;
+    samples[2].taint_reason = NULL;
+    samples[2].steal = samples[2].other_busy = samples[2].load1 = NAN;
+    samples[2].voluntary_switches = 0x7fffffffL;
+    samples[2].metric_names = nan_names;
+    samples[2].metric_values = nan_values;
+    /* stored out of seq order: reading back must follow seq */
+    add_sample(s, run, &samples[1]);
+    add_sample(s, run, &samples[0]);
+    add_sample(s, run, &samples[2]);
+
+    collection *c = read_samples(s, id);
+    assert_int_equal(c->n, 3);
+    for (int i = 0; i < 3; i++)
+        assert_same_sample(&c->items[i], &samples[i]);
+    free(c);
+    store_close(s);
+    /* NaN went to the file as NULL, not as a number */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample WHERE steal IS NULL"), 1);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric WHERE value IS NULL"),
+                     1);
+}
+
+static void reading_stops_when_the_callback_says_so(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    for (long i = 0; i < 5; i++) {
+        store_sample x = full_sample(i, i);
+        add_sample(s, run, &x);
+    }
+    collection *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    c->stop_after = 2;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, err, sizeof err), 0);
+    assert_int_equal(c->n, 2);
+    free(c);
+    store_close(s);
+}
+
+/* ---- facts and runs ---- */
+
+typedef struct {
+    char keys[8][32], values[8][64];
+    size_t n;
+} fact_list;
+
+static int collect_fact(void *context, const char *key, const char *value)
+{
+    fact_list *list = context;
+    assert_true(list->n < 8);
+    snprintf(list->keys[list->n], sizeof list->keys[0], "%s", key);
+    snprintf(list->values[list->n], sizeof list->values[0], "%s", value != NULL ? value : "(null)");
+    list->n++;
+    return 0;
+}
+
+static void facts_of_the_latest_run_come_back_in_order(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    char err[ERR_SIZE] = "";
+
+    fact_list none = {0};
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &none, err, sizeof err), 0);
+    assert_int_equal(none.n, 0);
+
+    store_fact first[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
+    store_fact second[] = {{"zeta", "1"}, {"cpu_model", "Xeon"}, {"alpha", "2"}};
+    begin_run(s, id, first, 2);
+    begin_run(s, id, second, 3);
+    fact_list got = {0};
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
+    assert_int_equal(got.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_string_equal(got.keys[i], second[i].key);
+        assert_string_equal(got.values[i], second[i].value);
+    }
+
+    store_fact twice[] = {{"governor", "a"}, {"governor", "b"}};
+    int64_t run = 0;
+    assert_int_equal(store_begin_run(s, id, twice, 2, &run, err, sizeof err), -1);
+    assert_contains(err, "fact governor given twice");
+    store_close(s);
+    /* the refused run left nothing behind */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run"), 2);
+}
+
+static void runs_record_start_end_status_and_version(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_end_run(s, run, "finished", err, sizeof err), -1);
+    assert_contains(err, "run status finished");
+    assert_int_equal(store_end_run(s, run + 5, "done", err, sizeof err), -1);
+    assert_contains(err, "no run");
+    assert_int_equal(store_end_run(s, run, "interrupted", err, sizeof err), 0);
+
+    store_sample x = full_sample(0, 0);
+    assert_int_equal(store_add_sample(s, run + 5, &x, err, sizeof err), -1);
+    assert_contains(err, "no run");
+    store_close(s);
+
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run WHERE status = 'interrupted'"
+                                      " AND ended >= started AND started LIKE '____-__-__T%Z'"
+                                      " AND tool_version = '0.1.0'"),
+                     1);
+}
+
+static void latest_experiment_is_the_one_run_last(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    int64_t latest = 0;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), -1);
+    assert_contains(err, "no experiment");
+    assert_contains(err, f->path);
+
+    store_experiment a = sample_experiment("a"), b = sample_experiment("b");
+    int64_t id_a = open_experiment(s, &a, false);
+    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(latest, id_a);
+    int64_t id_b = open_experiment(s, &b, false);
+    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(latest, id_b);
+    begin_run(s, id_a, NULL, 0);
+    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(latest, id_a);
+    store_close(s);
+}
+
+/* ---- uniqueness and plans ---- */
+
+static void a_block_is_never_stored_twice(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    store_sample x = full_sample(3, 0);
+    add_sample(s, run, &x);
+
+    /* a second run of the same experiment (a resume) may not repeat the block either */
+    int64_t resumed = begin_run(s, id, NULL, 0);
+    x.seq = 1;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_add_sample(s, resumed, &x, err, sizeof err), -1);
+    assert_contains(err, f->path);
+    assert_contains(err, "point clients=4, variant A, block 3");
+    assert_contains(err, "already stored");
+
+    /* the store still works, and the same block of another variant or point is new */
+    x.variant = "B";
+    add_sample(s, resumed, &x);
+    x.point = "clients=8";
+    add_sample(s, resumed, &x);
+    /* samples outside blocks (-1) are not unique */
+    x.block = -1;
+    add_sample(s, resumed, &x);
+    add_sample(s, resumed, &x);
+    /* another experiment has blocks of its own */
+    store_experiment other = sample_experiment("other");
+    int64_t other_run = begin_run(s, open_experiment(s, &other, false), NULL, 0);
+    x = full_sample(3, 0);
+    add_sample(s, other_run, &x);
+    store_close(s);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), 6);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 18);
+}
+
+static void same_plan_reopens_and_new_text_is_kept(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    assert_int_equal(open_experiment(s, &e, true), id);
+
+    static const char edited[] = "# a comment\nname: crc\n";
+    store_experiment changed_text = e;
+    changed_text.text = edited;
+    changed_text.text_length = sizeof edited - 1;
+    changed_text.text_hash = 42;
+    assert_int_equal(open_experiment(s, &changed_text, true), id);
+    store_experiment got;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    assert_string_equal(got.text, edited);
+    assert_true(got.text_hash == 42);
+
+    store_experiment changed_plan = e;
+    changed_plan.plan_hash ^= 1;
+    int64_t refused_id = -7;
+    bool existing = false;
+    assert_int_equal(store_open_experiment(s, &changed_plan, &refused_id, &existing, err,
+                                           sizeof err),
+                     -1);
+    char want[ERR_SIZE];
+    snprintf(want, sizeof want,
+             "experiment crc in %s was run with a different plan (variants, parameters, seed "
+             "or repetitions changed); use a new store or restore the file",
+             f->path);
+    assert_string_equal(err, want);
+    store_close(s);
+    /* the first text is in the history, exactly once */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history WHERE"
+                                      " text = 'name: crc\nvariants:\n  - name: A\n  - name: "
+                                      "B\n' AND text_hash = 'fedcba9876543210'"),
+                     1);
+}
+
+/* ---- schema ---- */
+
+static void an_empty_file_is_migrated_and_reopened(void **state)
+{
+    fixture *f = *state;
+    FILE *empty = fopen(f->path, "w");
+    assert_non_null(empty);
+    fclose(empty);
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    store_sample x = full_sample(0, 0);
+    add_sample(s, run, &x);
+    store_close(s);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pragma_journal_mode"
+                                      " WHERE journal_mode = 'wal'"),
+                     1);
+
+    s = open_store(f->path);
+    assert_int_equal(open_experiment(s, &e, true), id);
+    collection *c = read_samples(s, id);
+    assert_int_equal(c->n, 1);
+    assert_same_sample(&c->items[0], &x);
+    free(c);
+    store_close(s);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_integrity(f->path);
+}
+
+static void a_newer_schema_is_refused(void **state)
+{
+    fixture *f = *state;
+    store_close(open_store(f->path));
+    raw_exec(f->path, "PRAGMA user_version = 7");
+    store *s = (store *)&s; /* must be reset to NULL on failure */
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    assert_null(s);
+    char want[ERR_SIZE];
+    snprintf(want, sizeof want,
+             "%s: written by a newer verdict (schema 7); this verdict reads up to schema %d",
+             f->path, STORE_SCHEMA_VERSION);
+    assert_string_equal(err, want);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 7);
+}
+
+static void a_file_that_is_not_a_database_is_refused(void **state)
+{
+    fixture *f = *state;
+    static const char words[] = "clients,tps\n4,48145.7\n8,90211.3\n";
+    FILE *file = fopen(f->path, "w");
+    assert_non_null(file);
+    for (int i = 0; i < 64; i++)
+        fputs(words, file);
+    fclose(file);
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    assert_null(s);
+    assert_contains(err, f->path);
+    assert_contains(err, "file is not a database");
+    /* and it was left as it was */
+    struct stat st;
+    assert_int_equal(stat(f->path, &st), 0);
+    assert_int_equal(st.st_size, 64 * (sizeof words - 1));
+}
+
+static void another_applications_database_is_refused(void **state)
+{
+    fixture *f = *state;
+    raw_exec(f->path, "CREATE TABLE invoices (id INTEGER PRIMARY KEY)");
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    assert_contains(err, f->path);
+    assert_contains(err, "not a verdict store");
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_schema"), 1);
+}
+
+static void a_missing_directory_is_named(void **state)
+{
+    fixture *f = *state;
+    char path[400];
+    snprintf(path, sizeof path, "%s/no/such/dir/store.db", f->dir);
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open(path, &s, err, sizeof err), -1);
+    assert_contains(err, path);
+    assert_contains(err, "cannot open or create the file");
+}
+
+/* Runs store_open in a child, as nobody when the tests run as root (root writes anywhere),
+ * and returns its message through a pipe. */
+static void open_as_unprivileged(const char *path, char *err, size_t errlen)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(2);
+        store *s = NULL;
+        char message[ERR_SIZE] = "";
+        int rc = store_open(path, &s, message, sizeof message);
+        store_close(s);
+        if (write(fds[1], message, strlen(message)) < 0)
+            _exit(3);
+        _exit(rc == -1 ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t n = read(fds[0], err, errlen - 1);
+    close(fds[0]);
+    err[n > 0 ? n : 0] = '\0';
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void an_unwritable_directory_is_named(void **state)
+{
+    fixture *f = *state;
+    char dir[300], path[400];
+    snprintf(dir, sizeof dir, "%s/readonly", f->dir);
+    snprintf(path, sizeof path, "%s/store.db", dir);
+    assert_int_equal(chmod(f->dir, 0755), 0);
+    assert_int_equal(mkdir(dir, 0555), 0);
+    char err[ERR_SIZE] = "";
+    open_as_unprivileged(path, err, sizeof err);
+    assert_contains(err, path);
+    assert_contains(err, "cannot open or create the file");
+    assert_int_equal(chmod(dir, 0700), 0);
+}
+
+/* ---- durability ---- */
+
+static void committed_samples_are_visible_at_once(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
+    store_sample x = full_sample(0, 0);
+    add_sample(s, run, &x);
+    /* another connection (another verdict) sees it while the writer still has it open */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 3);
+    store_close(s);
+}
+
+static void a_full_disk_keeps_what_was_stored(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    /* a full disk, simulated: the file may not grow beyond its present pages */
+    char *grow_limit = sqlite3_mprintf("PRAGMA max_page_count = %lld",
+                                       raw_int(f->path, "PRAGMA page_count") + 2);
+    assert_int_equal(sqlite3_exec(sqlite_store_connection(s), grow_limit, NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_free(grow_limit);
+    static char reason[2000];
+    memset(reason, 'x', sizeof reason - 1);
+    char err[ERR_SIZE] = "";
+    long stored = 0;
+    for (;; stored++) {
+        store_sample x = full_sample(stored, stored);
+        x.taint_reason = reason;
+        if (store_add_sample(s, run, &x, err, sizeof err) != 0)
+            break;
+        assert_true(stored < 1000);
+    }
+    assert_true(stored > 0);
+    assert_contains(err, f->path);
+    assert_contains(err, "disk full");
+    assert_contains(err, "what was stored before is intact");
+    store_close(s);
+
+    assert_integrity(f->path);
+    s = open_store(f->path);
+    collection *c = read_samples(s, id);
+    assert_int_equal(c->n, stored);
+    for (long i = 0; i < stored; i++)
+        assert_int_equal(c->items[i].x.n_metrics, 3);
+    free(c);
+    store_close(s);
+}
+
+#define DURABILITY_SAMPLES 200
+
+/* The writer of the durability tests: reports each seq on `report` once store_add_sample
+ * has returned; with `go` it then waits for the parent's word before the next sample. */
+static void writer_child(const char *path, int report, int go)
+{
+    store *s = NULL;
+    char err[ERR_SIZE];
+    if (store_open(path, &s, err, sizeof err) != 0)
+        _exit(2);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = 0, run = 0;
+    bool existing = false;
+    if (store_open_experiment(s, &e, &id, &existing, err, sizeof err) != 0 ||
+        store_begin_run(s, id, NULL, 0, &run, err, sizeof err) != 0)
+        _exit(3);
+    for (long seq = 0; seq < DURABILITY_SAMPLES; seq++) {
+        store_sample x = full_sample(seq, seq);
+        if (store_add_sample(s, run, &x, err, sizeof err) != 0)
+            _exit(4);
+        if (write(report, &seq, sizeof seq) != (ssize_t)sizeof seq)
+            _exit(5);
+        char word;
+        if (go >= 0 && read(go, &word, 1) != 1)
+            _exit(6);
+    }
+    _exit(0); /* not reached when the parent kills in time */
+}
+
+static pid_t start_writer(const char *path, int *report, int *go)
+{
+    int report_pipe[2], go_pipe[2];
+    assert_int_equal(pipe(report_pipe), 0);
+    if (go != NULL)
+        assert_int_equal(pipe(go_pipe), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(report_pipe[0]);
+        if (go != NULL)
+            close(go_pipe[1]);
+        writer_child(path, report_pipe[1], go != NULL ? go_pipe[0] : -1);
+    }
+    close(report_pipe[1]);
+    *report = report_pipe[0];
+    if (go != NULL) {
+        close(go_pipe[0]);
+        *go = go_pipe[1];
+    }
+    return pid;
+}
+
+static void kill_and_reap(pid_t pid)
+{
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGKILL);
+}
+
+/* Reopens after the kill: the samples are seq 0.. n-1, complete, and resume goes on. */
+static void assert_store_holds(const char *path, long n)
+{
+    assert_integrity(path);
+    store *s = open_store(path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, true);
+    collection *c = read_samples(s, id);
+    assert_int_equal(c->n, n);
+    for (long i = 0; i < n; i++) {
+        store_sample want = full_sample(i, i);
+        assert_same_sample(&c->items[i], &want);
+    }
+    free(c);
+    int64_t run = begin_run(s, id, NULL, 0);
+    store_sample next = full_sample(n, n);
+    add_sample(s, run, &next);
+    store_sample again = full_sample(0, 0); /* block 0 of variant A, measured again */
+    again.seq = n + 1;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_add_sample(s, run, &again, err, sizeof err), -1);
+    assert_contains(err, "already stored");
+    store_close(s);
+}
+
+static void killed_after_sample_k_keeps_exactly_k(void **state)
+{
+    fixture *f = *state;
+    const long k = 37;
+    int report = -1, go = -1;
+    pid_t pid = start_writer(f->path, &report, &go);
+    long seq = -1;
+    for (;;) {
+        assert_int_equal(read(report, &seq, sizeof seq), (ssize_t)sizeof seq);
+        if (seq == k - 1)
+            break;
+        assert_int_equal(write(go, "g", 1), 1);
+    }
+    /* the child waits for its word after sample k: it dies with exactly k committed */
+    kill_and_reap(pid);
+    close(report);
+    close(go);
+    assert_store_holds(f->path, k);
+}
+
+static void killed_mid_stream_loses_nothing_committed(void **state)
+{
+    fixture *f = *state;
+    int report = -1;
+    pid_t pid = start_writer(f->path, &report, NULL);
+    long seq = -1, last = -1;
+    while (last < 40) {
+        assert_int_equal(read(report, &seq, sizeof seq), (ssize_t)sizeof seq);
+        last = seq;
+    }
+    kill_and_reap(pid);
+    while (read(report, &seq, sizeof seq) == (ssize_t)sizeof seq)
+        last = seq;
+    close(report);
+    /* samples 0..last were reported after their commit; one more may have committed and
+     * not been reported before the kill, but never half of one */
+    long n = raw_int(f->path, "SELECT count(*) FROM sample");
+    assert_true(n == last + 1 || n == last + 2);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 3 * n);
+    assert_store_holds(f->path, n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+#define WITH_DIR(test) cmocka_unit_test_setup_teardown(test, setup_dir, teardown_dir)
+        WITH_DIR(experiment_round_trips_with_uint64_hashes),
+        WITH_DIR(samples_round_trip_every_field),
+        WITH_DIR(reading_stops_when_the_callback_says_so),
+        WITH_DIR(facts_of_the_latest_run_come_back_in_order),
+        WITH_DIR(runs_record_start_end_status_and_version),
+        WITH_DIR(latest_experiment_is_the_one_run_last),
+        WITH_DIR(a_block_is_never_stored_twice),
+        WITH_DIR(same_plan_reopens_and_new_text_is_kept),
+        WITH_DIR(an_empty_file_is_migrated_and_reopened),
+        WITH_DIR(a_newer_schema_is_refused),
+        WITH_DIR(a_file_that_is_not_a_database_is_refused),
+        WITH_DIR(another_applications_database_is_refused),
+        WITH_DIR(a_missing_directory_is_named),
+        WITH_DIR(an_unwritable_directory_is_named),
+        WITH_DIR(committed_samples_are_visible_at_once),
+        WITH_DIR(a_full_disk_keeps_what_was_stored),
+        WITH_DIR(killed_after_sample_k_keeps_exactly_k),
+        WITH_DIR(killed_mid_stream_loses_nothing_committed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
