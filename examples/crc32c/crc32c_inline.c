@@ -1,5 +1,7 @@
 /* The `inline` kernel of the CRC-32C module, in its own file because it is compiled with
  * the CRC instructions enabled (-msse4.2), which turns on crc32c_inline()'s inline path. */
+#include <stdio.h>
+
 #include "records.h"
 
 /* crc32c_inline() inlines up to CRC32C_INLINE_MAX bytes; longer buffers would call the
@@ -23,6 +25,11 @@ int inline_setup(verdict_kernel_setup *s)
 #if defined(__x86_64__)
     if (crc32c_find("sse42") == NULL) {
         snprintf(s->error, s->error_size, "this CPU lacks SSE 4.2: no inline crc32 path");
+        return -1;
+    }
+#elif defined(__aarch64__)
+    if (crc32c_find("armv8") == NULL) {
+        snprintf(s->error, s->error_size, "this CPU lacks the CRC32 extension: no inline path");
         return -1;
     }
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/combine.h"
 #include "stats/diagnostics.h"
 #include "stats/multiplicity.h"
 
@@ -210,6 +211,66 @@ done:
     return rc;
 }
 
+static bool same_overall_group(const analysis_series *series, const analysis_comparison *a,
+                               const analysis_comparison *b)
+{
+    return strcmp(series[a->baseline].variant, series[b->baseline].variant) == 0 &&
+           strcmp(series[a->candidate].variant, series[b->candidate].variant) == 0 &&
+           strcmp(series[a->candidate].metric, series[b->candidate].metric) == 0;
+}
+
+/* Combines the comparisons of one (baseline, candidate, metric) across the points. */
+static int combine_group(const analysis_series *series, const analysis_options *o,
+                         analysis_result *r, size_t first, ratio_interval *scratch)
+{
+    const analysis_comparison *lead = &r->comparisons[first];
+    size_t k = 0;
+    for (size_t j = first; j < r->n_comparisons; j++) {
+        const analysis_comparison *c = &r->comparisons[j];
+        if (!same_overall_group(series, lead, c))
+            continue;
+        if (!c->ok)
+            return 0; /* a point without a result leaves the overall effect undefined */
+        scratch[k++] = (ratio_interval){c->result.ratio, c->result.ci_low, c->result.ci_high,
+                                        c->result.achieved_confidence};
+    }
+    ratio_interval combined;
+    if (k < 2 || combine_ratios(scratch, k, o->confidence, &combined) != STATS_OK)
+        return 0;
+    analysis_overall *ov = &r->overall[r->n_overall++];
+    const analysis_series *b = &series[lead->baseline], *x = &series[lead->candidate];
+    *ov = (analysis_overall){b->variant, x->variant, x->metric, k, combined.ratio,
+                             combined.ci_low, combined.ci_high, o->confidence, {0}};
+    verdict_input in = {.ratio = combined.ratio, .ci_low = combined.ci_low,
+                        .ci_high = combined.ci_high, .confidence = o->confidence,
+                        .achieved_confidence = o->confidence, .margin = o->margin,
+                        .higher_is_better = b->higher_is_better, .paired = o->paired,
+                        .n_baseline = b->n, .n_candidate = x->n};
+    ov->decision = verdict_decide(&in);
+    return 0;
+}
+
+static int compute_overall(const analysis_series *series, const analysis_options *o,
+                           analysis_result *r)
+{
+    size_t m = r->n_comparisons;
+    r->overall = calloc(m ? m : 1, sizeof *r->overall);
+    ratio_interval *scratch = calloc(m ? m : 1, sizeof *scratch);
+    if (r->overall == NULL || scratch == NULL) {
+        free(scratch);
+        return -1;
+    }
+    for (size_t i = 0; i < m; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = same_overall_group(series, &r->comparisons[j], &r->comparisons[i]);
+        if (!seen)
+            combine_group(series, o, r, i, scratch);
+    }
+    free(scratch);
+    return 0;
+}
+
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
                  analysis_result *out, char *err, size_t errlen)
 {
@@ -228,7 +289,7 @@ int analysis_run(const analysis_series *series, size_t n_series, const analysis_
     }
     plan_comparisons(series, n_series, out);
     if (compute_comparisons(series, options, options->confidence, out) != 0 ||
-        adjust_for_family(series, options, out) != 0)
+        adjust_for_family(series, options, out) != 0 || compute_overall(series, options, out) != 0)
         goto nomem;
     for (size_t k = 0; k < out->n_comparisons; k++)
         if (!out->comparisons[k].ok &&
@@ -253,6 +314,7 @@ void analysis_result_free(analysis_result *result)
         free(result->warnings[i].message);
     }
     free(result->warnings);
+    free(result->overall);
     free(result->comparisons);
     free(result->summaries);
     memset(result, 0, sizeof *result);

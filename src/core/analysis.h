@@ -49,6 +49,14 @@ typedef struct {
     double p_adjusted;
 } analysis_comparison;
 
+/* A candidate's effect across all points of a sweep (geometric mean of the ratios). */
+typedef struct {
+    const char *baseline, *candidate, *metric; /* borrowed from the series */
+    size_t n_points;
+    double ratio, ci_low, ci_high, confidence;
+    verdict_decision decision;
+} analysis_overall;
+
 typedef struct {
     stats_summary *summaries;   /* one per series */
     analysis_comparison *comparisons;
@@ -56,6 +64,8 @@ typedef struct {
     double interval_confidence; /* level each interval was computed at after adjustment */
     analysis_warning *warnings;
     size_t n_warnings;
+    analysis_overall *overall;  /* only when comparisons span several points */
+    size_t n_overall;
 } analysis_result;
 
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,

@@ -102,10 +102,15 @@ static int read_key(loader *l, struct fy_node_pair *pair, yaml_field *f)
     f->value = fy_node_pair_value(pair);
     if (f->value && fy_node_is_alias(f->value))
         return yaml_fail_field(&l->r, f, "aliases (*name) are not supported in experiment files");
-    f->key = yaml_scalar(f->key_node, NULL);
-    if (f->key == NULL || f->key[0] == '\0')
+    size_t n = 0;
+    const char *key = yaml_scalar(f->key_node, &n);
+    if (key == NULL || n == 0)
         return yaml_fail(&l->r, f->key_node ? f->key_node : f->value,
                          "keys must be plain names");
+    if (n >= sizeof f->key)
+        return yaml_fail(&l->r, f->key_node, "key '%.40s...' is too long", key);
+    memcpy(f->key, key, n);
+    f->key[n] = '\0';
     return 0;
 }
 
@@ -454,7 +459,8 @@ static int take_words(loader *l, const yaml_field *f, experiment_variant *v, com
     return v->command ? 0 : yaml_fail_field(&l->r, f, "out of memory");
 }
 
-static int command_from_list(loader *l, const yaml_field *f, command_words *w)
+static int command_from_list(loader *l, const yaml_field *f, command_words *w,
+                             const char *context)
 {
     void *iter = NULL;
     struct fy_node *item;
@@ -471,6 +477,8 @@ static int command_from_list(loader *l, const yaml_field *f, command_words *w)
         w->words[w->n + 1] = NULL;
         if (w->words[w->n++] == NULL)
             return yaml_fail(&l->r, item, "out of memory");
+        if (check_placeholders(l, item, w->words[w->n - 1], context) != 0)
+            return -1;
     }
     if (w->n == 0)
         return yaml_fail_field(&l->r, f, "'command' is an empty list");
@@ -512,14 +520,15 @@ static int read_command(loader *l, const yaml_field *f, bool shell, experiment_v
         rc = yaml_fail_field(&l->r, f, "with shell: true, 'command' must be one string (a "
                              "shell line), not a list");
     else if (is_sequence(f))
-        rc = command_from_list(l, f, &w);
+        rc = command_from_list(l, f, &w, context);
     else
         rc = command_from_string(l, f, shell, &w);
+    /* A string's words all point at the string (list words were checked one by one). */
+    for (size_t i = 0; rc == 0 && !is_sequence(f) && i < w.n; i++)
+        rc = check_placeholders(l, f->value, w.words[i], context);
     if (rc == 0)
         rc = take_words(l, f, v, &w);
     command_words_free(&w);
-    for (size_t i = 0; rc == 0 && i < v->n_command; i++)
-        rc = check_placeholders(l, f->value, v->command[i], context);
     return rc;
 }
 

@@ -19,7 +19,7 @@ typedef struct {
 
 /* One key: value pair of a mapping; value is NULL for "key:" with nothing after it. */
 typedef struct {
-    const char *key;
+    char key[128];          /* a NUL-terminated copy (libfyaml's text is not terminated) */
     struct fy_node *key_node;
     struct fy_node *value;
 } yaml_field;

@@ -146,6 +146,10 @@ static bool scalar_position(struct fy_node *node, int *line, int *column)
         return false;
     *line = mark->line + 1;
     *column = mark->column + 1;
+    /* libfyaml marks a quoted scalar at its first character: point at the quote. */
+    enum fy_node_style style = fy_node_get_style(node);
+    if ((style == FYNS_SINGLE_QUOTED || style == FYNS_DOUBLE_QUOTED) && *column > 1)
+        (*column)--;
     return true;
 }
 

@@ -26,6 +26,8 @@ typedef struct {
     bool probe_open;
     double start;
     long seq;
+    bool *done;                     /* done[block * n_variants + variant]: preloaded */
+    size_t done_blocks;             /* blocks the done map covers */
 } session_state;
 
 static double now_seconds(void)
@@ -61,6 +63,33 @@ static char **build_envp(char *const *extra, char *pad)
     return envp;
 }
 
+static session_sample *new_sample(session_outcome *out);
+
+/* Copies the stored samples in and marks their (block, variant) as done. */
+static int preload_samples(session_state *st)
+{
+    const session_config *c = st->config;
+    st->done_blocks = c->adaptive ? c->stopping.max_blocks : c->runs;
+    st->done = calloc(st->done_blocks * c->n_variants + 1, sizeof *st->done);
+    if (st->done == NULL)
+        return -1;
+    for (size_t i = 0; i < c->n_preloaded; i++) {
+        const session_sample *p = &c->preloaded[i];
+        if (p->block < 0 || (size_t)p->block >= st->done_blocks || p->variant >= c->n_variants)
+            continue;
+        session_sample *s = new_sample(st->out);
+        if (s == NULL)
+            return -1;
+        *s = *p;
+        s->run.stdout_text = NULL;
+        st->out->n_samples++;
+        st->done[(size_t)p->block * c->n_variants + p->variant] = true;
+        if (p->seq >= st->seq)
+            st->seq = p->seq + 1;
+    }
+    return 0;
+}
+
 static int prepare_state(session_state *st, char *err, size_t errlen)
 {
     const session_config *c = st->config;
@@ -79,6 +108,8 @@ static int prepare_state(session_state *st, char *err, size_t errlen)
     for (size_t v = 0; v < c->n_variants; v++)
         if ((st->envp_of_variant[v] = build_envp(c->variants[v].extra_env, st->pad)) == NULL)
             goto nomem;
+    if (preload_samples(st) != 0)
+        goto nomem;
     st->probe_open = interference_probe_open(&st->probe) == 0;
     return 0;
 nomem:
@@ -91,6 +122,7 @@ static void release_state(session_state *st)
     for (size_t v = 0; v < sizeof st->envp_of_variant / sizeof st->envp_of_variant[0]; v++)
         free(st->envp_of_variant[v]);
     free(st->pad);
+    free(st->done);
     if (st->probe_open)
         interference_probe_close(&st->probe);
 }
@@ -234,8 +266,19 @@ static int measure_once(session_state *st, size_t v, long block, char *err, size
     for (size_t m = 0; m < c->n_metrics; m++)
         if (!metrics_read && !(s->values[m] > 0))
             s->values[m] = NAN;
+    if (block >= 0 && c->on_sample && c->on_sample(c->sample_context, s, err, errlen) != 0)
+        return -1;
     st->out->n_samples++;
     return 0;
+}
+
+/* Re-runs a failed run up to config->retries times before the failure counts. */
+static int measure_with_retries(session_state *st, size_t v, long block, char *err, size_t errlen)
+{
+    int rc = measure_once(st, v, block, err, errlen);
+    for (int attempt = 0; rc == 2 && attempt < st->config->retries; attempt++)
+        rc = measure_once(st, v, block, err, errlen);
+    return rc;
 }
 
 static int run_warmup(session_state *st, char *err, size_t errlen)
@@ -243,7 +286,7 @@ static int run_warmup(session_state *st, char *err, size_t errlen)
     const session_config *c = st->config;
     for (size_t w = 0; w < c->warmup; w++)
         for (size_t v = 0; v < c->n_variants; v++) {
-            int rc = measure_once(st, v, -1, err, errlen);
+            int rc = measure_with_retries(st, v, -1, err, errlen);
             if (rc != 0)
                 return rc;
             st->out->n_samples--; /* warmup runs are not kept */
@@ -257,7 +300,9 @@ static int run_block(session_state *st, size_t block, char *err, size_t errlen)
     size_t order[64];
     schedule_block_order(c->seed, c->point, block, c->n_variants, order);
     for (size_t i = 0; i < c->n_variants; i++) {
-        int rc = measure_once(st, order[i], (long)block, err, errlen);
+        if (block < st->done_blocks && st->done[block * c->n_variants + order[i]])
+            continue;
+        int rc = measure_with_retries(st, order[i], (long)block, err, errlen);
         if (rc != 0)
             return rc;
     }

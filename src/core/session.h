@@ -63,9 +63,17 @@ typedef struct {
     bool randomize_env;
     const cpu_set_t *pin;
     bool ignore_failure;
+    int retries;                    /* a failed run is re-run up to this many times first */
     analysis_options analysis;      /* for adaptive looks */
     session_progress_fn progress;
     void *progress_context;
+    /* Resume and durability, for experiments (all optional): samples already stored for
+     * this point are not measured again, and every new sample is handed to on_sample as
+     * soon as it is measured; a non-zero return stops the session with its message. */
+    const session_sample *preloaded;
+    size_t n_preloaded;
+    int (*on_sample)(void *context, const session_sample *sample, char *err, size_t errlen);
+    void *sample_context;
 } session_config;
 
 typedef enum {

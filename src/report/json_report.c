@@ -176,6 +176,21 @@ static json_t *comparisons_json(const report_input *in)
     return array;
 }
 
+static json_t *overall_json(const report_input *in)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; i < in->analysis->n_overall; i++) {
+        const analysis_overall *o = &in->analysis->overall[i];
+        json_array_append_new(array, json_pack(
+            "{s:s, s:s, s:s, s:I, s:o, s:[o,o], s:f, s:s, s:b}", "baseline", o->baseline,
+            "candidate", o->candidate, "metric", o->metric, "points", (json_int_t)o->n_points,
+            "estimate", number_or_null(o->ratio), "ci", number_or_null(o->ci_low),
+            number_or_null(o->ci_high), "confidence", o->confidence,
+            "verdict", verdict_kind_name(o->decision.kind), "negligible", o->decision.negligible));
+    }
+    return array;
+}
+
 static json_t *warnings_json(const report_input *in)
 {
     json_t *array = json_array();
@@ -190,12 +205,13 @@ static json_t *warnings_json(const report_input *in)
 
 static json_t *document_json(const report_input *in)
 {
-    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "schema", "verdict/1", "tool", "name", "verdict", "version", VERDICT_VERSION,
                      "experiment", experiment_json(in), "environment", environment_json(in),
                      "variants", variants_json(in), "points", points_json(in),
                      "samples", samples_json(in), "summaries", summaries_json(in),
-                     "comparisons", comparisons_json(in), "warnings", warnings_json(in));
+                     "comparisons", comparisons_json(in), "overall", overall_json(in),
+                     "warnings", warnings_json(in));
 }
 
 int report_write_json(const report_input *in, const char *path, char *err, size_t errlen)

@@ -167,6 +167,23 @@ static void print_group(const report_input *in, size_t first, size_t end, FILE *
     }
 }
 
+static void print_overall(const report_input *in, FILE *out)
+{
+    if (in->analysis->n_overall == 0)
+        return;
+    fputs("\n== overall, across the points (geometric mean of the ratios) ==\n", out);
+    for (size_t i = 0; i < in->analysis->n_overall; i++) {
+        const analysis_overall *o = &in->analysis->overall[i];
+        char est[32], lo[32], hi[32];
+        format_percent(o->ratio, est, sizeof est);
+        format_percent(o->ci_low, lo, sizeof lo);
+        format_percent(o->ci_high, hi, sizeof hi);
+        fprintf(out, " %s vs %s, %s over %zu points: %s [%s, %s] (%g%% CI): %s%s\n", o->candidate,
+                o->baseline, o->metric, o->n_points, est, lo, hi, o->confidence * 100,
+                verdict_kind_name(o->decision.kind), o->decision.negligible ? " (negligible)" : "");
+    }
+}
+
 static void print_warnings(const report_input *in, FILE *out)
 {
     if (in->analysis->n_warnings == 0)
@@ -189,5 +206,6 @@ void report_write_text(const report_input *in, FILE *out)
             first = i;
         }
     }
+    print_overall(in, out);
     print_warnings(in, out);
 }

@@ -157,7 +157,7 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
         store_close(s);
         return -1;
     }
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_SECONDS * 1000);
     if (store_schema_prepare(s->db, path, err, errlen) != 0) {
         store_close(s);
         return -1;

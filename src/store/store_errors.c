@@ -7,6 +7,9 @@
 
 #include "store/store_internal.h"
 
+#define STORE_STRINGIFY_TEXT(x) #x
+#define STORE_STRINGIFY(x) STORE_STRINGIFY_TEXT(x)
+
 int store_message(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err != NULL && errlen > 0) {
@@ -35,7 +38,8 @@ static const char *advice_for(int primary_code)
         return "the store is read-only; check the permissions of the file and its directory";
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return "another process kept the store locked for longer than 5 s";
+        return "another process kept the store locked for longer than "
+               STORE_STRINGIFY(STORE_BUSY_TIMEOUT_SECONDS) " s";
     case SQLITE_CORRUPT:
         return "the file is damaged; restore it from a copy";
     case SQLITE_IOERR:

@@ -10,7 +10,7 @@
 #include "store/store.h"
 
 /* How long a writer waits for another verdict holding the store before giving up. */
-#define STORE_BUSY_TIMEOUT_MS 5000
+#define STORE_BUSY_TIMEOUT_SECONDS 5
 
 /* Every statement the store runs, prepared once on first use and kept until close. */
 typedef enum {

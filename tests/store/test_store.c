@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -432,6 +433,9 @@ static void runs_record_start_end_status_and_version(void **state)
     store_sample x = full_sample(0, 0);
     assert_int_equal(store_add_sample(s, run + 5, &x, err, sizeof err), -1);
     assert_contains(err, "no run");
+    int64_t no_run = 0;
+    assert_int_equal(store_begin_run(s, id + 99, NULL, 0, &no_run, err, sizeof err), -1);
+    assert_contains(err, "no experiment");
     store_close(s);
 
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run WHERE status = 'interrupted'"
@@ -697,6 +701,71 @@ static void committed_samples_are_visible_at_once(void **state)
     store_close(s);
 }
 
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Another process takes the write lock, says so on `ready`, and holds it for 300 ms. */
+static pid_t hold_write_lock(const char *path)
+{
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(ready[0]);
+        sqlite3 *db = NULL;
+        if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+            sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+            write(ready[1], "r", 1) != 1)
+            _exit(2);
+        usleep(300 * 1000);
+        int rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        sqlite3_close(db);
+        _exit(rc == SQLITE_OK ? 0 : 3);
+    }
+    close(ready[1]);
+    char word;
+    assert_int_equal(read(ready[0], &word, 1), 1);
+    close(ready[0]);
+    return pid;
+}
+
+static void a_writer_waits_for_another_and_readers_never_block(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc");
+    int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
+
+    /* a reader in the middle of a read transaction (verdict report, say) */
+    sqlite3 *reader = NULL;
+    sqlite3_stmt *reading = NULL;
+    assert_int_equal(sqlite3_open_v2(f->path, &reader, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(reader, "SELECT id FROM run", -1, &reading, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(reading), SQLITE_ROW);
+    store_sample x = full_sample(0, 0);
+    add_sample(s, run, &x);
+    sqlite3_finalize(reading);
+    sqlite3_close(reader);
+
+    /* another writer: the store waits for it (busy timeout) instead of failing */
+    pid_t holder = hold_write_lock(f->path);
+    double before = now_seconds();
+    x = full_sample(1, 1);
+    add_sample(s, run, &x);
+    assert_true(now_seconds() - before >= 0.1);
+    int status = 0;
+    assert_int_equal(waitpid(holder, &status, 0), holder);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    store_close(s);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), 2);
+}
+
 static void a_full_disk_keeps_what_was_stored(void **state)
 {
     fixture *f = *state;
@@ -884,6 +953,7 @@ int main(void)
         WITH_DIR(a_missing_directory_is_named),
         WITH_DIR(an_unwritable_directory_is_named),
         WITH_DIR(committed_samples_are_visible_at_once),
+        WITH_DIR(a_writer_waits_for_another_and_readers_never_block),
         WITH_DIR(a_full_disk_keeps_what_was_stored),
         WITH_DIR(killed_after_sample_k_keeps_exactly_k),
         WITH_DIR(killed_mid_stream_loses_nothing_committed),

@@ -1,0 +1,485 @@
+/* Unit tests of the experiment loader: the documented example, every error with its
+ * FILE:LINE:COLUMN, ranges, points, substitution and the plan and text hashes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/experiment.h"
+
+static const char spin_demo[] =
+    "name: spin-demo\n"
+    "seed: 7\n"
+    "repetitions: 8\n"
+    "parameters:\n"
+    "  n: [2000000, 4000000]\n"
+    "variants:\n"
+    "  A: { command: [\"./spin\", \"{n}\"] }\n"
+    "  B: { command: \"./spin {n}\", env: { X: \"1\" } }\n"
+    "metrics: [wall]\n";
+
+static void parse_ok(const char *text, experiment *e)
+{
+    char err[512] = "";
+    int rc = experiment_parse("spin.yaml", text, strlen(text), e, err, sizeof err);
+    if (rc != 0)
+        fail_msg("unexpected error: %s", err);
+}
+
+/* Parses text expecting failure with exactly this message. */
+static void parse_fails(const char *text, const char *expected)
+{
+    experiment e;
+    char err[512] = "";
+    int rc = experiment_parse("spin.yaml", text, strlen(text), &e, err, sizeof err);
+    if (rc != -1 || strcmp(err, expected) != 0)
+        fail_msg("rc %d\n  got:      %s\n  expected: %s", rc, err, expected);
+}
+
+/* Parses text expecting failure whose message starts with prefix. */
+static void parse_fails_with(const char *text, const char *prefix)
+{
+    experiment e;
+    char err[512] = "";
+    int rc = experiment_parse("spin.yaml", text, strlen(text), &e, err, sizeof err);
+    if (rc != -1 || strncmp(err, prefix, strlen(prefix)) != 0)
+        fail_msg("rc %d\n  got:      %s\n  expected: %s...", rc, err, prefix);
+}
+
+static void test_example_model(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok(spin_demo, &e);
+    assert_string_equal(e.name, "spin-demo");
+    assert_true(e.has_seed);
+    assert_int_equal(e.seed, 7);
+    assert_false(e.adaptive);
+    assert_int_equal(e.repetitions, 8);
+    assert_int_equal(e.n_parameters, 1);
+    assert_string_equal(e.parameters[0].name, "n");
+    assert_int_equal(e.parameters[0].n_values, 2);
+    assert_string_equal(e.parameters[0].values[0], "2000000");
+    assert_string_equal(e.parameters[0].values[1], "4000000");
+    assert_int_equal(e.n_variants, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(e.variants[i].n_command, 2);
+        assert_string_equal(e.variants[i].command[0], "./spin");
+        assert_string_equal(e.variants[i].command[1], "{n}");
+        assert_null(e.variants[i].command[2]);
+        assert_false(e.variants[i].shell);
+        assert_null(e.variants[i].cwd);
+        assert_null(e.variants[i].build);
+    }
+    assert_string_equal(e.variants[0].name, "A");
+    assert_int_equal(e.variants[0].line, 7);
+    assert_int_equal(e.variants[0].n_env, 0);
+    assert_string_equal(e.variants[1].name, "B");
+    assert_int_equal(e.variants[1].n_env, 1);
+    assert_string_equal(e.variants[1].env[0].name, "X");
+    assert_string_equal(e.variants[1].env[0].value, "1");
+    assert_int_equal(e.n_metrics, 1);
+    assert_string_equal(e.metrics[0].name, "wall");
+    assert_null(e.metrics[0].regex);
+    assert_false(e.metrics[0].higher_is_better);
+    assert_int_equal(e.text_length, strlen(spin_demo));
+    assert_string_equal(e.text, spin_demo);
+    assert_string_equal(e.path, "spin.yaml");
+    experiment_free(&e);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok("variants:\n  A: ./a\n", &e);
+    assert_string_equal(e.name, "spin");
+    assert_false(e.has_seed);
+    assert_true(e.adaptive);
+    assert_int_equal(e.repetitions, 0);
+    assert_int_equal(e.min_blocks, 10);
+    assert_int_equal(e.max_blocks, 100);
+    assert_true(e.max_seconds == 0);
+    assert_int_equal(e.warmup, 1);
+    assert_true(e.confidence == 0.95);
+    assert_true(e.margin == 0.01);
+    assert_true(e.timeout == 0);
+    assert_int_equal(e.on_failure, FAILURE_ABORT);
+    assert_int_equal(e.n_metrics, 1);
+    assert_string_equal(e.metrics[0].name, "wall");
+    assert_int_equal(e.n_parameters, 0);
+    assert_null(e.setup);
+    assert_null(e.prepare);
+    assert_int_equal(experiment_point_count(&e), 1);
+    char *id = experiment_point_id(&e, 0);
+    assert_string_equal(id, "default");
+    free(id);
+    experiment_free(&e);
+}
+
+static void test_all_keys(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok("name: full\n"
+             "adaptive: {min_blocks: 10, max_blocks: 60, max_time: 10m}\n"
+             "confidence: \"99%\"\n"
+             "margin: 0.02\n"
+             "warmup: 0\n"
+             "timeout: 500ms\n"
+             "on_failure: {retry: 3}\n"
+             "setup: make -C {n}\n"
+             "teardown: rm -f out.{n}\n"
+             "prepare: sync\n"
+             "command: ./bench {n}\n"
+             "env: {MODE: fast, LEVEL: \"{n}\"}\n"
+             "parameters: {n: [1]}\n"
+             "variants:\n"
+             "  base: {}\n"
+             "  tuned:\n"
+             "    env: {MODE: slow}\n"
+             "    build: make CFLAGS=-O{n}\n"
+             "    cwd: build-{n}\n"
+             "  sh: {command: \"echo {n} | wc -c\", shell: true}\n"
+             "metrics:\n"
+             "  - wall\n"
+             "  - {name: tps, regex: \"tps = ([0-9.]+)\", better: higher}\n",
+             &e);
+    assert_true(e.adaptive);
+    assert_int_equal(e.min_blocks, 10);
+    assert_int_equal(e.max_blocks, 60);
+    assert_true(e.max_seconds == 600);
+    assert_true(e.confidence > 0.9899 && e.confidence < 0.9901);
+    assert_true(e.margin == 0.02);
+    assert_int_equal(e.warmup, 0);
+    assert_true(e.timeout > 0.4999 && e.timeout < 0.5001);
+    assert_int_equal(e.on_failure, FAILURE_RETRY);
+    assert_int_equal(e.retries, 3);
+    assert_string_equal(e.setup, "make -C {n}");
+    assert_string_equal(e.teardown, "rm -f out.{n}");
+    assert_string_equal(e.prepare, "sync");
+    assert_int_equal(e.n_variants, 3);
+    const experiment_variant *base = &e.variants[0], *tuned = &e.variants[1], *sh = &e.variants[2];
+    assert_int_equal(base->n_command, 2);
+    assert_string_equal(base->command[0], "./bench");
+    assert_int_equal(base->n_env, 2);
+    assert_string_equal(base->env[0].value, "fast");
+    assert_string_equal(tuned->env[0].name, "MODE");
+    assert_string_equal(tuned->env[0].value, "slow");  /* overrides the top level */
+    assert_string_equal(tuned->env[1].value, "{n}");
+    assert_string_equal(tuned->build, "make CFLAGS=-O{n}");
+    assert_string_equal(tuned->cwd, "build-{n}");
+    assert_true(sh->shell);
+    assert_int_equal(sh->n_command, 1);
+    assert_string_equal(sh->command[0], "echo {n} | wc -c");
+    assert_int_equal(e.n_metrics, 2);
+    assert_string_equal(e.metrics[1].name, "tps");
+    assert_string_equal(e.metrics[1].regex, "tps = ([0-9.]+)");
+    assert_true(e.metrics[1].higher_is_better);
+    experiment_free(&e);
+}
+
+static void test_command_string_is_split_like_a_shell(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok("parameters: {q: ['a b']}\n"
+             "variants:\n"
+             "  A: {command: \"./prog --name 'two words' {q} x\\\\ y\"}\n", &e);
+    const experiment_variant *v = &e.variants[0];
+    assert_int_equal(v->n_command, 5);
+    assert_string_equal(v->command[2], "two words");
+    assert_string_equal(v->command[3], "{q}");
+    assert_string_equal(v->command[4], "x y");
+    /* Substituted after splitting: a value with a space stays one word. */
+    char err[128];
+    char *word = experiment_substitute(&e, 0, v->command[3], err, sizeof err);
+    assert_string_equal(word, "a b");
+    free(word);
+    assert_int_equal(e.on_failure, FAILURE_ABORT);
+    experiment_free(&e);
+    parse_ok("on_failure: record\nvariants: {A: ./a}\n", &e);
+    assert_int_equal(e.on_failure, FAILURE_RECORD);
+    experiment_free(&e);
+}
+
+static void test_ranges(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok("parameters:\n"
+             "  a: {from: 1, to: 32, factor: 2}\n"
+             "  b: {from: 0, to: 10, step: 4}\n"
+             "  c: {from: -2, to: -2, step: 1}\n"
+             "  d: 5\n"
+             "  e: [0x10, 1e3, \"07\", 1.50]\n"
+             "variants: {A: [./a]}\n", &e);
+    const char *a[] = {"1", "2", "4", "8", "16", "32"};
+    assert_int_equal(e.parameters[0].n_values, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_string_equal(e.parameters[0].values[i], a[i]);
+    assert_int_equal(e.parameters[1].n_values, 3);
+    assert_string_equal(e.parameters[1].values[2], "8");
+    assert_int_equal(e.parameters[2].n_values, 1);
+    assert_string_equal(e.parameters[2].values[0], "-2");
+    assert_string_equal(e.parameters[3].values[0], "5");
+    /* Lists keep the text as written. */
+    assert_string_equal(e.parameters[4].values[0], "0x10");
+    assert_string_equal(e.parameters[4].values[1], "1e3");
+    assert_string_equal(e.parameters[4].values[2], "07");
+    assert_string_equal(e.parameters[4].values[3], "1.50");
+    experiment_free(&e);
+    parse_ok("parameters: {a: {from: 3, to: 30, factor: 3}}\nvariants: {A: ./a}\n", &e);
+    assert_int_equal(e.parameters[0].n_values, 3); /* 3, 9, 27 */
+    assert_string_equal(e.parameters[0].values[2], "27");
+    experiment_free(&e);
+}
+
+static void test_points_order_and_ids(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_ok("parameters:\n  clients: [1, 4]\n  scale: [10, 20, 30]\n"
+             "variants: {A: [./a, '{clients}', '{scale}']}\n", &e);
+    assert_int_equal(experiment_point_count(&e), 6);
+    const char *ids[] = {"clients=1,scale=10", "clients=1,scale=20", "clients=1,scale=30",
+                         "clients=4,scale=10", "clients=4,scale=20", "clients=4,scale=30"};
+    for (size_t p = 0; p < 6; p++) {
+        size_t index[2];
+        experiment_point_values(&e, p, index);
+        assert_int_equal(index[0], p / 3);
+        assert_int_equal(index[1], p % 3); /* the last parameter moves fastest */
+        char *id = experiment_point_id(&e, p);
+        assert_string_equal(id, ids[p]);
+        free(id);
+    }
+    experiment_free(&e);
+}
+
+static void test_substitution(void **state)
+{
+    (void)state;
+    experiment e;
+    char err[256];
+    parse_ok("parameters: {n: [2000000, \"it's\"], m: [x]}\nvariants: {A: ./a}\n", &e);
+    char *s = experiment_substitute(&e, 0, "--n={n} {m}{n} {{n}} }}{{", err, sizeof err);
+    assert_string_equal(s, "--n=2000000 x2000000 {n} }{");
+    free(s);
+    s = experiment_substitute(&e, 1, "{n}", err, sizeof err);
+    assert_string_equal(s, "it's");
+    free(s);
+    s = experiment_substitute_shell(&e, 1, "echo {n} {{x}}", err, sizeof err);
+    assert_string_equal(s, "echo 'it'\\''s' {x}");
+    free(s);
+    s = experiment_substitute(&e, 0, "", err, sizeof err);
+    assert_string_equal(s, "");
+    free(s);
+    assert_null(experiment_substitute(&e, 0, "./a {k}", err, sizeof err));
+    assert_string_equal(err, "unknown placeholder {k}");
+    assert_null(experiment_substitute(&e, 0, "a {n", err, sizeof err));
+    assert_string_equal(err, "unmatched '{' (write {{ for a literal brace)");
+    assert_null(experiment_substitute(&e, 0, "a } b", err, sizeof err));
+    assert_string_equal(err, "unmatched '}' (write }} for a literal brace)");
+    assert_null(experiment_substitute(&e, 2, "{n}", err, sizeof err));
+    experiment_free(&e);
+}
+
+static uint64_t plan_hash_of(const char *text)
+{
+    experiment e;
+    parse_ok(text, &e);
+    uint64_t h = experiment_plan_hash(&e);
+    experiment_free(&e);
+    return h;
+}
+
+static void test_hashes(void **state)
+{
+    (void)state;
+    uint64_t base = plan_hash_of(spin_demo);
+    assert_int_equal(base, plan_hash_of(spin_demo));
+    /* Analysis-only settings keep the plan. */
+    char text[1024];
+    snprintf(text, sizeof text, "%smargin: 5%%\nconfidence: 0.9\ntimeout: 1h\n", spin_demo);
+    assert_int_equal(base, plan_hash_of(text));
+    /* A different command is a different plan. */
+    snprintf(text, sizeof text, "%s", spin_demo);
+    memcpy(strstr(text, "\"./spin\", \"{n}\""), "\"./spun\"", 8);
+    assert_int_not_equal(base, plan_hash_of(text));
+    snprintf(text, sizeof text, "%swarmup: 2\n", spin_demo);
+    assert_int_not_equal(base, plan_hash_of(text));
+    /* Words are hashed with their boundaries. */
+    assert_int_not_equal(plan_hash_of("variants: {A: [ab, c]}\n"),
+                         plan_hash_of("variants: {A: [a, bc]}\n"));
+
+    experiment a, b;
+    parse_ok(spin_demo, &a);
+    snprintf(text, sizeof text, "# a comment\n%s", spin_demo);
+    parse_ok(text, &b);
+    assert_int_equal(experiment_plan_hash(&a), experiment_plan_hash(&b));
+    assert_int_not_equal(experiment_text_hash(&a), experiment_text_hash(&b));
+    experiment_free(&a);
+    experiment_free(&b);
+}
+
+static void test_errors_keys_and_types(void **state)
+{
+    (void)state;
+    parse_fails("name: x\nseed: 1\nrepetition: 8\nvariants: {A: ./a}\n",
+                "spin.yaml:3:1: unknown key 'repetition' (did you mean 'repetitions'?)");
+    parse_fails("variants:\n  A:\n    commnd: ./a\n",
+                "spin.yaml:3:5: unknown key 'commnd' in variant A (did you mean 'command'?)");
+    parse_fails("zzz: 1\nvariants: {A: ./a}\n",
+                "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
+                "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
+                "margin, warmup, timeout, on_failure, setup, teardown, prepare)");
+    parse_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
+                "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
+    parse_fails("variants: {A: ./a}\nrepetitions: eight\n",
+                "spin.yaml:2:14: 'repetitions' must be a positive integer, not 'eight'");
+    parse_fails("variants: {A: ./a}\nrepetitions: 0\n",
+                "spin.yaml:2:14: 'repetitions' must be a positive integer, not '0'");
+    parse_fails("variants: {A: ./a}\nrepetitions: [1]\n",
+                "spin.yaml:2:15: 'repetitions' must be a positive integer, not a list");
+    parse_fails("variants: {A: ./a}\ntimeout: soon\n",
+                "spin.yaml:2:10: 'timeout' must be a positive duration such as 30s, 500ms, 5m "
+                "or 1h, not 'soon'");
+    parse_fails("variants: {A: ./a}\nconfidence: 95\n",
+                "spin.yaml:2:13: 'confidence' must be a level such as 0.95 or \"95%\", not '95'");
+    parse_fails("variants: {A: ./a}\nseed: -1\n",
+                "spin.yaml:2:7: 'seed' must be a non-negative integer, not '-1'");
+    parse_fails("variants: {A: ./a}\nrepetitions: 3\nadaptive: {min_blocks: 2}\n",
+                "spin.yaml:3:1: give either 'repetitions' or 'adaptive', not both");
+    parse_fails("variants: {A: ./a}\non_failure: retry\n",
+                "spin.yaml:2:13: 'on_failure' must be abort, record or {retry: N}");
+    parse_fails("variants: {A: {command: ./a, shell: yes}}\n",
+                "spin.yaml:1:37: 'shell' must be true or false, not 'yes'");
+    parse_fails("seed: 1\nseed: 2\nvariants: {A: ./a}\n",
+                "spin.yaml:2:1: key 'seed' appears twice");
+}
+
+static void test_errors_variants_and_parameters(void **state)
+{
+    (void)state;
+    parse_fails("name: x\n", "spin.yaml:1:1: no variants: add 'variants:' with at least one "
+                             "variant and its command");
+    parse_fails("variants: {}\n",
+                "spin.yaml:1:1: 'variants' is empty: name at least one variant");
+    parse_fails("parameters: {n: [1]}\nvariants:\n  A: {env: {X: 1}}\n",
+                "spin.yaml:3:3: variant A has no command (and there is no top-level 'command' "
+                "to inherit)");
+    parse_fails("parameters:\n  n: [1, 2]\nvariants:\n  A: ./a\n  B: {command: [\"./spin\", "
+                "\"{m}\"]}\n",
+                "spin.yaml:5:27: unknown placeholder {m} in variant B's command; parameters "
+                "are: n");
+    parse_fails("variants: {A: ./a}\nsetup: echo {x}\n",
+                "spin.yaml:2:8: unknown placeholder {x} in 'setup'; parameters are: (none)");
+    parse_fails("parameters: {n: [1]}\nvariants: {A: {command: ./a, env: {X: \"{n\"}}}\n",
+                "spin.yaml:2:39: unmatched '{' (write {{ for a literal brace) in variant A's "
+                "env X; parameters are: n");
+    parse_fails("parameters:\n  n: []\nvariants: {A: ./a}\n",
+                "spin.yaml:2:3: parameter n has no values");
+    parse_fails("parameters:\n  n: [1]\n  n: [2]\nvariants: {A: ./a}\n",
+                "spin.yaml:3:3: duplicate parameter 'n'");
+    parse_fails("parameters:\n  n: [1, 2, 1]\nvariants: {A: ./a}\n",
+                "spin.yaml:2:13: parameter n lists the value '1' twice");
+    parse_fails("variants:\n  A: ./a\n  A: ./b\n", "spin.yaml:3:3: duplicate variant 'A'");
+    parse_fails("parameters: {n: {from: 1, to: 8}}\nvariants: {A: ./a}\n",
+                "spin.yaml:1:18: range for parameter n needs either 'step' or 'factor'");
+    parse_fails("parameters: {n-1: [1]}\nvariants: {A: ./a}\n",
+                "spin.yaml:1:14: parameter name 'n-1' must be letters, digits and _ (not "
+                "starting with a digit)");
+    parse_fails("variants: {A: {command: \"./a 'unterminated\"}}\n",
+                "spin.yaml:1:25: 'command': unterminated quote in command: ./a 'unterminated");
+    parse_fails("variants: {A: {command: [./a, x], shell: true}}\n",
+                "spin.yaml:1:26: with shell: true, 'command' must be one string (a shell line), "
+                "not a list");
+    parse_fails_with("parameters: {n: {from: 1, to: 100000000, step: 1}}\nvariants: {A: ./a}\n",
+                     "spin.yaml:1:18: parameter n has more than");
+}
+
+static void test_errors_metrics_and_yaml(void **state)
+{
+    (void)state;
+    parse_fails("variants: {A: ./a}\nmetrics: [{name: tps, regex: \"tps = [0-9]+\", better: "
+                "higher}]\n",
+                "spin.yaml:2:30: metric regex 'tps = [0-9]+' has no capture group: put the "
+                "number in ( )");
+    parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tps, regex: \"(\", better: higher}]\n",
+                     "spin.yaml:2:30: metric regex '(' does not compile: ");
+    parse_fails("variants: {A: ./a}\nmetrics: [{name: tps, regex: \"(x)\"}]\n",
+                "spin.yaml:2:12: metric 'tps' needs 'better: higher' or 'better: lower'");
+    parse_fails("variants: {A: ./a}\nmetrics: [walltime]\n",
+                "spin.yaml:2:11: unknown metric 'walltime' (builtins: wall, user, sys, cpu, "
+                "maxrss; or give a 'regex' to extract it)");
+    parse_fails("variants: {A: ./a}\nmetrics: [wall, wall]\n",
+                "spin.yaml:2:17: duplicate metric 'wall'");
+    parse_fails("a: 1\nb: [1, 2\n",
+                "spin.yaml:3:1: invalid YAML: flow sequence without a closing bracket");
+    parse_fails("", "spin.yaml:1:1: the file holds no YAML document");
+    parse_fails("- 1\n", "spin.yaml:1:3: an experiment file is a mapping of keys (name, "
+                         "parameters, variants, metrics, ...)");
+    parse_fails("variants: {A: ./a}\n---\nname: x\n",
+                "spin.yaml:3:1: only one YAML document is allowed per file");
+    parse_fails("name: &a x\nvariants: {A: *a}\n",
+                "spin.yaml:2:12: aliases (*name) are not supported in experiment files");
+}
+
+static void test_load_resolves_directories(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/verdict-test-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/exp.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("variants:\n  A: ./a\n  B: {command: ./b, cwd: sub}\n  C: {command: ./c, cwd: /abs}\n",
+          f);
+    fclose(f);
+    experiment e;
+    char err[512], expected[256];
+    int rc = experiment_load(path, &e, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s", err);
+    char *real = realpath(dir, NULL);
+    assert_string_equal(e.directory, real);
+    assert_string_equal(e.variants[0].cwd, real);
+    snprintf(expected, sizeof expected, "%s/sub", real);
+    assert_string_equal(e.variants[1].cwd, expected);
+    assert_string_equal(e.variants[2].cwd, "/abs");
+    assert_string_equal(e.name, "exp");
+    experiment_free(&e);
+    unlink(path);
+    rc = experiment_load(path, &e, err, sizeof err);
+    assert_int_equal(rc, -1);
+    snprintf(expected, sizeof expected, "%s: cannot read: No such file or directory", path);
+    assert_string_equal(err, expected);
+    rmdir(dir);
+    free(real);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example_model),
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_all_keys),
+        cmocka_unit_test(test_command_string_is_split_like_a_shell),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_points_order_and_ids),
+        cmocka_unit_test(test_substitution),
+        cmocka_unit_test(test_hashes),
+        cmocka_unit_test(test_errors_keys_and_types),
+        cmocka_unit_test(test_errors_variants_and_parameters),
+        cmocka_unit_test(test_errors_metrics_and_yaml),
+        cmocka_unit_test(test_load_resolves_directories),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
