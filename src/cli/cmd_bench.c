@@ -68,7 +68,7 @@ static int build_helper(const char *line, bool shell, command_words *out, const 
         return 0;
     char why[256];
     if (split_command(line, shell, out, why, sizeof why) != 0 ||
-        runner_check_executable(out->words[0], why, sizeof why) != 0) {
+        runner_check_executable(NULL, out->words[0], why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: %s", option, why);
         return -1;
     }
@@ -106,7 +106,7 @@ static int build_variants(const bench_settings *s, char **commands, size_t n, be
         v->name = variant_name(s, commands, i);
         if (v->line == NULL || v->name == NULL ||
             split_command(commands[i], s->shell, &v->argv, why, sizeof why) != 0 ||
-            runner_check_executable(v->argv.words[0], why, sizeof why) != 0) {
+            runner_check_executable(NULL, v->argv.words[0], why, sizeof why) != 0) {
             snprintf(err, errlen, "command %zu (%s): %s", i + 1, commands[i],
                      v->line ? why : "out of memory");
             m->n_variants++;

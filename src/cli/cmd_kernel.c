@@ -409,7 +409,8 @@ static void fill_samples(const kernel_model *m, const kernel_outcome *o, kernel_
             .variant = m->kernel_names[s->kernel], .point = m->point_ids[s->point],
             .block = s->block, .seq = s->seq, .metric_names = sample_metric_names,
             .metric_values = values, .n_metrics = N_SAMPLE_METRICS, .started = s->started,
-            .steal = NAN, .other_busy = NAN, .load1 = NAN};
+            .tainted = s->tainted, .taint_reason = s->tainted ? "preempted" : NULL,
+            .steal = NAN, .other_busy = NAN, .load1 = NAN, .has_interference = true};
     }
 }
 
@@ -484,6 +485,15 @@ static int add_runner_warnings(const kernel_settings *s, const kernel_model *m,
                            "sample is one call",
                            m->kernel_names[k], c->seconds * 1e3, s->sample_seconds * 1e3);
         }
+    size_t tainted = 0;
+    for (size_t i = 0; i < o->n_samples; i++)
+        tainted += o->samples[i].tainted;
+    if (o->retakes)
+        rc |= warn(a, "retaken", "", "",
+                   "%zu samples lost more than %.0f%% of their time off the CPU (another process "
+                   "or the hypervisor ran) and were taken again; %zu stayed preempted after %d "
+                   "tries and are kept, marked tainted",
+                   o->retakes, KERNEL_MAX_OFF_CPU * 100, tainted, KERNEL_MAX_RETAKES);
     if (o->budget_spent)
         rc |= warn(a, "budget-spent", "", "", "some point was not decided within %zu blocks",
                    s->max_blocks);

@@ -5,6 +5,8 @@
 
 int cmd_compare(int argc, char **argv);
 int cmd_env(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

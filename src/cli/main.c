@@ -17,6 +17,10 @@ int main(int argc, char **argv)
     const char *command = argv[1];
     if (strcmp(command, "compare") == 0)
         return cmd_compare(argc - 1, argv + 1);
+    if (strcmp(command, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(command, "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     if (strcmp(command, "env") == 0)
         return cmd_env(argc - 1, argv + 1);
     if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {

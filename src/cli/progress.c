@@ -10,6 +10,7 @@ void progress_init(progress_line *line, FILE *stream)
     line->stream = stream;
     line->enabled = isatty(fileno(stream));
     line->drawn = false;
+    line->prefix[0] = '\0';
 }
 
 static void format_duration(double seconds, char *buf, size_t len)
@@ -38,7 +39,8 @@ void progress_update(void *context, const session_progress *p)
         return;
     char elapsed[32], eta[32];
     format_duration(p->elapsed, elapsed, sizeof elapsed);
-    fprintf(line->stream, "\r\033[Kblock %zu/%zu · %s", p->blocks_done, p->blocks_planned, elapsed);
+    fprintf(line->stream, "\r\033[K%sblock %zu/%zu · %s", line->prefix, p->blocks_done,
+            p->blocks_planned, elapsed);
     if (p->eta >= 0) {
         format_duration(p->eta, eta, sizeof eta);
         fprintf(line->stream, " · %s %s left", p->next_look ? "at most" : "about", eta);

@@ -12,6 +12,7 @@ typedef struct {
     FILE *stream;
     bool enabled;
     bool drawn;
+    char prefix[128];  /* e.g. "point 2/6 clients=4 · "; empty by default */
 } progress_line;
 
 void progress_init(progress_line *line, FILE *stream);

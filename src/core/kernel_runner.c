@@ -183,6 +183,9 @@ const verdict_kernel *kernel_module_find(const kernel_module *module, const char
 /* Predictions at full size are checked and corrected this many times: the rate of short
  * batches can differ from long ones (caches, frequency ramps). */
 #define CALIBRATION_REFINEMENTS 2
+/* Each refinement times its batch this often and keeps the fastest: interruptions only
+ * ever add time, and one preempted trial would otherwise shrink the batch severalfold. */
+#define CALIBRATION_REPEATS 3
 #define CALIBRATION_MAX_ITERATIONS (UINT64_C(1) << 42)
 
 static double monotonic_seconds(void)
@@ -197,6 +200,29 @@ double kernel_time_batch(const verdict_kernel *kernel, void *state, uint64_t ite
     double begin = monotonic_seconds();
     kernel->run(state, iterations);
     return monotonic_seconds() - begin;
+}
+
+static double thread_cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void kernel_time_batch_cpu(const verdict_kernel *kernel, void *state, uint64_t iterations,
+                           kernel_timing *out)
+{
+    double cpu = thread_cpu_seconds();
+    double begin = monotonic_seconds();
+    kernel->run(state, iterations);
+    double end = monotonic_seconds();
+    out->cpu_seconds = thread_cpu_seconds() - cpu;
+    out->seconds = end - begin;
+}
+
+bool kernel_timing_preempted(const kernel_timing *timing)
+{
+    return timing->cpu_seconds < timing->seconds * (1.0 - KERNEL_MAX_OFF_CPU);
 }
 
 static uint64_t scaled_iterations(uint64_t n, double factor)
@@ -217,6 +243,16 @@ static double growth_factor(double seconds, double goal)
     return factor < 2 ? 2 : factor > CALIBRATION_MAX_GROWTH ? CALIBRATION_MAX_GROWTH : factor;
 }
 
+static double fastest_batch(const verdict_kernel *kernel, void *state, uint64_t n, int repeats)
+{
+    double best = INFINITY;
+    for (int i = 0; i < repeats; i++) {
+        double t = kernel_time_batch(kernel, state, n);
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
 void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_seconds,
                       kernel_calibration *out)
 {
@@ -235,9 +271,10 @@ void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_s
         t = kernel_time_batch(kernel, state, n);
         trials++;
     }
-    for (int r = 0; r < CALIBRATION_REFINEMENTS && t > 0; r++, trials++) {
+    for (int r = 0; r < CALIBRATION_REFINEMENTS && t > 0; r++) {
         n = scaled_iterations(n, target_seconds / t);
-        t = kernel_time_batch(kernel, state, n);
+        t = fastest_batch(kernel, state, n, CALIBRATION_REPEATS);
+        trials += CALIBRATION_REPEATS;
     }
     *out = (kernel_calibration){.iterations = n, .seconds = t, .trials = trials};
 }
@@ -339,17 +376,31 @@ static kernel_sample *new_sample(kernel_outcome *out)
     return &out->samples[out->n_samples++];
 }
 
+/* A sample that lost the CPU measures the scheduler, not the kernel: it is taken again
+ * at once, in the same place of the block. Calibration makes every sample about as long,
+ * so every kernel is about as likely to be retaken and the retakes favour none. */
 static int measure(run_state *st, size_t point, size_t k, size_t block)
 {
     kernel_sample *s = new_sample(st->out);
     if (s == NULL)
         return -1;
     uint64_t iterations = setting_of(st, point, k)->iterations;
-    double started = monotonic_seconds() - st->start;
-    double seconds = kernel_time_batch(st->config->kernels[k], st->states[k], iterations);
+    kernel_timing timing;
+    double started;
+    unsigned retakes = 0;
+    for (;; retakes++) {
+        started = monotonic_seconds() - st->start;
+        kernel_time_batch_cpu(st->config->kernels[k], st->states[k], iterations, &timing);
+        if (!kernel_timing_preempted(&timing) || retakes == KERNEL_MAX_RETAKES ||
+            stop_requested(st))
+            break;
+    }
+    st->out->retakes += retakes;
     *s = (kernel_sample){.point = point, .kernel = k, .block = (long)block,
                          .seq = (long)st->out->n_samples - 1, .iterations = iterations,
-                         .seconds = seconds, .started = started};
+                         .seconds = timing.seconds, .cpu_seconds = timing.cpu_seconds,
+                         .started = started, .retakes = retakes,
+                         .tainted = kernel_timing_preempted(&timing)};
     return 0;
 }
 

@@ -43,6 +43,21 @@ void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_s
 /* Seconds (CLOCK_MONOTONIC) that kernel->run(state, iterations) takes. */
 double kernel_time_batch(const verdict_kernel *kernel, void *state, uint64_t iterations);
 
+/* One timed batch with the thread's CPU time beside the wall time: their difference is
+ * time the thread spent off the CPU (preempted by another process or the hypervisor). */
+typedef struct {
+    double seconds;        /* wall, CLOCK_MONOTONIC */
+    double cpu_seconds;    /* CLOCK_THREAD_CPUTIME_ID */
+} kernel_timing;
+
+void kernel_time_batch_cpu(const verdict_kernel *kernel, void *state, uint64_t iterations,
+                           kernel_timing *out);
+/* True when the batch lost more than KERNEL_MAX_OFF_CPU of its wall time off the CPU. */
+bool kernel_timing_preempted(const kernel_timing *timing);
+#define KERNEL_MAX_OFF_CPU 0.02
+/* A preempted sample is taken again at once, at most this often; then it is kept, tainted. */
+#define KERNEL_MAX_RETAKES 3
+
 /* ---- sessions --------------------------------------------------------------------- */
 
 typedef enum { KERNEL_NS_PER_CALL, KERNEL_GBPS, KERNEL_N_METRICS } kernel_metric;
@@ -78,7 +93,10 @@ typedef struct {
     long block, seq;
     uint64_t iterations;
     double seconds;        /* of the whole batch */
+    double cpu_seconds;    /* the thread's CPU time during it */
     double started;        /* seconds since the session began */
+    unsigned retakes;      /* preempted takes discarded before this one */
+    bool tainted;          /* still preempted after KERNEL_MAX_RETAKES retakes */
 } kernel_sample;
 
 /* What setup and calibration decided for one kernel at one point. */
@@ -98,6 +116,7 @@ typedef struct {
     kernel_setting *settings;        /* [point * n_kernels + kernel] */
     size_t points_started;
     size_t looks_taken;
+    size_t retakes;                  /* preempted samples taken again, in all */
     bool budget_spent;               /* adaptive: some point undecided at its last look */
     double look_confidence;          /* confidence each interval must use */
     double elapsed;

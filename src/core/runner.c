@@ -40,13 +40,19 @@ static bool is_executable_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int runner_check_executable(const char *name, char *err, size_t errlen)
+int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen)
 {
     if (strchr(name, '/')) {
-        if (is_executable_file(name))
+        char joined[4096];
+        const char *path = name;
+        if (name[0] != '/' && cwd && snprintf(joined, sizeof joined, "%s/%s", cwd, name) <
+                                         (int)sizeof joined)
+            path = joined;
+        if (is_executable_file(path))
             return 0;
-        snprintf(err, errlen, "'%s': %s", name,
-                 access(name, F_OK) == 0 ? "not an executable file" : "no such file");
+        snprintf(err, errlen, "'%s': %s%s%s", name,
+                 access(path, F_OK) == 0 ? "not an executable file" : "no such file",
+                 cwd && name[0] != '/' ? " in " : "", cwd && name[0] != '/' ? cwd : "");
         return -1;
     }
     const char *path = getenv("PATH");

@@ -161,7 +161,8 @@ static int run_helper(session_state *st, const command_words *words, const char 
 {
     if (words->n == 0)
         return 0;
-    run_request request = {.argv = words->words, .envp = environ, .timeout = st->config->timeout};
+    run_request request = {.argv = words->words, .envp = environ, .cwd = st->config->helper_cwd,
+                           .timeout = st->config->timeout};
     run_result r;
     if (runner_execute(&request, st->stop, &r, err, errlen) != 0)
         return -1;

@@ -60,6 +60,7 @@ typedef struct {
     const char *point_id;
     double timeout;                 /* per run; 0 for none */
     command_words prepare, setup, cleanup; /* n == 0: none */
+    const char *helper_cwd;         /* where prepare/setup/cleanup run; NULL: verdict's own */
     bool randomize_env;
     const cpu_set_t *pin;
     bool ignore_failure;

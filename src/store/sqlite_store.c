@@ -317,7 +317,9 @@ static int insert_facts(store *s, int64_t run_id, const store_fact *facts, size_
         sqlite3_bind_int64(stmt, 1, run_id);
         sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
         sqlite3_bind_text(stmt, 3, facts[i].key != NULL ? facts[i].key : "", -1, SQLITE_STATIC);
-        sqlite3_bind_text(stmt, 4, facts[i].value, -1, SQLITE_STATIC);
+        /* readers strdup values: never hand them NULL */
+        sqlite3_bind_text(stmt, 4, facts[i].value != NULL ? facts[i].value : "", -1,
+                          SQLITE_STATIC);
         int rc = sqlite3_step(stmt);
         sqlite3_reset(stmt);
         if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)

@@ -131,8 +131,11 @@ int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, v
         }
         store_sample sample;
         sample_from_row(stmt, &metrics, &sample);
-        if (fn(context, &sample) != 0)
-            break; /* stopping early is the caller's choice, not an error */
+        /* like nftw, the callback's non-zero value is returned: a failure inside it (out
+         * of memory, say) is not taken for success; err is left to the callback */
+        status = fn(context, &sample);
+        if (status != 0)
+            break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
         status = store_fail(s, rc, "reading the samples", err, errlen);
@@ -231,11 +234,12 @@ int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void 
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-        if (fn(context, column_string(stmt, 0), column_string(stmt, 1)) != 0)
-            break;
-    int status = 0;
+    int rc, status = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        status = fn(context, column_string(stmt, 0), column_string(stmt, 1));
+        if (status != 0)
+            break; /* returned as is, as in store_for_each_sample */
+    }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         status = store_fail(s, rc, "reading the run's facts", err, errlen);
     sqlite3_reset(stmt);

@@ -38,7 +38,7 @@ static const char schema_v1[] =
     "  run_id INTEGER NOT NULL REFERENCES run(id),\n"
     "  position INTEGER NOT NULL,\n"
     "  key TEXT NOT NULL,\n"
-    "  value TEXT,\n"
+    "  value TEXT NOT NULL,\n"
     "  PRIMARY KEY (run_id, position),\n"
     "  UNIQUE (run_id, key)) WITHOUT ROWID;\n"
     "CREATE TABLE sample (\n"

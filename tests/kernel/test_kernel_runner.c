@@ -148,8 +148,24 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The calibrated batch must take the target within a factor of two (median of 7 batches,
- * so that one preempted batch on a noisy machine cannot fail the test). */
+/* Median wall time of 7 batches that kept the CPU (as the session's retakes do), so that
+ * other processes on a busy machine cannot fail the test. */
+static double median_unpreempted(const verdict_kernel *k, void *state, uint64_t n)
+{
+    double seconds[7];
+    size_t taken = 0;
+    for (size_t tries = 0; taken < 7 && tries < 100; tries++) {
+        kernel_timing t;
+        kernel_time_batch_cpu(k, state, n, &t);
+        if (!kernel_timing_preempted(&t))
+            seconds[taken++] = t.seconds;
+    }
+    assert_int_equal(taken, 7);
+    qsort(seconds, 7, sizeof seconds[0], compare_doubles);
+    return seconds[3];
+}
+
+/* The calibrated batch must take the target within a factor of two. */
 static void test_calibration_reaches_target(void **unused)
 {
     (void)unused;
@@ -165,13 +181,10 @@ static void test_calibration_reaches_target(void **unused)
         kernel_calibrate(spin, s.state, targets[t], &c);
         assert_true(c.iterations > 100);
         assert_false(c.single_call_too_long);
-        double seconds[7];
-        for (size_t i = 0; i < 7; i++)
-            seconds[i] = kernel_time_batch(spin, s.state, c.iterations);
-        qsort(seconds, 7, sizeof seconds[0], compare_doubles);
-        if (seconds[3] < targets[t] / 2 || seconds[3] > targets[t] * 2)
+        double median = median_unpreempted(spin, s.state, c.iterations);
+        if (median < targets[t] / 2 || median > targets[t] * 2)
             fail_msg("target %g s: %llu calls take %g s", targets[t],
-                     (unsigned long long)c.iterations, seconds[3]);
+                     (unsigned long long)c.iterations, median);
     }
     spin->teardown(s.state);
     kernel_module_close(m);
@@ -292,8 +305,9 @@ static void test_slower_kernel_is_worse(void **unused)
         fail_msg("spin_slow/spin = %.3f, verdict %d; expected worse near 1.2", ratio, (int)kind);
 }
 
-/* An A/A check: the same kernel twice. With a 5% error rate, 3 or more false claims in 8
- * seeds happen by chance about once in 200 runs; more means the design is biased. */
+/* An A/A check: the same kernel twice. At a 5% error rate 4 or more false claims in 8
+ * seeds happen about once in 2500 runs (once in 500 at 7.5%, for a busy VM); a design
+ * that lets drift decide (all of A, then all of B) makes many more. */
 static void test_identical_kernels_mostly_not_different(void **unused)
 {
     (void)unused;
@@ -307,7 +321,7 @@ static void test_identical_kernels_mostly_not_different(void **unused)
                     (unsigned long long)seed, kind == VERDICT_BETTER ? "better" : "worse", ratio);
         }
     }
-    assert_true(claims <= 2);
+    assert_true(claims <= 3);
 }
 
 int main(void)

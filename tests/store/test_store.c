@@ -360,8 +360,10 @@ static void reading_stops_when_the_callback_says_so(void **state)
     assert_non_null(c);
     c->stop_after = 2;
     char err[ERR_SIZE] = "";
-    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, err, sizeof err), 0);
+    /* the callback's value comes back, so a failure inside it is not taken for success */
+    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, err, sizeof err), 1);
     assert_int_equal(c->n, 2);
+    assert_string_equal(err, ""); /* the callback knows why it stopped; the store does not */
     free(c);
     store_close(s);
 }
@@ -383,6 +385,14 @@ static int collect_fact(void *context, const char *key, const char *value)
     return 0;
 }
 
+static int refuse_fact(void *context, const char *key, const char *value)
+{
+    (void)context;
+    (void)key;
+    (void)value;
+    return -1;
+}
+
 static void facts_of_the_latest_run_come_back_in_order(void **state)
 {
     fixture *f = *state;
@@ -396,7 +406,8 @@ static void facts_of_the_latest_run_come_back_in_order(void **state)
     assert_int_equal(none.n, 0);
 
     store_fact first[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
-    store_fact second[] = {{"zeta", "1"}, {"cpu_model", "Xeon"}, {"alpha", "2"}};
+    store_fact second[] = {{"zeta", "1"}, {"cpu_model", "Xeon"}, {"alpha", NULL}};
+    static const char *const second_values[] = {"1", "Xeon", ""}; /* NULL comes back "" */
     begin_run(s, id, first, 2);
     begin_run(s, id, second, 3);
     fact_list got = {0};
@@ -404,8 +415,9 @@ static void facts_of_the_latest_run_come_back_in_order(void **state)
     assert_int_equal(got.n, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_string_equal(got.keys[i], second[i].key);
-        assert_string_equal(got.values[i], second[i].value);
+        assert_string_equal(got.values[i], second_values[i]);
     }
+    assert_int_equal(store_for_each_fact(s, id, refuse_fact, NULL, err, sizeof err), -1);
 
     store_fact twice[] = {{"governor", "a"}, {"governor", "b"}};
     int64_t run = 0;

@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# Command-line tests of `verdict kernel`: help, exit 2 with a clear message for every
+# kind of bad input, the JSON document, sweeps, --fail-if and interruption.
+
+setup() {
+    VERDICT=${VERDICT:?set VERDICT to the verdict binary}
+    FAKE=${FAKE_KERNELS:?set FAKE_KERNELS to the fake module}
+    DATA=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$DATA"
+}
+
+@test "--help describes the command and exits 0" {
+    run "$VERDICT" kernel --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"usage: verdict kernel"* ]]
+    [[ "$output" == *"--sweep"* ]]
+    [[ "$output" == *"--sample-time"* ]]
+}
+
+@test "--list names the module's kernels" {
+    run "$VERDICT" kernel --list "$FAKE"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"spin_slow"* ]]
+}
+
+@test "too few operands: exit 2" {
+    run "$VERDICT" kernel "$FAKE" spin
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"at least two kernels"* ]]
+}
+
+@test "a missing module is named, exit 2" {
+    run "$VERDICT" kernel "$DATA/missing.so" a b
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/missing.so: cannot open"* ]]
+}
+
+@test "a file that is not a shared object: exit 2" {
+    echo "not elf" > "$DATA/text.so"
+    run "$VERDICT" kernel "$DATA/text.so" a b
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"cannot load as a shared object"* ]]
+}
+
+@test "a shared object without the verdict symbols: exit 2" {
+    run "$VERDICT" kernel "${FAKE_KERNELS_NO_EXPORTS:?}" a b
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"does not export verdict_kernel_abi"* ]]
+}
+
+@test "an ABI mismatch: exit 2" {
+    run "$VERDICT" kernel "${FAKE_KERNELS_WRONG_ABI:?}" a b
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"ABI version 999"* ]]
+}
+
+@test "an unknown kernel lists the module's kernels, exit 2" {
+    run "$VERDICT" kernel "$FAKE" spin nosuch
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"no kernel 'nosuch'"* ]]
+    [[ "$output" == *"spin_same"* ]]
+}
+
+@test "a failing setup is reported with its reason, exit 2" {
+    run "$VERDICT" kernel -n 3 "$FAKE" spin refusing
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"refused on purpose"* ]]
+}
+
+@test "bad option values: exit 2" {
+    run "$VERDICT" kernel --sample-time fast "$FAKE" spin spin_same
+    [ "$status" -eq 2 ]
+    run "$VERDICT" kernel --sweep size "$FAKE" sized sized
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"NAME=V1,V2"* ]]
+    run "$VERDICT" kernel --arg 1 --sweep size=1,2 "$FAKE" sized sized
+    [ "$status" -eq 2 ]
+    run "$VERDICT" kernel -n 0 "$FAKE" spin spin_same
+    [ "$status" -eq 2 ]
+}
+
+@test "the JSON document is verdict/1 with both metrics compared" {
+    run "$VERDICT" kernel -n 5 --sample-time 1ms --seed 3 --arg 256 --json "$DATA/k.json" \
+        "$FAKE" sized spin_slow
+    [ "$status" -eq 0 ]
+    jq -e '.schema == "verdict/1"' "$DATA/k.json"
+    jq -e '.experiment.seed == 3' "$DATA/k.json"
+    jq -e '[.variants[].name] == ["sized", "spin_slow"]' "$DATA/k.json"
+    jq -e '(.samples | length) == 10' "$DATA/k.json"
+    jq -e '[.comparisons[].metric] == ["ns_per_call"]' "$DATA/k.json"
+    jq -e '.comparisons[0].verdict | IN("better", "worse", "equivalent", "inconclusive")' "$DATA/k.json"
+}
+
+@test "--json - writes the document to stdout and the report to stderr" {
+    "$VERDICT" kernel -n 4 --sample-time 1ms --arg 64 --json - "$FAKE" sized sized \
+        2>"$DATA/err" >"$DATA/out"
+    jq -e '.schema == "verdict/1"' "$DATA/out"
+    jq -e '[.comparisons[].metric] == ["ns_per_call", "gbps"]' "$DATA/out"
+    grep -q "gbps (higher is better)" "$DATA/err"
+}
+
+@test "a sweep makes one point per value, with params" {
+    run "$VERDICT" kernel -n 4 --sample-time 1ms --sweep size=64,4096 --json "$DATA/s.json" \
+        "$FAKE" sized sized
+    [ "$status" -eq 0 ]
+    jq -e '[.points[].id] == ["size=64", "size=4096"]' "$DATA/s.json"
+    jq -e '.points[1].params.size == "4096"' "$DATA/s.json"
+    jq -e '(.comparisons | length) == 4' "$DATA/s.json"
+    jq -e '[.samples[] | select(.point == "size=4096") | .metrics.gbps] | all(. > 0)' "$DATA/s.json"
+}
+
+@test "--fail-if worse exits 4 on a 20% slower kernel" {
+    run "$VERDICT" kernel -n 15 --sample-time 2ms --fail-if worse "$FAKE" spin spin_slow
+    [ "$status" -eq 4 ]
+    [[ "$output" == *"worse"* ]]
+}
+
+@test "SIGINT stops after the current sample and reports the complete blocks, exit 130" {
+    run timeout --preserve-status -s INT 1 "$VERDICT" kernel -n 100000 --sample-time 1ms \
+        "$FAKE" spin spin_same
+    [ "$status" -eq 130 ]
+    [[ "$output" == *"interrupted"* ]]
+    [[ "$output" == *"ns_per_call"* ]]
+}
