@@ -36,7 +36,7 @@ pair compiletime inline
 # pg_waldump's case end to end: every sample is 50 M records (seconds = ns_per_call * 50 M).
 echo
 echo "=== $RECORDS records of 65 bytes per sample, $RECORD_BLOCKS blocks ==="
-"$VERDICT" kernel -n "$RECORD_BLOCKS" -w 0 --seed 3 --iterations "$RECORDS" \
+"$VERDICT" kernel -n "$RECORD_BLOCKS" --seed 3 --iterations "$RECORDS" \
     --json "$OUT/records.json" "$MODULE" sb8 runtime compiletime inline
 jq -r --argjson n "$RECORDS" '.summaries[] | select(.metric == "ns_per_call") |
     "\(.variant): median \(.median * $n / 1e9 | . * 1000 | round / 1000) s for \($n) records"' \

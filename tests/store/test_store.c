@@ -104,7 +104,8 @@ static void assert_integrity(const char *path)
     sqlite3_close(db);
 }
 
-#define assert_contains(haystack, needle) assert_contains_at((haystack), (needle), __FILE__, __LINE__)
+#define assert_contains(haystack, needle) \
+    assert_contains_at((haystack), (needle), __FILE__, __LINE__)
 static void assert_contains_at(const char *haystack, const char *needle, const char *file,
                                int line)
 {
