@@ -64,7 +64,9 @@ int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char 
 int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
 
 /* Reading back: every sample of an experiment in seq order, through a callback (the
- * sample's strings are valid during the call only). Return non-zero to stop early. */
+ * sample's strings are valid during the call only). A non-zero return from the callback
+ * stops the walk and is returned as-is, err untouched (like nftw): return -1 for an error,
+ * or 1 to stop early and treat 1 as success. */
 typedef int (*store_sample_fn)(void *context, const store_sample *sample);
 int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, void *context,
                           char *err, size_t errlen);
