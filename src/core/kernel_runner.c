@@ -183,8 +183,8 @@ const verdict_kernel *kernel_module_find(const kernel_module *module, const char
 /* Predictions at full size are checked and corrected this many times: the rate of short
  * batches can differ from long ones (caches, frequency ramps). */
 #define CALIBRATION_REFINEMENTS 2
-/* Each refinement times its batch this often and keeps the fastest: interruptions only
- * ever add time, and one preempted trial would otherwise shrink the batch severalfold. */
+/* Each refinement times its batch this often and keeps the fastest: what CPU time does
+ * not filter out (cache pollution by a neighbour, interrupts) only ever adds time. */
 #define CALIBRATION_REPEATS 3
 #define CALIBRATION_MAX_ITERATIONS (UINT64_C(1) << 42)
 
@@ -243,11 +243,20 @@ static double growth_factor(double seconds, double goal)
     return factor < 2 ? 2 : factor > CALIBRATION_MAX_GROWTH ? CALIBRATION_MAX_GROWTH : factor;
 }
 
+/* Calibration reads the thread's CPU time: time spent preempted says nothing about the
+ * kernel's rate, and on a busy machine it would shrink the batch severalfold. */
+static double cpu_time_of_batch(const verdict_kernel *kernel, void *state, uint64_t n)
+{
+    kernel_timing timing;
+    kernel_time_batch_cpu(kernel, state, n, &timing);
+    return timing.cpu_seconds < timing.seconds ? timing.cpu_seconds : timing.seconds;
+}
+
 static double fastest_batch(const verdict_kernel *kernel, void *state, uint64_t n, int repeats)
 {
     double best = INFINITY;
     for (int i = 0; i < repeats; i++) {
-        double t = kernel_time_batch(kernel, state, n);
+        double t = cpu_time_of_batch(kernel, state, n);
         best = t < best ? t : best;
     }
     return best;
@@ -257,7 +266,7 @@ void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_s
                       kernel_calibration *out)
 {
     uint64_t n = 1;
-    double t = kernel_time_batch(kernel, state, n);
+    double t = cpu_time_of_batch(kernel, state, n);
     size_t trials = 1;
     *out = (kernel_calibration){.iterations = 1, .seconds = t, .trials = 1};
     if (t >= target_seconds) {
@@ -268,7 +277,7 @@ void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_s
     double first = target_seconds * CALIBRATION_FIRST_FRACTION;
     while (t < first && n < CALIBRATION_MAX_ITERATIONS) {
         n = scaled_iterations(n, growth_factor(t, 2 * first));
-        t = kernel_time_batch(kernel, state, n);
+        t = cpu_time_of_batch(kernel, state, n);
         trials++;
     }
     for (int r = 0; r < CALIBRATION_REFINEMENTS && t > 0; r++) {

@@ -210,7 +210,8 @@ static double adjusted_level(double z0, double acceleration, double z)
 }
 
 /* Two-sided bootstrap p-value: twice the smaller share of replicates on either side of 0
- * (each share counts replicates equal to 0). Approximate: it inverts the percentile
+ * (each share counts replicates equal to 0), counted as (k + 1) / (B + 1) so that a finite
+ * number of resamples never claims p = 0. Approximate: it inverts the percentile
  * interval, not the BCa one, so it may disagree with the interval near the boundary. */
 static double bootstrap_p_value(const double *replicates, size_t resamples)
 {
@@ -219,7 +220,8 @@ static double bootstrap_p_value(const double *replicates, size_t resamples)
         at_most += replicates[b] <= 0.0;
         at_least += replicates[b] >= 0.0;
     }
-    double smaller = (double)(at_most < at_least ? at_most : at_least) / (double)resamples;
+    double smaller = (double)((at_most < at_least ? at_most : at_least) + 1) /
+                     (double)(resamples + 1);
     return fmin(1.0, 2.0 * smaller);
 }
 

@@ -10,6 +10,10 @@
 #include "t_tests.h"
 
 #define DEFAULT_RESAMPLES 10000
+/* Below this many runs per side the bootstrap distribution has too few distinct
+ * resamples for its interval to keep its level (3 + 3 runs give 10 distinct medians per
+ * side), so no level is claimed at all. */
+#define BOOTSTRAP_MIN_N 10
 
 const char *comparison_method_name(comparison_method method, bool paired)
 {
@@ -101,6 +105,7 @@ static void fill_comparison(const shift_result *shift, const comparison_options 
         .confidence = o->confidence, .achieved_confidence = shift->achieved_confidence,
         .margin = o->margin, .higher_is_better = o->higher_is_better,
         .paired = o->paired, .exact = shift->exact && o->method == METHOD_WILCOXON,
+        .min_n = o->method == METHOD_BOOTSTRAP ? BOOTSTRAP_MIN_N : 0,
         .n_baseline = nb, .n_candidate = nc,
     };
     out->decision = verdict_decide(&in);
@@ -125,6 +130,9 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     if (st == STATS_OK)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
+    if (st == STATS_OK && options->method == METHOD_BOOTSTRAP &&
+        (n_baseline < BOOTSTRAP_MIN_N || n_candidate < BOOTSTRAP_MIN_N))
+        shift.achieved_confidence = 0.0;
     if (st == STATS_OK) {
         settle_constant_difference(&shift, options->confidence);
         fill_comparison(&shift, options, n_baseline, n_candidate, out);

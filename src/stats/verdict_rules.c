@@ -89,12 +89,10 @@ static long needed_more_blocks(const verdict_input *in)
      * |e| + half-width < band. The easier of the two is the likely outcome. */
     double target = fmax(estimate, band - estimate);
     long total = projected_total_n(in, half_width, target);
-    if (in->exact) {
-        /* Below this size no amount of agreement between the samples can decide. */
-        long min_n = (long)rank_test_min_n(in->confidence, in->paired);
-        if (total < min_n)
-            total = min_n;
-    }
+    /* Below this size no amount of agreement between the samples can decide. */
+    long min_n = in->exact ? (long)rank_test_min_n(in->confidence, in->paired) : (long)in->min_n;
+    if (total < min_n)
+        total = min_n;
     if (total < 0)
         return -1;
     long more = total - (long)n;

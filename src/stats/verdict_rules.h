@@ -34,6 +34,8 @@ typedef struct {
     bool higher_is_better;
     bool paired;
     bool exact;                      /* exact rank distribution: small-n reachability applies */
+    size_t min_n;                    /* otherwise, the fewest runs per side that can reach
+                                        the level (0: no such minimum) */
     size_t n_baseline, n_candidate;
 } verdict_input;
 

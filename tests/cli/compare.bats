@@ -159,3 +159,11 @@ values() {
     jq -e '.comparisons[0].confidence > 0.97' "$DATA/o.json"
     jq -e '.comparisons[1].verdict == "better"' "$DATA/o.json"
 }
+
+@test "the bootstrap claims nothing from three runs per side" {
+    run "$VERDICT" compare --method bootstrap -C 4 --higher-is-better \
+        "$EXAMPLES/strict-aliasing/no-strict-aliasing.8.txt" "$EXAMPLES/strict-aliasing/strict-aliasing.8.txt"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"inconclusive: 3 runs per side cannot reach 95% confidence"* ]]
+    [[ "$output" == *"about 7 more runs per side needed"* ]]
+}
