@@ -20,7 +20,10 @@ void bench_usage(FILE *out)
     fputs(
         "usage: verdict [OPTIONS] COMMAND COMMAND [COMMAND...]\n"
         "       verdict compare [OPTIONS] FILE FILE [FILE...]\n"
-        "       verdict env [--json FILE]\n"
+        "       verdict run EXPERIMENT.yaml [--store FILE]   run or resume an experiment file\n"
+        "       verdict report STORE                       re-analyse a stored experiment\n"
+        "       verdict kernel MODULE.so KERNEL KERNEL...   in-process benchmarks\n"
+        "       verdict env [--json FILE]                  machine facts and noise checks\n"
         "\n"
         "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"
         "seeded shuffled order) and compares each with the first, the baseline: a ratio\n"

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/bench_options.h"
+#include "cli/cmd_kernel.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "version.h"
@@ -17,6 +18,8 @@ int main(int argc, char **argv)
     const char *command = argv[1];
     if (strcmp(command, "compare") == 0)
         return cmd_compare(argc - 1, argv + 1);
+    if (strcmp(command, "kernel") == 0)
+        return cmd_kernel(argc - 1, argv + 1);
     if (strcmp(command, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(command, "report") == 0)

@@ -201,11 +201,13 @@ static bool is_identifier(const char *name)
     return true;
 }
 
-static int add_value(loader *l, experiment_parameter *p, struct fy_node *where, char *value)
+/* Ranges never repeat a value, so only lists pay for the (quadratic) duplicate check. */
+static int add_value(loader *l, experiment_parameter *p, struct fy_node *where, char *value,
+                     bool check_duplicates)
 {
     if (value == NULL)
         return yaml_fail(&l->r, where, "out of memory");
-    for (size_t i = 0; i < p->n_values; i++) {
+    for (size_t i = 0; check_duplicates && i < p->n_values; i++) {
         if (strcmp(p->values[i], value) == 0) {
             free(value);
             return yaml_fail(&l->r, where, "parameter %s lists the value '%s' twice", p->name,
@@ -237,7 +239,7 @@ static int read_value_list(loader *l, experiment_parameter *p, const yaml_field 
         if (text == NULL)
             return yaml_fail(&l->r, item, "the values of parameter %s must be plain values",
                              p->name);
-        if (add_value(l, p, item, strndup(text, n)) != 0)
+        if (add_value(l, p, item, strndup(text, n), true) != 0)
             return -1;
     }
     if (p->n_values == 0)
@@ -303,7 +305,7 @@ static int expand_range(loader *l, experiment_parameter *p, const yaml_field *f,
     for (int64_t v = s->from; v <= s->to;) {
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)v);
-        if (add_value(l, p, f->value, strdup(text)) != 0)
+        if (add_value(l, p, f->value, strdup(text), false) != 0)
             return -1;
         /* Stop before the next value would overflow. */
         if (s->has_step ? v > s->to - s->step : v > s->to / s->factor)
@@ -355,7 +357,7 @@ static int read_parameter(loader *l, const yaml_field *f)
     if (single == NULL)
         return yaml_fail_field(&l->r, f, "parameter %s needs a list of values or a range "
                                "{from, to, step|factor}", f->key);
-    return add_value(l, p, f->value, strndup(single, n));
+    return add_value(l, p, f->value, strndup(single, n), false);
 }
 
 static int read_parameters(loader *l, const yaml_field *f, void *target)

@@ -69,5 +69,7 @@ int report_write_csv(const report_input *in, const char *path, char *err, size_t
 int report_write_markdown(const report_input *in, const char *path, char *err, size_t errlen);
 /* The terminal report: per-series table, distribution plot, comparisons, warnings. */
 void report_write_text(const report_input *in, FILE *out);
+int report_write_html(const report_input *in, const char *path, char *err, size_t errlen);
+int report_write_svg_dir(const report_input *in, const char *dir, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/ascii_plot.h"
+#include "report/text_charts.h"
 #include "stats/verdict_rules.h"
 
 #define PLOT_WIDTH 64
@@ -207,5 +208,6 @@ void report_write_text(const report_input *in, FILE *out)
         }
     }
     print_overall(in, out);
+    text_change_charts(in, out);
     print_warnings(in, out);
 }

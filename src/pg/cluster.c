@@ -1,0 +1,668 @@
+/* Throwaway PostgreSQL clusters: templates keyed by build, settings and scale; instances
+ * copied from them, started on a private socket and reserved port, checkpointed, stopped. */
+#include "pg/cluster.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "pg/cluster_internal.h"
+
+/* Bump when the template's recipe changes, so old templates are not reused. */
+#define TEMPLATE_RECIPE "verdict-pg-template/1"
+#define START_TIMEOUT 120.0
+#define FAST_STOP_TIMEOUT 60.0
+#define INITDB_TIMEOUT 600.0
+#define READY_POLL_SECONDS 0.002
+#define PORT_FIRST 16000
+#define PORT_COUNT 16000
+/* sun_path holds 108 bytes; PostgreSQL adds "/.s.PGSQL.NNNNN.lock". */
+#define SOCKET_DIR_MAX 80
+#define ERROR_TAIL 1200
+#define KEY_TEXT_MAX 65536
+
+/* What every entry point needs, resolved once: absolute paths and the server user. */
+typedef struct {
+    char bindir[CLUSTER_PATH_MAX];
+    char cache_dir[CLUSTER_PATH_MAX];
+    server_user user;
+} cluster_context;
+
+static int program_path(const char *bindir, const char *program, char *out, size_t outlen)
+{
+    return path_format(out, outlen, "%s/%s", bindir, program);
+}
+
+static int context_resolve(const cluster_template_spec *spec, cluster_context *context,
+                           char *err, size_t errlen)
+{
+    if (spec == NULL || spec->bindir == NULL || spec->cache_dir == NULL) {
+        cluster_error(err, errlen, "the cluster spec needs a bindir and a cache directory");
+        return -1;
+    }
+    /* Absolute, because PostgreSQL's programs run from "/". */
+    if (realpath(spec->bindir, context->bindir) == NULL) {
+        cluster_error(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
+        return -1;
+    }
+    static const char *const needed[] = {"postgres", "initdb", "pgbench"};
+    for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++) {
+        char path[CLUSTER_PATH_MAX];
+        if (program_path(context->bindir, needed[i], path, sizeof path) != 0 ||
+            access(path, X_OK) != 0) {
+            cluster_error(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
+                          spec->bindir, needed[i]);
+            return -1;
+        }
+    }
+    if (server_user_resolve(spec->run_as, &context->user, err, errlen) != 0)
+        return -1;
+    if (make_directory_path(spec->cache_dir, 0755, err, errlen) != 0)
+        return -1;
+    if (realpath(spec->cache_dir, context->cache_dir) == NULL) {
+        cluster_error(err, errlen, "cache directory %s: %s", spec->cache_dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Settings verdict sets itself, or that would move files out of the throwaway copy. */
+static const char *const reserved_settings[] = {
+    "port", "listen_addresses", "unix_socket_directories", "data_directory",
+    "config_file", "hba_file", "ident_file",
+};
+
+static int check_setting(const char *line, char *err, size_t errlen)
+{
+    const char *equals = strchr(line, '=');
+    size_t name_length = equals != NULL ? (size_t)(equals - line) : 0;
+    while (name_length > 0 && line[name_length - 1] == ' ')
+        name_length--;
+    if (equals == NULL || name_length == 0) {
+        cluster_error(err, errlen, "setting '%s' is not name=value", line);
+        return -1;
+    }
+    for (size_t i = 0; i < name_length; i++) {
+        char c = line[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.')) {
+            cluster_error(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
+                          line);
+            return -1;
+        }
+    }
+    if (strchr(equals, '\n') != NULL) {
+        cluster_error(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
+                      line);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof reserved_settings / sizeof reserved_settings[0]; i++)
+        if (strlen(reserved_settings[i]) == name_length &&
+            strncasecmp(line, reserved_settings[i], name_length) == 0) {
+            cluster_error(err, errlen,
+                          "setting '%s': verdict sets %s itself (private socket, no TCP)",
+                          line, reserved_settings[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* "name = 'value'": quoting makes any value valid syntax (numbers, units, lists); a value
+ * the user already quoted is kept as given. */
+static int format_setting(const char *line, char *out, size_t outlen)
+{
+    const char *equals = strchr(line, '=');
+    size_t name_length = (size_t)(equals - line);
+    while (name_length > 0 && line[name_length - 1] == ' ')
+        name_length--;
+    const char *value = equals + 1;
+    while (*value == ' ')
+        value++;
+    size_t value_length = strlen(value);
+    while (value_length > 0 && value[value_length - 1] == ' ')
+        value_length--;
+    size_t used = (size_t)snprintf(out, outlen, "%.*s = ", (int)name_length, line);
+    bool quoted = value_length >= 2 && value[0] == '\'' && value[value_length - 1] == '\'';
+    if (!quoted && used < outlen)
+        out[used++] = '\'';
+    for (size_t i = 0; i < value_length && used + 2 < outlen; i++) {
+        if (value[i] == '\'' && !quoted)
+            out[used++] = '\'';
+        out[used++] = value[i];
+    }
+    if (!quoted && used < outlen)
+        out[used++] = '\'';
+    if (used + 2 > outlen)
+        return -1;
+    out[used++] = '\n';
+    out[used] = '\0';
+    return 0;
+}
+
+/* FNV-1a: a cache key, not a security boundary; the full key text is stored beside the
+ * template for anyone who wants to see what it was built from. */
+static uint64_t fnv1a64(const char *text)
+{
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+        hash ^= *p;
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+static int append_text(char *buffer, size_t size, size_t *used, const char *text)
+{
+    size_t length = strlen(text);
+    if (*used + length + 1 > size)
+        return -1;
+    memcpy(buffer + *used, text, length + 1);
+    *used += length;
+    return 0;
+}
+
+/* The template's identity: recipe, bindir, the server's version and binary (a rebuild in
+ * the same bindir may change the on-disk format), scale, settings in order. */
+static int template_key_text(const cluster_template_spec *spec, const cluster_context *context,
+                             char *key, size_t keylen, char *err, size_t errlen)
+{
+    char postgres[CLUSTER_PATH_MAX], version[256];
+    program_path(context->bindir, "postgres", postgres, sizeof postgres);
+    char *const version_argv[] = {postgres, "-V", NULL};
+    if (capture_program_output(&context->user, version_argv, version, sizeof version, err,
+                               errlen) != 0)
+        return -1;
+    version[strcspn(version, "\n")] = '\0';
+    struct stat st;
+    if (stat(postgres, &st) != 0) {
+        cluster_error(err, errlen, "%s: %s", postgres, strerror(errno));
+        return -1;
+    }
+    char line[CLUSTER_PATH_MAX + 512];
+    size_t used = 0;
+    key[0] = '\0';
+    snprintf(line, sizeof line,
+             "%s\nbindir=%s\nversion=%s\nbinary=%lld bytes, modified %lld.%09ld\nscale=%d\n",
+             TEMPLATE_RECIPE, context->bindir, version, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, spec->pgbench_scale);
+    int rc = append_text(key, keylen, &used, line);
+    for (size_t i = 0; rc == 0 && i < spec->n_settings; i++) {
+        snprintf(line, sizeof line, "setting=%s\n", spec->settings[i]);
+        rc = append_text(key, keylen, &used, line);
+    }
+    if (rc != 0)
+        cluster_error(err, errlen, "too many settings for one template");
+    return rc;
+}
+
+static void instance_reset(cluster_instance *c)
+{
+    memset(c, 0, sizeof *c);
+    c->owner_lock_fd = -1;
+    c->port_lock_fd = -1;
+}
+
+static void instance_release(cluster_instance *c)
+{
+    if (c->instance_dir[0] != '\0')
+        instance_dir_remove(c->instance_dir, c->socket_dir, NULL, 0);
+    if (c->port_lock_fd >= 0)
+        close(c->port_lock_fd);
+    if (c->owner_lock_fd >= 0)
+        close(c->owner_lock_fd);
+    instance_reset(c);
+}
+
+/* A port no other verdict on this cache holds: a lock file per port, locked while the
+ * instance lives and released by the kernel when its owner dies. Servers listen on no TCP
+ * port, so the lock alone decides. */
+static int reserve_port(const cluster_context *context, cluster_instance *c, char *err,
+                        size_t errlen)
+{
+    char ports[CLUSTER_PATH_MAX];
+    (void)path_format(ports, sizeof ports, "%s/ports", context->cache_dir);
+    if (make_directory_path(ports, 0755, err, errlen) != 0)
+        return -1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    /* Start somewhere different per process so concurrent verdicts rarely contend. */
+    unsigned first = (unsigned)getpid() * 7919u + (unsigned)now.tv_nsec;
+    for (unsigned i = 0; i < PORT_COUNT; i++) {
+        int port = PORT_FIRST + (int)((first + i) % PORT_COUNT);
+        char lock_path[CLUSTER_PATH_MAX + 32];
+        snprintf(lock_path, sizeof lock_path, "%s/%d.lock", ports, port);
+        int fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            cluster_error(err, errlen, "cannot open %s: %s", lock_path, strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            c->port = port;
+            c->port_lock_fd = fd;
+            return 0;
+        }
+        close(fd);
+    }
+    cluster_error(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
+    return -1;
+}
+
+/* The instance's own socket directory, or a short one in /tmp when the cache path is too
+ * long for a Unix socket address. */
+static int make_socket_dir(const cluster_context *context, cluster_instance *c, char *err,
+                           size_t errlen)
+{
+    (void)path_format(c->socket_dir, sizeof c->socket_dir, "%s/socket", c->instance_dir);
+    if (strlen(c->socket_dir) <= SOCKET_DIR_MAX) {
+        if (mkdir(c->socket_dir, 0700) != 0) {
+            cluster_error(err, errlen, "cannot create %s: %s", c->socket_dir, strerror(errno));
+            c->socket_dir[0] = '\0';
+            return -1;
+        }
+    } else {
+        snprintf(c->socket_dir, sizeof c->socket_dir, "/tmp/verdict-pg-XXXXXX");
+        if (mkdtemp(c->socket_dir) == NULL) {
+            cluster_error(err, errlen, "cannot create a socket directory in /tmp: %s",
+                          strerror(errno));
+            c->socket_dir[0] = '\0';
+            return -1;
+        }
+    }
+    if (context->user.switch_user &&
+        chown(c->socket_dir, context->user.uid, context->user.gid) != 0) {
+        cluster_error(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
+                      context->user.name, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int write_instance_record(const cluster_instance *c, char *err, size_t errlen)
+{
+    char path[CLUSTER_PATH_MAX + 16], text[CLUSTER_PATH_MAX * 2 + 128];
+    snprintf(path, sizeof path, "%s/instance.txt", c->instance_dir);
+    snprintf(text, sizeof text, "owner_pid=%d\npostmaster_pid=%d\nport=%d\nsocket_dir=%s\n",
+             (int)getpid(), (int)c->postmaster_pid, c->port, c->socket_dir);
+    return write_whole_file(path, text, err, errlen);
+}
+
+/* True when postmaster.pid's status line says "ready": PostgreSQL writes it once it
+ * accepts connections, which is what pg_ctl -w waits for too. */
+static bool postmaster_ready(const char *data_dir)
+{
+    char path[CLUSTER_PATH_MAX + 32], text[2048];
+    snprintf(path, sizeof path, "%s/postmaster.pid", data_dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    text[n] = '\0';
+    const char *line = text;
+    for (int i = 1; i < 8 && line != NULL; i++) {
+        line = strchr(line, '\n');
+        if (line != NULL)
+            line++;
+    }
+    return line != NULL && strncmp(line, "ready", 5) == 0;
+}
+
+/* Starts postgres on c->data_dir: reserved port, private socket, own session, SIGQUIT
+ * when verdict dies; waits until it accepts connections. */
+static int launch_server(const cluster_context *context, cluster_instance *c, char *err,
+                         size_t errlen)
+{
+    if (reserve_port(context, c, err, errlen) != 0 || make_socket_dir(context, c, err, errlen) != 0)
+        return -1;
+    (void)path_format(c->log_path, sizeof c->log_path, "%s/server.log", c->instance_dir);
+    (void)path_format(c->user, sizeof c->user, "%s", context->user.name);
+    int log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+        cluster_error(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
+        return -1;
+    }
+    char postgres[CLUSTER_PATH_MAX], port[16];
+    program_path(context->bindir, "postgres", postgres, sizeof postgres);
+    snprintf(port, sizeof port, "%d", c->port);
+    char *const argv[] = {postgres, "-D", c->data_dir, "-p", port, "-k", c->socket_dir,
+                          "-c", "listen_addresses=", NULL};
+    spawn_request request = {.user = &context->user, .argv = argv, .output_fd = log_fd,
+                             .new_session = true, .die_with_parent = true};
+    pid_t pid;
+    int rc = spawn_program(&request, &pid, err, errlen);
+    close(log_fd);
+    if (rc != 0)
+        return -1;
+    c->postmaster_pid = pid;
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    for (;;) {
+        int status = 0;
+        if (wait_for_exit(pid, READY_POLL_SECONDS, &status)) {
+            c->postmaster_pid = 0;
+            char tail[ERROR_TAIL];
+            read_file_tail(c->log_path, tail, sizeof tail);
+            cluster_error(err, errlen, "the server refused to start; %s ends with:\n%s",
+                          c->log_path, tail);
+            return -1;
+        }
+        if (postmaster_ready(c->data_dir))
+            return 0;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - started.tv_sec) > START_TIMEOUT) {
+            char tail[ERROR_TAIL];
+            read_file_tail(c->log_path, tail, sizeof tail);
+            cluster_error(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
+                          START_TIMEOUT, c->log_path, tail);
+            return -1;
+        }
+    }
+}
+
+/* Stops the server and forgets it, keeping the directory (a template in the making). */
+static int stop_server(cluster_instance *c, char *err, size_t errlen)
+{
+    int rc = stop_server_processes(c->postmaster_pid, c->data_dir, FAST_STOP_TIMEOUT, err, errlen);
+    c->postmaster_pid = 0;
+    return rc;
+}
+
+static void abandon_instance(cluster_instance *c)
+{
+    if (c->postmaster_pid > 0 || c->data_dir[0] != '\0')
+        stop_server_processes(c->postmaster_pid, c->data_dir, 0.0, NULL, 0);
+    instance_release(c);
+}
+
+static void quote_conninfo_value(const char *value, char *out, size_t outlen)
+{
+    size_t used = 0;
+    if (outlen == 0)
+        return;
+    if (used + 1 < outlen)
+        out[used++] = '\'';
+    for (const char *p = value; *p != '\0' && used + 3 < outlen; p++) {
+        if (*p == '\'' || *p == '\\')
+            out[used++] = '\\';
+        out[used++] = *p;
+    }
+    if (used + 1 < outlen)
+        out[used++] = '\'';
+    out[used] = '\0';
+}
+
+void cluster_conninfo(const cluster_instance *c, char *buf, size_t len)
+{
+    char host[CLUSTER_PATH_MAX * 2 + 3], user[CLUSTER_USER_MAX * 2 + 3];
+    quote_conninfo_value(c->socket_dir, host, sizeof host);
+    quote_conninfo_value(c->user, user, sizeof user);
+    snprintf(buf, len, "host=%s port=%d user=%s dbname=postgres", host, c->port, user);
+}
+
+int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen)
+{
+    char conninfo[CLUSTER_PATH_MAX * 2 + 256];
+    cluster_conninfo(c, conninfo, sizeof conninfo);
+    strncat(conninfo, " connect_timeout=30", sizeof conninfo - strlen(conninfo) - 1);
+    PGconn *connection = PQconnectdb(conninfo);
+    if (PQstatus(connection) != CONNECTION_OK) {
+        cluster_error(err, errlen, "cannot connect to the server on %s port %d: %s",
+                      c->socket_dir, c->port, PQerrorMessage(connection));
+        PQfinish(connection);
+        return -1;
+    }
+    PGresult *result = PQexec(connection, "CHECKPOINT");
+    int rc = 0;
+    if (PQresultStatus(result) != PGRES_COMMAND_OK) {
+        cluster_error(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
+        rc = -1;
+    }
+    PQclear(result);
+    PQfinish(connection);
+    return rc;
+}
+
+/* Builds a template in a fresh instance directory; on success c->data_dir holds it, stopped. */
+static int build_template(const cluster_template_spec *spec, const cluster_context *context,
+                          cluster_instance *c, char *err, size_t errlen)
+{
+    if (instance_dir_create(context->cache_dir, &context->user, c->instance_dir,
+                            sizeof c->instance_dir, &c->owner_lock_fd, err, errlen) != 0 ||
+        server_user_check_access(&context->user, c->instance_dir, err, errlen) != 0)
+        return -1;
+    (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
+    char initdb[CLUSTER_PATH_MAX], log_path[CLUSTER_PATH_MAX + 16];
+    program_path(context->bindir, "initdb", initdb, sizeof initdb);
+    (void)path_format(log_path, sizeof log_path, "%s/initdb.log", c->instance_dir);
+    char user_option[CLUSTER_USER_MAX + 16];
+    snprintf(user_option, sizeof user_option, "--username=%s", context->user.name);
+    char *const initdb_argv[] = {initdb, "-D", c->data_dir, "-A", "trust", "--no-sync",
+                                 "-E", "UTF8", "--locale=C", user_option, NULL};
+    if (run_program(&context->user, initdb_argv, log_path, INITDB_TIMEOUT, err, errlen) != 0)
+        return -1;
+
+    char conf_path[CLUSTER_PATH_MAX + 32], *conf = malloc(KEY_TEXT_MAX);
+    if (conf == NULL) {
+        cluster_error(err, errlen, "out of memory");
+        return -1;
+    }
+    size_t used = 0;
+    int rc = append_text(conf, KEY_TEXT_MAX, &used,
+                         "\n# verdict: settings of this template (later lines win)\n"
+                         "listen_addresses = ''\n");
+    for (size_t i = 0; rc == 0 && i < spec->n_settings; i++) {
+        char line[4096];
+        rc = format_setting(spec->settings[i], line, sizeof line);
+        if (rc == 0)
+            rc = append_text(conf, KEY_TEXT_MAX, &used, line);
+    }
+    snprintf(conf_path, sizeof conf_path, "%s/postgresql.conf", c->data_dir);
+    if (rc != 0)
+        cluster_error(err, errlen, "settings too long");
+    else
+        rc = append_to_file(conf_path, conf, err, errlen);
+    free(conf);
+    if (rc != 0)
+        return -1;
+
+    /* Started even without pgbench data: a setting the server rejects should fail here,
+     * once, not at every run. */
+    if (launch_server(context, c, err, errlen) != 0)
+        return -1;
+    if (spec->pgbench_scale > 0) {
+        char pgbench[CLUSTER_PATH_MAX], scale[16], port[16];
+        program_path(context->bindir, "pgbench", pgbench, sizeof pgbench);
+        snprintf(scale, sizeof scale, "%d", spec->pgbench_scale);
+        snprintf(port, sizeof port, "%d", c->port);
+        (void)path_format(log_path, sizeof log_path, "%s/pgbench-init.log", c->instance_dir);
+        char *const pgbench_argv[] = {pgbench, "-i", "-q", "-s", scale, "-h", c->socket_dir,
+                                      "-p", port, "-U", c->user, "postgres", NULL};
+        double timeout = INITDB_TIMEOUT + 60.0 * spec->pgbench_scale;
+        if (run_program(&context->user, pgbench_argv, log_path, timeout, err, errlen) != 0)
+            return -1;
+    }
+    if (cluster_checkpoint(c, err, errlen) != 0 || stop_server(c, err, errlen) != 0)
+        return -1;
+    /* A clean shutdown removes postmaster.pid; if it is still there the server was
+     * killed and the template would start with crash recovery. */
+    char leftover[CLUSTER_PATH_MAX + 32];
+    snprintf(leftover, sizeof leftover, "%s/postmaster.pid", c->data_dir);
+    if (access(leftover, F_OK) == 0) {
+        cluster_error(err, errlen, "the template server did not shut down cleanly; see %s",
+                      c->log_path);
+        return -1;
+    }
+    snprintf(leftover, sizeof leftover, "%s/postmaster.opts", c->data_dir);
+    unlink(leftover);
+    /* initdb ran with --no-sync; a template outlives many runs, so make it durable once. */
+    return fsync_tree(c->data_dir, err, errlen);
+}
+
+int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
+                             size_t outlen, char *err, size_t errlen)
+{
+    cluster_context context;
+    if (context_resolve(spec, &context, err, errlen) != 0)
+        return -1;
+    if (spec->pgbench_scale < 0 || (spec->n_settings > 0 && spec->settings == NULL)) {
+        cluster_error(err, errlen, "bad template spec: scale %d, %zu settings",
+                      spec->pgbench_scale, spec->n_settings);
+        return -1;
+    }
+    for (size_t i = 0; i < spec->n_settings; i++)
+        if (check_setting(spec->settings[i], err, errlen) != 0)
+            return -1;
+    char *key = malloc(KEY_TEXT_MAX);
+    if (key == NULL) {
+        cluster_error(err, errlen, "out of memory");
+        return -1;
+    }
+    if (template_key_text(spec, &context, key, KEY_TEXT_MAX, err, errlen) != 0) {
+        free(key);
+        return -1;
+    }
+    char templates[CLUSTER_PATH_MAX], template_dir[CLUSTER_PATH_MAX + 32];
+    (void)path_format(templates, sizeof templates, "%s/templates", context.cache_dir);
+    snprintf(template_dir, sizeof template_dir, "%s/%016" PRIx64, templates, fnv1a64(key));
+    if (strlen(template_dir) >= outlen) {
+        cluster_error(err, errlen, "template path too long for the output buffer");
+        free(key);
+        return -1;
+    }
+    if (make_directory_path(templates, 0755, err, errlen) != 0) {
+        free(key);
+        return -1;
+    }
+    /* One builder per template: others wait here, then find it built. */
+    char lock_path[CLUSTER_PATH_MAX + 48];
+    snprintf(lock_path, sizeof lock_path, "%s.lock", template_dir);
+    int lock_fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    int locked = -1;
+    if (lock_fd >= 0)
+        while ((locked = flock(lock_fd, LOCK_EX)) != 0 && errno == EINTR) {
+        }
+    if (locked != 0) {
+        cluster_error(err, errlen, "cannot lock %s: %s", lock_path, strerror(errno));
+        if (lock_fd >= 0)
+            close(lock_fd);
+        free(key);
+        return -1;
+    }
+    char version_file[CLUSTER_PATH_MAX + 48];
+    snprintf(version_file, sizeof version_file, "%s/PG_VERSION", template_dir);
+    int rc = 0;
+    if (access(version_file, F_OK) != 0) {
+        /* Reap first: a crashed builder's half-made template may still run a server. */
+        int reaped;
+        cluster_reap_leftovers(context.cache_dir, &reaped, NULL, 0);
+        cluster_instance building;
+        instance_reset(&building);
+        rc = build_template(spec, &context, &building, err, errlen);
+        if (rc == 0 && rename(building.data_dir, template_dir) != 0) {
+            cluster_error(err, errlen, "cannot move the template to %s: %s", template_dir,
+                          strerror(errno));
+            rc = -1;
+        }
+        if (rc == 0) {
+            char description[CLUSTER_PATH_MAX + 48];
+            snprintf(description, sizeof description, "%s.txt", template_dir);
+            write_whole_file(description, key, NULL, 0);
+        }
+        abandon_instance(&building);
+    }
+    close(lock_fd);
+    free(key);
+    if (rc == 0)
+        snprintf(template_dir_out, outlen, "%s", template_dir);
+    return rc;
+}
+
+int cluster_start(const char *template_dir, const cluster_template_spec *spec,
+                  cluster_instance *out, char *err, size_t errlen)
+{
+    instance_reset(out);
+    cluster_context context;
+    if (context_resolve(spec, &context, err, errlen) != 0)
+        return -1;
+    char version_file[CLUSTER_PATH_MAX + 16];
+    snprintf(version_file, sizeof version_file, "%s/PG_VERSION", template_dir);
+    if (access(version_file, F_OK) != 0) {
+        cluster_error(err, errlen, "%s is not a template data directory (no PG_VERSION)",
+                      template_dir);
+        return -1;
+    }
+    /* Every start sweeps up what crashed verdicts left; a failure to reap one must not
+     * stop this run (cluster_reap_leftovers reports it when called on its own). */
+    int reaped;
+    cluster_reap_leftovers(context.cache_dir, &reaped, NULL, 0);
+
+    cluster_instance *c = out;
+    if (instance_dir_create(context.cache_dir, &context.user, c->instance_dir,
+                            sizeof c->instance_dir, &c->owner_lock_fd, err, errlen) != 0)
+        return -1;
+    (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
+    if (server_user_check_access(&context.user, c->instance_dir, err, errlen) != 0 ||
+        copy_tree(template_dir, c->data_dir, err, errlen) != 0 ||
+        launch_server(&context, c, err, errlen) != 0 ||
+        write_instance_record(c, err, errlen) != 0 || cluster_checkpoint(c, err, errlen) != 0) {
+        abandon_instance(c);
+        return -1;
+    }
+    return 0;
+}
+
+int cluster_stop(cluster_instance *c, char *err, size_t errlen)
+{
+    if (c->instance_dir[0] == '\0')
+        return 0; /* already stopped */
+    int rc = stop_server(c, err, errlen);
+    if (rc == 0 && instance_dir_remove(c->instance_dir, c->socket_dir, err, errlen) != 0)
+        rc = -1;
+    if (rc != 0)
+        return -1; /* keep the record: the caller may retry, a reaper will find it */
+    c->instance_dir[0] = '\0';
+    if (c->port_lock_fd >= 0)
+        close(c->port_lock_fd);
+    if (c->owner_lock_fd >= 0)
+        close(c->owner_lock_fd);
+    instance_reset(c);
+    return 0;
+}
+
+int cluster_find_bindir(char *bindir_out, size_t outlen)
+{
+    /* Debian and Ubuntu keep each major version apart; newest first. */
+    for (int major = 30; major >= 9; major--) {
+        char candidate[64], postgres[96];
+        snprintf(candidate, sizeof candidate, "/usr/lib/postgresql/%d/bin", major);
+        snprintf(postgres, sizeof postgres, "%s/postgres", candidate);
+        if (access(postgres, X_OK) == 0 && strlen(candidate) < outlen) {
+            snprintf(bindir_out, outlen, "%s", candidate);
+            return 0;
+        }
+    }
+    static const char *const others[] = {"/usr/local/pgsql/bin", "/usr/pgsql/bin", "/usr/bin"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        char postgres[96];
+        snprintf(postgres, sizeof postgres, "%s/postgres", others[i]);
+        if (access(postgres, X_OK) == 0 && strlen(others[i]) < outlen) {
+            snprintf(bindir_out, outlen, "%s", others[i]);
+            return 0;
+        }
+    }
+    return -1;
+}

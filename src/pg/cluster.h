@@ -1,0 +1,73 @@
+/* Throwaway PostgreSQL clusters: a cached template data directory per (build, settings,
+ * scale), fresh copies of it started on a private Unix socket, stopped and removed. */
+#ifndef VERDICT_PG_CLUSTER_H
+#define VERDICT_PG_CLUSTER_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CLUSTER_PATH_MAX PATH_MAX
+#define CLUSTER_USER_MAX 64
+
+typedef struct {
+    const char *bindir;          /* holds postgres, initdb, pgbench, e.g. /usr/lib/postgresql/15/bin */
+    const char *cache_dir;       /* templates/, instances/ and ports/ live here */
+    const char *run_as;          /* server user when verdict runs as root; NULL: "postgres" */
+    const char *const *settings; /* "name=value" lines for postgresql.conf, later ones win */
+    size_t n_settings;
+    int pgbench_scale;           /* 0: no pgbench tables */
+} cluster_template_spec;
+
+/* A started copy of a template. Everything it needs to stop is in here; nothing global. */
+typedef struct {
+    char instance_dir[CLUSTER_PATH_MAX]; /* cache_dir/instances/OWNERPID-STARTTIME-XXXXXX */
+    char data_dir[CLUSTER_PATH_MAX];     /* instance_dir/data */
+    char socket_dir[CLUSTER_PATH_MAX];   /* instance_dir/socket, or /tmp/verdict-pg-XXXXXX */
+    char log_path[CLUSTER_PATH_MAX];     /* the server's stderr: instance_dir/server.log */
+    char user[CLUSTER_USER_MAX];         /* database superuser (the server's OS user) */
+    int port;
+    pid_t postmaster_pid;                /* 0 once stopped */
+    int owner_lock_fd;                   /* held while the instance lives: proves the owner alive */
+    int port_lock_fd;                    /* held while the instance lives: reserves the port */
+} cluster_instance;
+
+/* Finds a PostgreSQL bindir (the newest /usr/lib/postgresql/N/bin, then pg_config's
+ * usual places); returns 0, or -1 when none holds an executable postgres. */
+int cluster_find_bindir(char *bindir_out, size_t outlen);
+
+/* Creates, or reuses when one exists, the template data directory for this spec, keyed by
+ * bindir, the server's version and binary, the settings and the scale: initdb (-A trust,
+ * --no-sync, -E UTF8, --locale=C), the settings appended to postgresql.conf, one start to
+ * validate them and load `pgbench -i -s SCALE`, CHECKPOINT, clean stop, fsync, rename into
+ * place. Concurrent verdicts preparing the same template wait for each other. Returns 0
+ * with the template's path, or -1 with a message (the server log's tail when it refused). */
+int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
+                             size_t outlen, char *err, size_t errlen);
+
+/* Reaps leftovers, copies the template into a new instance directory, reserves a free
+ * port, starts the server in its own session on a private socket directory, waits until it
+ * accepts connections and checkpoints. Uses spec's bindir, cache_dir and run_as (the
+ * settings are already in the template). Returns 0, or -1 with a message; on failure
+ * nothing is left running or on disk. */
+int cluster_start(const char *template_dir, const cluster_template_spec *spec,
+                  cluster_instance *out, char *err, size_t errlen);
+
+/* libpq keyword/value connection string: host (the socket dir), port, user, dbname. Usable
+ * as pgbench's or psql's dbname argument. */
+void cluster_conninfo(const cluster_instance *c, char *buf, size_t len);
+
+/* Runs CHECKPOINT in the instance; 0, or -1 with a message. */
+int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen);
+
+/* Fast shutdown (SIGINT, as `pg_ctl stop -m fast`), then immediate (SIGQUIT), then SIGKILL
+ * of every process of the instance; removes the copy and releases the port. Safe to call
+ * twice. Returns 0 when no process of it remains and its directories are gone. */
+int cluster_stop(cluster_instance *c, char *err, size_t errlen);
+
+/* Finds instances in cache_dir whose owning process is gone (crash, SIGKILL), stops any
+ * server still running in them and removes their directories; *reaped counts them.
+ * Instances of live owners are left alone. Returns 0, or -1 with a message. */
+int cluster_reap_leftovers(const char *cache_dir, int *reaped, char *err, size_t errlen);
+
+#endif

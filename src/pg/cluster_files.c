@@ -1,0 +1,416 @@
+/* File-tree chores of the cluster layer: copying a template data directory fast (kernel-side
+ * copy_file_range, no hard links), removing and fsyncing trees, reading a log's tail. */
+#include "pg/cluster_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define COPY_CHUNK (1 << 20)
+
+int make_directory_path(const char *path, mode_t mode, char *err, size_t errlen)
+{
+    char partial[CLUSTER_PATH_MAX];
+    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
+        cluster_error(err, errlen, "path too long: %s", path);
+        return -1;
+    }
+    for (char *slash = partial + 1;; slash++) {
+        bool at_end = *slash == '\0';
+        if (*slash != '/' && !at_end)
+            continue;
+        *slash = '\0';
+        if (mkdir(partial, mode) != 0 && errno != EEXIST) {
+            cluster_error(err, errlen, "cannot create directory %s: %s", partial,
+                          strerror(errno));
+            return -1;
+        }
+        if (at_end)
+            break;
+        *slash = '/';
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cluster_error(err, errlen, "%s is not a directory", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Plain read/write, for file systems where copy_file_range is refused. */
+static int copy_by_reading(int from_fd, int to_fd)
+{
+    char *buffer = malloc(COPY_CHUNK);
+    if (buffer == NULL)
+        return ENOMEM;
+    int result = 0;
+    for (;;) {
+        ssize_t got = read(from_fd, buffer, COPY_CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            result = errno;
+            break;
+        }
+        if (got == 0)
+            break;
+        for (ssize_t done = 0; done < got;) {
+            ssize_t put = write(to_fd, buffer + done, (size_t)(got - done));
+            if (put < 0 && errno == EINTR)
+                continue;
+            if (put < 0) {
+                result = errno;
+                goto out;
+            }
+            done += put;
+        }
+    }
+out:
+    free(buffer);
+    return result;
+}
+
+/* Copies file contents in the kernel: no trip through user space, and a reflink on file
+ * systems that share extents (btrfs, XFS). Hard links would let the copy's server write
+ * into the template. Returns 0 or an errno. */
+static int copy_contents(int from_fd, int to_fd, off_t size)
+{
+    off_t left = size;
+    while (left > 0) {
+        ssize_t copied = copy_file_range(from_fd, NULL, to_fd, NULL, (size_t)left, 0);
+        if (copied < 0 && errno == EINTR)
+            continue;
+        if (copied < 0) {
+            if (left == size && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+                                 errno == EOPNOTSUPP))
+                return copy_by_reading(from_fd, to_fd);
+            return errno;
+        }
+        if (copied == 0)
+            break; /* the file shrank under us; what was there is copied */
+        left -= copied;
+    }
+    return 0;
+}
+
+static int copy_directory_contents(int from_dir, int to_dir, bool keep_owner, char *err,
+                                   size_t errlen, const char *from_path);
+
+static int copy_entry(int from_dir, int to_dir, const char *name, bool keep_owner, char *err,
+                      size_t errlen, const char *from_path)
+{
+    struct stat st;
+    if (fstatat(from_dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        cluster_error(err, errlen, "cannot stat %s/%s: %s", from_path, name, strerror(errno));
+        return -1;
+    }
+    mode_t permissions = st.st_mode & 07777;
+    if (S_ISDIR(st.st_mode)) {
+        if (mkdirat(to_dir, name, 0700) != 0) {
+            cluster_error(err, errlen, "cannot create %s: %s", name, strerror(errno));
+            return -1;
+        }
+        int sub_from = openat(from_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int sub_to = openat(to_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int rc = -1;
+        if (sub_from < 0 || sub_to < 0) {
+            cluster_error(err, errlen, "cannot open directory %s/%s: %s", from_path, name,
+                          strerror(errno));
+        } else {
+            char sub_path[CLUSTER_PATH_MAX];
+            snprintf(sub_path, sizeof sub_path, "%s/%s", from_path, name);
+            rc = copy_directory_contents(sub_from, sub_to, keep_owner, err, errlen, sub_path);
+            if (rc == 0 && keep_owner && fchown(sub_to, st.st_uid, st.st_gid) != 0)
+                rc = -1;
+            if (rc == 0 && fchmod(sub_to, permissions) != 0)
+                rc = -1;
+            if (rc != 0 && err != NULL && err[0] == '\0')
+                cluster_error(err, errlen, "cannot set owner or mode of %s: %s", name,
+                              strerror(errno));
+        }
+        if (sub_from >= 0)
+            close(sub_from);
+        if (sub_to >= 0)
+            close(sub_to);
+        return rc;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char target[CLUSTER_PATH_MAX];
+        ssize_t n = readlinkat(from_dir, name, target, sizeof target - 1);
+        if (n < 0 || (target[n] = '\0', symlinkat(target, to_dir, name) != 0) ||
+            (keep_owner && fchownat(to_dir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
+            cluster_error(err, errlen, "cannot copy symbolic link %s/%s: %s", from_path, name,
+                          strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode))
+        return 0; /* sockets, fifos: nothing a stopped data directory needs */
+    int from_fd = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (from_fd < 0) {
+        cluster_error(err, errlen, "cannot open %s/%s: %s", from_path, name, strerror(errno));
+        return -1;
+    }
+    int to_fd = openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (to_fd < 0) {
+        cluster_error(err, errlen, "cannot create copy of %s/%s: %s", from_path, name,
+                      strerror(errno));
+        close(from_fd);
+        return -1;
+    }
+    int error = copy_contents(from_fd, to_fd, st.st_size);
+    if (error == 0 && keep_owner && fchown(to_fd, st.st_uid, st.st_gid) != 0)
+        error = errno;
+    if (error == 0 && fchmod(to_fd, permissions) != 0)
+        error = errno;
+    close(from_fd);
+    if (close(to_fd) != 0 && error == 0)
+        error = errno;
+    if (error != 0) {
+        cluster_error(err, errlen, "cannot copy %s/%s: %s", from_path, name, strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+static int copy_directory_contents(int from_dir, int to_dir, bool keep_owner, char *err,
+                                   size_t errlen, const char *from_path)
+{
+    int listing_fd = dup(from_dir);
+    DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
+    if (listing == NULL) {
+        if (listing_fd >= 0)
+            close(listing_fd);
+        cluster_error(err, errlen, "cannot list %s: %s", from_path, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *entry;
+    while (rc == 0 && (entry = readdir(listing)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        rc = copy_entry(from_dir, to_dir, entry->d_name, keep_owner, err, errlen, from_path);
+    }
+    closedir(listing);
+    return rc;
+}
+
+int copy_tree(const char *from, const char *to, char *err, size_t errlen)
+{
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    struct stat st;
+    if (stat(from, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cluster_error(err, errlen, "%s is not a directory", from);
+        return -1;
+    }
+    if (mkdir(to, 0700) != 0) {
+        cluster_error(err, errlen, "cannot create %s: %s", to, strerror(errno));
+        return -1;
+    }
+    /* Root copies a tree owned by the server user; the copy must stay the server's. */
+    bool keep_owner = geteuid() == 0;
+    int from_fd = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int to_fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = -1;
+    if (from_fd < 0 || to_fd < 0)
+        cluster_error(err, errlen, "cannot open %s or %s: %s", from, to, strerror(errno));
+    else {
+        rc = copy_directory_contents(from_fd, to_fd, keep_owner, err, errlen, from);
+        if (rc == 0 && ((keep_owner && fchown(to_fd, st.st_uid, st.st_gid) != 0) ||
+                        fchmod(to_fd, st.st_mode & 07777) != 0)) {
+            cluster_error(err, errlen, "cannot set owner or mode of %s: %s", to,
+                          strerror(errno));
+            rc = -1;
+        }
+    }
+    if (from_fd >= 0)
+        close(from_fd);
+    if (to_fd >= 0)
+        close(to_fd);
+    return rc;
+}
+
+/* Removes everything below dir_fd; returns 0 or an errno (the first one met). */
+static int remove_directory_contents(int dir_fd)
+{
+    int listing_fd = dup(dir_fd);
+    DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
+    if (listing == NULL) {
+        int error = errno;
+        if (listing_fd >= 0)
+            close(listing_fd);
+        return error;
+    }
+    int first_error = 0;
+    struct dirent *entry;
+    while ((entry = readdir(listing)) != NULL) {
+        const char *name = entry->d_name;
+        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+            continue;
+        if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT)
+            continue;
+        if (errno != EISDIR && errno != EPERM) {
+            if (first_error == 0)
+                first_error = errno;
+            continue;
+        }
+        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (sub < 0) {
+            if (first_error == 0)
+                first_error = errno;
+            continue;
+        }
+        int error = remove_directory_contents(sub);
+        close(sub);
+        if (error == 0 && unlinkat(dir_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+            error = errno;
+        if (error != 0 && first_error == 0)
+            first_error = error;
+    }
+    closedir(listing);
+    return first_error;
+}
+
+int remove_tree(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        if (errno == ENOTDIR && unlink(path) == 0)
+            return 0;
+        cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int error = remove_directory_contents(fd);
+    close(fd);
+    if (error == 0 && rmdir(path) != 0 && errno != ENOENT)
+        error = errno;
+    if (error != 0) {
+        cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+static int fsync_directory_tree(int dir_fd)
+{
+    int listing_fd = dup(dir_fd);
+    DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
+    if (listing == NULL) {
+        int error = errno;
+        if (listing_fd >= 0)
+            close(listing_fd);
+        return error;
+    }
+    int first_error = 0;
+    struct dirent *entry;
+    while ((entry = readdir(listing)) != NULL) {
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        int fd = openat(dir_fd, entry->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* symbolic links and the like: nothing to sync */
+        struct stat st;
+        int error = 0;
+        if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+            error = fsync_directory_tree(fd);
+        else if (fsync(fd) != 0)
+            error = errno;
+        close(fd);
+        if (error != 0 && first_error == 0)
+            first_error = error;
+    }
+    closedir(listing);
+    if (fsync(dir_fd) != 0 && first_error == 0)
+        first_error = errno;
+    return first_error;
+}
+
+int fsync_tree(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int error = fd < 0 ? errno : fsync_directory_tree(fd);
+    if (fd >= 0)
+        close(fd);
+    if (error != 0) {
+        cluster_error(err, errlen, "cannot fsync %s: %s", path, strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+void read_file_tail(const char *path, char *out, size_t outlen)
+{
+    if (outlen == 0)
+        return;
+    out[0] = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return;
+    }
+    off_t start = st.st_size > (off_t)(outlen - 1) ? st.st_size - (off_t)(outlen - 1) : 0;
+    ssize_t got = pread(fd, out, outlen - 1, start);
+    close(fd);
+    if (got <= 0)
+        return;
+    out[got] = '\0';
+    /* Start at a whole line and drop the final newline. */
+    char *text = out;
+    if (start > 0) {
+        char *newline = strchr(out, '\n');
+        if (newline != NULL && newline[1] != '\0')
+            text = newline + 1;
+    }
+    size_t length = strlen(text);
+    while (length > 0 && text[length - 1] == '\n')
+        text[--length] = '\0';
+    memmove(out, text, length + 1);
+}
+
+static int write_text(const char *path, const char *text, int flags, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+    if (fd < 0) {
+        cluster_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t length = strlen(text), done = 0;
+    while (done < length) {
+        ssize_t put = write(fd, text + done, length - done);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0) {
+            cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        done += (size_t)put;
+    }
+    if (close(fd) != 0) {
+        cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int append_to_file(const char *path, const char *text, char *err, size_t errlen)
+{
+    return write_text(path, text, O_APPEND, err, errlen);
+}
+
+int write_whole_file(const char *path, const char *text, char *err, size_t errlen)
+{
+    return write_text(path, text, O_TRUNC, err, errlen);
+}

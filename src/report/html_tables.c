@@ -1,0 +1,255 @@
+/* Tables of the HTML report. Each cell that holds text from a command, an experiment
+ * file or the machine is escaped; numbers are formatted here. */
+#include "report/html_tables.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/markup.h"
+#include "report/report_query.h"
+#include "stats/verdict_rules.h"
+
+void html_element(FILE *out, const char *tag, const char *text)
+{
+    fprintf(out, "<%s>", tag);
+    markup_write_escaped(out, text);
+    fprintf(out, "</%s>", tag);
+}
+
+static void percent_text(double ratio, char *buf, size_t len)
+{
+    double pct = query_percent(ratio);
+    if (!isfinite(pct))
+        snprintf(buf, len, "–");
+    else
+        snprintf(buf, len, fabs(pct) < 0.1 ? "%+.2f%%" : "%+.1f%%", pct);
+}
+
+static void number_cell(FILE *out, double value)
+{
+    if (isfinite(value))
+        fprintf(out, "<td class=\"num\">%.6g</td>", value);
+    else
+        fputs("<td class=\"num\">–</td>", out);
+}
+
+void html_settings(FILE *out, const report_input *in)
+{
+    const analysis_options *o = in->options;
+    fputs("<p class=\"settings\">", out);
+    markup_write_escaped(out, comparison_method_name(o->method, o->paired));
+    fprintf(out, "%s · %g%% confidence · equivalence margin ±%g%%",
+            o->paired ? " (paired by block)" : "", o->confidence * 100, o->margin * 100);
+    if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
+        fprintf(out, " · %zu comparisons, %s-adjusted (intervals at %.4g%%)",
+                in->analysis->n_comparisons, o->adjust == ADJUST_HOLM ? "Holm" : "BH",
+                in->analysis->interval_confidence * 100);
+    if (in->has_seed)
+        fprintf(out, " · seed %llu", (unsigned long long)in->seed);
+    fputs("</p>\n", out);
+}
+
+static void decided_words(FILE *out, const report_input *in, const analysis_comparison *c)
+{
+    const comparison *r = &c->result;
+    bool up = r->ratio > 1.0;
+    double change = fabs(r->ratio - 1.0) * 100;
+    const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
+                                                                : (up ? "slower" : "faster");
+    fprintf(out, "<strong>%s</strong>: ", verdict_kind_name(r->decision.kind));
+    markup_write_escaped(out, in->series[c->candidate].variant);
+    fprintf(out, " is %.*f%% %s than ", change < 0.1 ? 2 : 1, change, word);
+    markup_write_escaped(out, in->series[c->baseline].variant);
+    if (r->decision.negligible)
+        fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
+}
+
+static void verdict_words(FILE *out, const report_input *in, const analysis_comparison *c)
+{
+    const verdict_decision *d = &c->result.decision;
+    if (!c->ok) {
+        fputs("<strong>inconclusive</strong>: ", out);
+        markup_write_escaped(out, c->error);
+    } else if (d->kind == VERDICT_BETTER || d->kind == VERDICT_WORSE) {
+        decided_words(out, in, c);
+    } else if (d->kind == VERDICT_EQUIVALENT) {
+        fprintf(out, "<strong>equivalent</strong>: no difference larger than ±%g%%",
+                in->options->margin * 100);
+    } else if (d->reason == UNDECIDED_CONFIDENCE) {
+        fprintf(out, "<strong>inconclusive</strong>: %zu runs per side cannot reach %g%% "
+                "confidence", c->result.n_baseline, c->result.confidence * 100);
+    } else {
+        fprintf(out, "<strong>inconclusive</strong>: the interval includes both no change and "
+                "changes beyond ±%g%%", in->options->margin * 100);
+    }
+}
+
+static const char *verdict_class(const analysis_comparison *c)
+{
+    return c->ok ? verdict_kind_name(c->result.decision.kind) : "inconclusive";
+}
+
+static void verdict_numbers(FILE *out, const report_input *in, const analysis_comparison *c)
+{
+    const comparison *r = &c->result;
+    char est[32], lo[32], hi[32];
+    percent_text(c->ok ? r->ratio : NAN, est, sizeof est);
+    percent_text(c->ok ? r->ci_low : NAN, lo, sizeof lo);
+    percent_text(c->ok ? r->ci_high : NAN, hi, sizeof hi);
+    fprintf(out, "<td class=\"num\">%s</td>", est);
+    if (c->ok)
+        fprintf(out, "<td class=\"num\">[%s, %s] <small>(%.4g%%)</small></td>", lo, hi,
+                (r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence) * 100);
+    else
+        fputs("<td class=\"num\">–</td>", out);
+    bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
+    number_cell(out, !c->ok ? NAN : adjusted ? c->p_adjusted : r->p_value);
+}
+
+static void verdict_row(FILE *out, const report_input *in, const analysis_comparison *c)
+{
+    const analysis_series *base = &in->series[c->baseline], *cand = &in->series[c->candidate];
+    fprintf(out, "<tr class=\"v-%s\">", verdict_class(c));
+    html_element(out, "td", base->point);
+    html_element(out, "td", base->metric);
+    html_element(out, "td", base->variant);
+    html_element(out, "td", cand->variant);
+    verdict_numbers(out, in, c);
+    fputs("<td>", out);
+    verdict_words(out, in, c);
+    fputs("</td>", out);
+    long needed = c->ok ? c->result.decision.needed_blocks : -1;
+    if (needed >= 0)
+        fprintf(out, "<td class=\"num\">about %ld more per side</td></tr>\n", needed);
+    else
+        fputs("<td class=\"num\">–</td></tr>\n", out);
+}
+
+void html_verdict_table(FILE *out, const report_input *in)
+{
+    if (in->analysis->n_comparisons == 0) {
+        fputs("<p>No comparisons: there is only one variant.</p>\n", out);
+        return;
+    }
+    bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
+    fprintf(out, "<table class=\"verdicts\">\n<thead><tr><th>point</th><th>metric</th>"
+                 "<th>baseline</th><th>candidate</th><th>change</th><th>interval</th>"
+                 "<th>p%s</th><th>verdict</th><th>runs needed</th></tr></thead>\n<tbody>\n",
+            adjusted ? " (adjusted)" : "");
+    for (size_t k = 0; k < in->analysis->n_comparisons; k++)
+        verdict_row(out, in, &in->analysis->comparisons[k]);
+    fputs("</tbody>\n</table>\n", out);
+}
+
+void html_overall_table(FILE *out, const report_input *in)
+{
+    const analysis_result *a = in->analysis;
+    fputs("<table>\n<thead><tr><th>candidate</th><th>baseline</th><th>metric</th><th>points</th>"
+          "<th>change</th><th>interval</th><th>verdict</th></tr></thead>\n<tbody>\n", out);
+    for (size_t i = 0; i < a->n_overall; i++) {
+        const analysis_overall *o = &a->overall[i];
+        char est[32], lo[32], hi[32];
+        percent_text(o->ratio, est, sizeof est);
+        percent_text(o->ci_low, lo, sizeof lo);
+        percent_text(o->ci_high, hi, sizeof hi);
+        fprintf(out, "<tr class=\"v-%s\">", verdict_kind_name(o->decision.kind));
+        html_element(out, "td", o->candidate);
+        html_element(out, "td", o->baseline);
+        html_element(out, "td", o->metric);
+        fprintf(out, "<td class=\"num\">%zu</td><td class=\"num\">%s</td>"
+                     "<td class=\"num\">[%s, %s] <small>(%g%%)</small></td><td><strong>%s</strong>%s"
+                     "</td></tr>\n", o->n_points, est, lo, hi, o->confidence * 100,
+                verdict_kind_name(o->decision.kind), o->decision.negligible ? " (negligible)" : "");
+    }
+    fputs("</tbody>\n</table>\n", out);
+}
+
+static size_t tainted_runs(const report_input *in, const analysis_series *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->n_samples; i++)
+        n += in->samples[i].tainted && strcmp(in->samples[i].point, s->point) == 0 &&
+             strcmp(in->samples[i].variant, s->variant) == 0;
+    return n;
+}
+
+void html_summary_table(FILE *out, const report_input *in, size_t first, size_t end)
+{
+    fputs("<table>\n<thead><tr><th>variant</th><th>n</th><th>median</th><th>mean</th>"
+          "<th>CV</th><th>min</th><th>max</th><th>tainted runs</th></tr></thead>\n<tbody>\n", out);
+    for (size_t i = first; i < end; i++) {
+        const stats_summary *s = &in->analysis->summaries[i];
+        fputs("<tr>", out);
+        html_element(out, "td", in->series[i].variant);
+        fprintf(out, "<td class=\"num\">%zu</td>", s->n);
+        number_cell(out, s->median);
+        number_cell(out, s->mean);
+        if (isfinite(s->cv))
+            fprintf(out, "<td class=\"num\">%.2f%%</td>", s->cv * 100);
+        else
+            fputs("<td class=\"num\">–</td>", out);
+        number_cell(out, s->min);
+        number_cell(out, s->max);
+        fprintf(out, "<td class=\"num\">%zu</td></tr>\n", tainted_runs(in, &in->series[i]));
+    }
+    fputs("</tbody>\n</table>\n", out);
+}
+
+void html_warnings(FILE *out, const report_input *in)
+{
+    const analysis_result *a = in->analysis;
+    if (a->n_warnings == 0) {
+        fputs("<p>No warnings.</p>\n", out);
+        return;
+    }
+    fputs("<ul class=\"warnings\">\n", out);
+    for (size_t i = 0; i < a->n_warnings; i++) {
+        const analysis_warning *w = &a->warnings[i];
+        fputs("<li><code>", out);
+        markup_write_escaped(out, w->code);
+        fputs("</code> ", out);
+        if (w->point && *w->point && in->n_points > 1) {
+            markup_write_escaped(out, w->point);
+            fputs(" · ", out);
+        }
+        markup_write_escaped(out, w->message);
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
+void html_environment(FILE *out, const report_input *in)
+{
+    if (in->n_environment == 0) {
+        fputs("<p>No machine facts (the samples were measured elsewhere).</p>\n", out);
+        return;
+    }
+    fputs("<table class=\"facts\">\n<tbody>\n", out);
+    for (size_t i = 0; i < in->n_environment; i++) {
+        fputs("<tr>", out);
+        html_element(out, "th", in->environment[i].key);
+        html_element(out, "td", in->environment[i].value);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody>\n</table>\n", out);
+}
+
+void html_variants(FILE *out, const report_input *in)
+{
+    fputs("<table>\n<thead><tr><th>variant</th><th>command or file</th></tr></thead>\n<tbody>\n",
+          out);
+    for (size_t v = 0; v < in->n_variants; v++) {
+        const report_variant *variant = &in->variants[v];
+        fputs("<tr>", out);
+        html_element(out, "td", variant->name);
+        fputs("<td><code>", out);
+        for (size_t k = 0; variant->argv && k < variant->argc; k++) {
+            fputs(k ? " " : "", out);
+            markup_write_escaped(out, variant->argv[k]);
+        }
+        if (variant->argv == NULL)
+            markup_write_escaped(out, variant->file ? variant->file : "");
+        fputs("</code></td></tr>\n", out);
+    }
+    fputs("</tbody>\n</table>\n", out);
+}

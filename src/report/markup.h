@@ -1,0 +1,12 @@
+/* Escaping of untrusted text (names, commands, machine facts) for HTML and SVG/XML:
+ * markup characters become entities and bytes that are not valid UTF-8 become U+FFFD. */
+#ifndef VERDICT_REPORT_MARKUP_H
+#define VERDICT_REPORT_MARKUP_H
+
+#include <stdio.h>
+
+/* Writes text escaped for element content and quoted attribute values alike: & < > " '
+ * as entities; control characters XML 1.0 forbids and invalid UTF-8 as U+FFFD. */
+void markup_write_escaped(FILE *out, const char *text);
+
+#endif

@@ -1,0 +1,38 @@
+/* Questions the chart and HTML writers ask of a report_input: which metrics, which
+ * series, a sample's value of a metric, quartiles of a series, a metric's unit. */
+#ifndef VERDICT_REPORT_REPORT_QUERY_H
+#define VERDICT_REPORT_REPORT_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/report.h"
+
+#define QUERY_NOT_FOUND ((size_t)-1)
+
+/* The compared metrics, each once, in series order; returns how many (at most capacity). */
+size_t query_metrics(const report_input *in, const char **names, size_t capacity);
+/* Index of the series of (point, metric, variant), or QUERY_NOT_FOUND. */
+size_t query_series(const report_input *in, const char *point, const char *metric,
+                    const char *variant);
+/* Index of the point with this id, or QUERY_NOT_FOUND. */
+size_t query_point(const report_input *in, const char *id);
+/* A sample's value of a metric; false when it has none. */
+bool query_sample_value(const report_sample *s, const char *metric, double *value);
+/* The comparison whose candidate is series index `candidate`, or NULL. */
+const analysis_comparison *query_comparison_of(const report_input *in, size_t candidate);
+
+typedef struct {
+    double min, q1, median, q3, max;
+} quartiles;
+/* R's type-7 quartiles of the finite values; false when there are none (or no memory). */
+bool query_quartiles(const double *values, size_t n, quartiles *out);
+
+/* "seconds" for wall, user, sys and cpu; "KiB" for maxrss; NULL for extracted metrics. */
+const char *query_metric_unit(const char *metric);
+/* An axis label: "wall (seconds)", or the metric's own name when it has no known unit. */
+void query_metric_label(const char *metric, char *buf, size_t len);
+/* Change of a ratio in percent: 1.031 -> 3.1. */
+double query_percent(double ratio);
+
+#endif
