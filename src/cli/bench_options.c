@@ -60,6 +60,7 @@ void bench_usage(FILE *out)
         "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
         "      --csv FILE          one row per sample\n"
         "      --markdown FILE     the verdict table as Markdown\n"
+        "      --html FILE         a single-file HTML report with charts (works offline)\n"
         "  -h, --help              show this help\n"
         "\n"
         "Adaptive stopping analyses the data only at planned block counts (10, 15, 23, ...)\n"
@@ -139,7 +140,7 @@ enum {
     OPT_MIN_RUNS = 1000, OPT_MAX_RUNS, OPT_MAX_TIME, OPT_PREPARE, OPT_SETUP, OPT_CLEANUP,
     OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_IGNORE_FAILURE, OPT_NAME, OPT_SEED,
     OPT_METRIC, OPT_HIGHER, OPT_CONFIDENCE, OPT_MARGIN, OPT_METHOD, OPT_ADJUST, OPT_FAIL_IF,
-    OPT_JSON, OPT_CSV, OPT_MARKDOWN
+    OPT_JSON, OPT_CSV, OPT_MARKDOWN, OPT_HTML
 };
 
 static int apply_list_option(int opt, const char *arg, bench_settings *s, char *err, size_t errlen)
@@ -188,6 +189,7 @@ static int apply_option(int opt, const char *arg, bench_settings *s, char *err, 
     case OPT_JSON: s->json_path = arg; return 0;
     case OPT_CSV: s->csv_path = arg; return 0;
     case OPT_MARKDOWN: s->markdown_path = arg; return 0;
+    case OPT_HTML: s->html_path = arg; return 0;
     }
     snprintf(err, errlen, "unknown option (see verdict --help)");
     return -1;
@@ -245,6 +247,7 @@ int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t
         {"fail-if", required_argument, NULL, OPT_FAIL_IF},
         {"json", required_argument, NULL, OPT_JSON}, {"csv", required_argument, NULL, OPT_CSV},
         {"markdown", required_argument, NULL, OPT_MARKDOWN},
+        {"html", required_argument, NULL, OPT_HTML},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);

@@ -23,7 +23,7 @@ typedef struct {
     uint64_t seed;
     bool has_seed, shell, randomize_env, ignore_failure, higher_is_better;
     const char *prepare, *setup, *cleanup;
-    const char *json_path, *csv_path, *markdown_path;
+    const char *json_path, *csv_path, *markdown_path, *html_path;
     const char *names[BENCH_MAX_NAMES];
     size_t n_names;
     const char *metric_specs[BENCH_MAX_METRIC_SPECS];

@@ -338,6 +338,8 @@ static int write_exports(const bench_settings *s, const report_input *in, char *
         return -1;
     if (s->markdown_path && report_write_markdown(in, s->markdown_path, err, errlen) != 0)
         return -1;
+    if (s->html_path && report_write_html(in, s->html_path, err, errlen) != 0)
+        return -1;
     return 0;
 }
 

@@ -23,6 +23,8 @@ static void report_usage(FILE *out)
         "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
         "      --csv FILE          one row per sample\n"
         "      --markdown FILE     the verdict table as Markdown\n"
+        "      --html FILE         a single-file HTML report with charts (works offline)\n"
+        "      --svg DIR           every chart as its own .svg file in DIR\n"
         "      --confidence C      confidence level (default: the experiment's)\n"
         "      --margin M          equivalence margin (default: the experiment's)\n"
         "      --method M          wilcoxon (default), welch or bootstrap\n"
@@ -47,6 +49,8 @@ static int apply_report_option(int opt, const char *arg, report_settings *s, cha
     case 'j': s->report.json_path = arg; return 0;
     case 'v': s->report.csv_path = arg; return 0;
     case 'm': s->report.markdown_path = arg; return 0;
+    case 'H': s->report.html_path = arg; return 0;
+    case 'G': s->report.svg_dir = arg; return 0;
     case 'c': s->confidence_set = true; return parse_confidence(arg, &s->confidence, err, errlen);
     case 'g': s->margin_set = true; return parse_margin(arg, &s->margin, err, errlen);
     case 'M': s->method_set = true; return parse_method(arg, &s->method, err, errlen);
@@ -62,6 +66,7 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
     static const struct option options[] = {
         {"json", required_argument, NULL, 'j'}, {"csv", required_argument, NULL, 'v'},
         {"markdown", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
+        {"html", required_argument, NULL, 'H'}, {"svg", required_argument, NULL, 'G'},
         {"margin", required_argument, NULL, 'g'}, {"method", required_argument, NULL, 'M'},
         {"adjust", required_argument, NULL, 'a'}, {"fail-if", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
@@ -93,6 +98,8 @@ static void apply_report_overrides(const report_settings *s, experiment_report_o
     o->json_path = s->report.json_path;
     o->csv_path = s->report.csv_path;
     o->markdown_path = s->report.markdown_path;
+    o->html_path = s->report.html_path;
+    o->svg_dir = s->report.svg_dir;
     o->fail_if = s->report.fail_if;
     if (s->confidence_set)
         o->analysis.confidence = s->confidence;

@@ -53,6 +53,7 @@ static void run_usage(FILE *out)
         "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
         "      --csv FILE          one row per sample\n"
         "      --markdown FILE     the verdict table as Markdown\n"
+        "      --html FILE         a single-file HTML report with charts (works offline)\n"
         "      --confidence C      override the file's confidence\n"
         "      --margin M          override the file's equivalence margin\n"
         "      --fail-if worse     exit 4 when a comparison is worse\n"
@@ -71,6 +72,7 @@ static int parse_run_option(int opt, const char *arg, run_settings *s, char *err
     case 'j': s->report.json_path = arg; return 0;
     case 'v': s->report.csv_path = arg; return 0;
     case 'm': s->report.markdown_path = arg; return 0;
+    case 'H': s->report.html_path = arg; return 0;
     case 'c': s->confidence_set = true; return parse_confidence(arg, &s->confidence, err, errlen);
     case 'g': s->margin_set = true; return parse_margin(arg, &s->margin, err, errlen);
     case 'f': return parse_fail_if(arg, &s->report.fail_if, err, errlen);
@@ -85,7 +87,7 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"json", required_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'v'}, {"markdown", required_argument, NULL, 'm'},
-        {"confidence", required_argument, NULL, 'c'}, {"margin", required_argument, NULL, 'g'},
+        {"html", required_argument, NULL, 'H'}, {"confidence", required_argument, NULL, 'c'}, {"margin", required_argument, NULL, 'g'},
         {"fail-if", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -562,6 +564,7 @@ static void apply_overrides(run_context *r, const run_settings *given)
     o->json_path = given->report.json_path;
     o->csv_path = given->report.csv_path;
     o->markdown_path = given->report.markdown_path;
+    o->html_path = given->report.html_path;
     o->fail_if = given->report.fail_if;
     if (given->confidence_set)
         o->analysis.confidence = given->confidence;

@@ -14,6 +14,7 @@
 typedef struct {
     analysis_options analysis;  /* confidence and margin from the file unless overridden */
     const char *json_path, *csv_path, *markdown_path;
+    const char *html_path, *svg_dir;
     fail_if_rule fail_if;
     FILE *text;                 /* where the terminal report goes */
 } experiment_report_options;

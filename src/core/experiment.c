@@ -219,12 +219,15 @@ static int add_value(loader *l, experiment_parameter *p, struct fy_node *where, 
         return yaml_fail(&l->r, where, "parameter %s has more than %d values", p->name,
                          MAX_VALUES_PER_PARAMETER);
     }
-    char **grown = realloc(p->values, (p->n_values + 1) * sizeof *grown);
-    if (grown == NULL) {
-        free(value);
-        return yaml_fail(&l->r, where, "out of memory");
+    size_t n = p->n_values;
+    if ((n & (n - 1)) == 0) { /* capacity doubles whenever the count reaches a power of two */
+        char **grown = realloc(p->values, (n ? 2 * n : 1) * sizeof *grown);
+        if (grown == NULL) {
+            free(value);
+            return yaml_fail(&l->r, where, "out of memory");
+        }
+        p->values = grown;
     }
-    p->values = grown;
     p->values[p->n_values++] = value;
     return 0;
 }
@@ -299,9 +302,22 @@ static int check_range(loader *l, const yaml_field *f, const range_spec *s)
     return 0;
 }
 
+static uint64_t range_length(const range_spec *s)
+{
+    if (s->has_step)
+        return ((uint64_t)s->to - (uint64_t)s->from) / (uint64_t)s->step + 1;
+    uint64_t n = 1;
+    for (int64_t v = s->from; v <= s->to / s->factor; v *= s->factor)
+        n++;
+    return n;
+}
+
 static int expand_range(loader *l, experiment_parameter *p, const yaml_field *f,
                         const range_spec *s)
 {
+    if (range_length(s) > MAX_VALUES_PER_PARAMETER)
+        return yaml_fail_field(&l->r, f, "parameter %s has more than %d values", p->name,
+                               MAX_VALUES_PER_PARAMETER);
     for (int64_t v = s->from; v <= s->to;) {
         char text[32];
         snprintf(text, sizeof text, "%lld", (long long)v);
@@ -634,7 +650,7 @@ static int read_variant(loader *l, const yaml_field *f)
         snprintf(where, sizeof where, " in variant %.40s", v->name);
         if (walk_mapping(l, f->value, rules, 5, where, v) != 0)
             return -1;
-    } else if (f->value == NULL) {
+    } else if (yaml_is_null(f->value)) {
         /* "A:" with nothing: inherits everything from the top level */
     } else {
         d.command = *f; /* "A: ./prog {n}" or "A: [./prog, '{n}']" is the command itself */
@@ -1056,10 +1072,12 @@ int experiment_parse(const char *name, const char *text, size_t length, experime
     out->text[length] = '\0';
     out->text_length = length;
     loader l = {.r = {name, err, errlen}, .e = out};
-    struct fy_document *doc = yaml_read_document(&l.r, text, length);
-    int rc = doc ? parse_document(&l, doc) : -1;
-    if (doc)
-        fy_document_destroy(doc);
+    yaml_source source;
+    int rc = yaml_open(&l.r, text, length, &source);
+    if (rc == 0) {
+        rc = parse_document(&l, source.document);
+        yaml_close(&source);
+    }
     free_env(l.env, l.n_env);
     free(l.cwd);
     if (rc != 0)

@@ -24,8 +24,24 @@ typedef struct {
     struct fy_node *value;
 } yaml_field;
 
-/* Parses exactly one YAML document; NULL with "FILE:LINE:COLUMN: ..." in the reader's err. */
-struct fy_document *yaml_read_document(yaml_reader *r, const char *text, size_t length);
+/* libfyaml's diagnostics, captured instead of printed. */
+typedef struct {
+    char text[512];
+    size_t length;
+} diag_capture;
+
+/* A parsed document with the parser that owns its memory (it must not move while open). */
+typedef struct {
+    struct fy_diag *diag;
+    struct fy_parser *parser;
+    struct fy_document *document;
+    diag_capture capture;
+} yaml_source;
+
+/* Parses text, which must hold exactly one YAML document: 0, or -1 with
+ * "FILE:LINE:COLUMN: ..." in the reader's err. */
+int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out);
+void yaml_close(yaml_source *s);
 
 /* 1-based position of a node (for collections, of the first scalar inside; 0 if unknown). */
 void yaml_position(struct fy_node *node, int *line, int *column);
@@ -38,6 +54,8 @@ int yaml_fail_field(yaml_reader *r, const yaml_field *f, const char *fmt, ...)
 
 /* The text of a scalar node, or NULL when the node is not a scalar (or holds a NUL byte). */
 const char *yaml_scalar(struct fy_node *node, size_t *length);
+/* NULL, or a plain "", "~" or "null": YAML's ways of writing nothing. */
+bool yaml_is_null(struct fy_node *node);
 /* A copy of a scalar node's text; errors say "'key' must be WHAT". */
 int yaml_string(yaml_reader *r, const yaml_field *f, const char *what, char **out);
 

@@ -12,11 +12,6 @@
 
 /* libfyaml writes its diagnostics in pieces ("<input>:3:1: error: msg\n", the source line,
  * a caret); we keep the first error line and report it under the experiment's name. */
-typedef struct {
-    char text[512];
-    size_t length;
-} diag_capture;
-
 static void capture_diag(struct fy_diag *diag, void *user, const char *buf, size_t len)
 {
     (void)diag;
@@ -111,31 +106,86 @@ static struct fy_document *load_single_document(yaml_reader *r, struct fy_parser
     return doc;
 }
 
-struct fy_document *yaml_read_document(yaml_reader *r, const char *text, size_t length)
+/* Length of the UTF-8 sequence at p (1..4), or 0 when it is malformed, overlong, a
+ * surrogate or beyond U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *p, size_t left)
 {
-    diag_capture capture = {.length = 0};
-    capture.text[0] = '\0';
-    struct fy_diag *diag = capturing_diag(&capture);
-    if (diag == NULL) {
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || n > left || p[0] > 0xf4)
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* Experiment files are UTF-8 text. Checking first gives a clear message, and it keeps
+ * malformed bytes away from libfyaml 0.7's scanner, which can loop forever on some
+ * (e.g. "%@=\xff" at the end of the input). */
+static int check_text(yaml_reader *r, const char *text, size_t length)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    int line = 1, column = 1;
+    for (size_t i = 0; i < length; column++) {
+        size_t n = p[i] ? utf8_sequence(p + i, length - i) : 0;
+        if (n == 0) {
+            snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, line, column,
+                     p[i] ? "not UTF-8 text (a malformed byte sequence)" : "holds a NUL byte");
+            return -1;
+        }
+        if (p[i] == '\n') {
+            line++;
+            column = 0;
+        }
+        i += n;
+    }
+    return 0;
+}
+
+int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out)
+{
+    memset(out, 0, sizeof *out);
+    if (check_text(r, text, length) != 0)
+        return -1;
+    out->diag = capturing_diag(&out->capture);
+    if (out->diag == NULL) {
         snprintf(r->err, r->errlen, "%s: out of memory", r->file);
-        return NULL;
+        return -1;
     }
     struct fy_parse_cfg cfg = {
         .flags = FYPCF_QUIET | FYPCF_ALLOW_DUPLICATE_KEYS | FYPCF_DISABLE_MMAP_OPT,
-        .diag = diag,
+        .diag = out->diag,
     };
-    struct fy_parser *parser = fy_parser_create(&cfg);
-    struct fy_document *doc = NULL;
-    if (parser == NULL || fy_parser_set_string(parser, text, length) != 0) {
+    out->parser = fy_parser_create(&cfg);
+    if (out->parser == NULL || fy_parser_set_string(out->parser, text, length) != 0) {
         snprintf(r->err, r->errlen, "%s: cannot start the YAML parser", r->file);
-    } else {
-        doc = load_single_document(r, parser, diag, &capture);
-        /* The document outlives the parser; its nodes own their text. */
+        yaml_close(out);
+        return -1;
     }
-    if (parser)
-        fy_parser_destroy(parser);
-    fy_diag_destroy(diag);
-    return doc;
+    out->document = load_single_document(r, out->parser, out->diag, &out->capture);
+    if (out->document == NULL) {
+        yaml_close(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The document goes first and through its parser: libfyaml 0.7 leaks the unescaped text
+ * of quoted scalars when a document outlives the parser that built it. */
+void yaml_close(yaml_source *s)
+{
+    if (s->document)
+        fy_parse_document_destroy(s->parser, s->document);
+    if (s->parser)
+        fy_parser_destroy(s->parser);
+    if (s->diag)
+        fy_diag_destroy(s->diag);
+    memset(s, 0, sizeof *s);
 }
 
 static bool scalar_position(struct fy_node *node, int *line, int *column)
@@ -183,6 +233,7 @@ void yaml_position(struct fy_node *node, int *line, int *column)
         *line = *column = 0;
 }
 
+__attribute__((format(printf, 4, 0)))
 static int fail_at(yaml_reader *r, int line, int column, const char *fmt, va_list ap)
 {
     char message[512];
@@ -216,6 +267,8 @@ int yaml_fail_field(yaml_reader *r, const yaml_field *f, const char *fmt, ...)
     return -1;
 }
 
+/* Known upstream bug: libfyaml 0.7.12 leaks 512 bytes when it unescapes a single-quoted
+ * scalar with many consecutive '' escapes (e.g. '); nothing we can free. */
 const char *yaml_scalar(struct fy_node *node, size_t *length)
 {
     if (node == NULL || fy_node_is_alias(node) || !fy_node_is_scalar(node))
@@ -227,6 +280,21 @@ const char *yaml_scalar(struct fy_node *node, size_t *length)
     if (length)
         *length = n;
     return text;
+}
+
+bool yaml_is_null(struct fy_node *node)
+{
+    static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
+    size_t n;
+    const char *text = yaml_scalar(node, &n);
+    if (node == NULL)
+        return true;
+    if (text == NULL || fy_node_get_style(node) != FYNS_PLAIN)
+        return false;
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+        if (strlen(nulls[i]) == n && memcmp(nulls[i], text, n) == 0)
+            return true;
+    return false;
 }
 
 /* What the value looks like, for "must be X, not Y" messages. */

@@ -24,6 +24,12 @@ int instance_dir_create(const char *cache_dir, const server_user *user, char *di
     snprintf(instances, sizeof instances, "%s/instances", cache_dir);
     if (make_directory_path(instances, 0755, err, errlen) != 0)
         return -1;
+    /* Under a umask of 077 it would be root's alone; the server user must pass through. */
+    if (user->switch_user && chmod(instances, 0755) != 0) {
+        cluster_error(err, errlen, "cannot open %s to user '%s': %s", instances, user->name,
+                      strerror(errno));
+        return -1;
+    }
     /* The name carries the owner's pid and start time: a reaper tells a live owner from a
      * dead one (or a recycled pid) without any file to read, even mid-creation. */
     pid_t self = getpid();
@@ -200,7 +206,8 @@ int cluster_reap_leftovers(const char *cache_dir, int *reaped, char *err, size_t
         unsigned long long start;
         if (parse_instance_name(entry->d_name, &owner, &start) != 0)
             continue;
-        if (process_start_time(owner) == start)
+        unsigned long long owner_start = process_start_time(owner);
+        if (owner_start != 0 && owner_start == start)
             continue; /* its owner lives */
         char instance_dir[CLUSTER_PATH_MAX], lock_path[CLUSTER_PATH_MAX + 16];
         if (path_format(instance_dir, sizeof instance_dir, "%s/%s", instances, entry->d_name) != 0)

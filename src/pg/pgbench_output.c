@@ -319,15 +319,17 @@ static void note_problem(summary_parser *parser, const char *line)
                    sizeof parser->first_problem);
 }
 
-/* Marks the run partial when pgbench said a client or the run was aborted. Error lines
- * of retried or counted failures ("pgbench: client 0 got an error ...") are not partial:
- * those transactions are in the counts. */
+/* Marks the run partial when pgbench said a client or the run was aborted. Other error
+ * lines are not: retried or counted failures ("pgbench: client 0 got an error ...") are in
+ * the counts, and the vacuum step's "pgbench: error: ERROR:  relation ... does not exist"
+ * (custom scripts without pgbench's tables) is followed by "ignoring this error". */
 static void check_for_abort(summary_parser *parser, const char *line)
 {
-    if (after_prefix(line, "pgbench: error: ") != NULL ||
-        after_prefix(line, "pgbench: fatal: ") != NULL ||
+    bool from_pgbench = after_prefix(line, "pgbench: error: ") != NULL ||
+                        after_prefix(line, "client ") != NULL;
+    if (after_prefix(line, "pgbench: fatal: ") != NULL ||
         after_prefix(line, "Run was aborted") != NULL ||
-        (after_prefix(line, "client ") != NULL && strstr(line, " aborted") != NULL))
+        (from_pgbench && strstr(line, "aborted") != NULL))
         note_problem(parser, line);
 }
 
@@ -579,7 +581,7 @@ typedef enum { LOG_LINE_BLANK, LOG_LINE_DONE, LOG_LINE_FAILED, LOG_LINE_SKIPPED,
 static log_line_kind classify_log_line(const char *line, size_t length,
                                        unsigned long long *latency_us)
 {
-    log_token fields[LOG_MAX_FIELDS + 1];
+    log_token fields[LOG_MAX_FIELDS + 1] = {{NULL, 0}};
     size_t n = 0, i = 0;
     while (i < length) {
         while (i < length && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))

@@ -52,15 +52,14 @@ static void accumulate_item(range_accumulator *r, const chart_item *it, svg_axis
     case ITEM_LINE:
     case ITEM_SCATTER: accumulate_array(r, axis == SVG_X ? it->x : it->y, it->n); break;
     case ITEM_INTERVALS:
-        if (axis == SVG_Y)
-            accumulate_array(r, it->y, it->n);
-        /* fall through: x, or the interval's ends */
     case ITEM_BAND:
         if (axis == SVG_X) {
             accumulate_array(r, it->x, it->n);
         } else {
             accumulate_array(r, it->low, it->n);
             accumulate_array(r, it->high, it->n);
+            if (it->kind == ITEM_INTERVALS)
+                accumulate_array(r, it->y, it->n);
         }
         break;
     case ITEM_SHADE:

@@ -106,5 +106,9 @@ void svg_format_number(double value, char *buf, size_t len)
 {
     if (value == 0) /* also turns -0 into 0 */
         value = 0;
-    snprintf(buf, len, "%.4g", value);
+    /* whole numbers such as throughputs read better as 80000 than as 8e+04 */
+    if (fabs(value) >= 1e4 && fabs(value) < 1e9 && value == floor(value))
+        snprintf(buf, len, "%.0f", value);
+    else
+        snprintf(buf, len, "%.4g", value);
 }

@@ -22,7 +22,8 @@ double svg_map(const svg_mapping *m, double value);
 bool svg_placeable(svg_scale kind, double value);
 /* Tick positions inside the range: 1-2-5 steps, or powers of ten on a log scale. */
 size_t svg_auto_ticks(const svg_mapping *m, double *at, size_t capacity);
-/* A short label for a tick or a value: up to 4 significant digits, no "-0". */
+/* A short label for a tick or a value: up to 4 significant digits (whole numbers up to
+ * a billion in full), no "-0". */
 void svg_format_number(double value, char *buf, size_t len);
 
 #endif

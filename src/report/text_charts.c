@@ -76,10 +76,13 @@ static void print_axis(const change_scale *s, FILE *out)
     snprintf(high, sizeof high, "%+.1f%%", s->high);
     memset(line, ' ', CHART_WIDTH);
     line[CHART_WIDTH] = '\0';
-    int zero = column_of(s, 0);
-    line[zero] = '0';
     memcpy(line, low, strlen(low));
     memcpy(line + CHART_WIDTH - strlen(high), high, strlen(high));
+    int zero = column_of(s, 0);
+    bool free_there = line[zero] == ' ' && (zero == 0 || line[zero - 1] == ' ') &&
+                      (zero == CHART_WIDTH - 1 || line[zero + 1] == ' ');
+    if (free_there) /* the end labels win: they give the scale */
+        line[zero] = '0';
     fprintf(out, "  %-*s %s\n", LABEL_WIDTH, "", line);
 }
 

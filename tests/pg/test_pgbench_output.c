@@ -682,6 +682,29 @@ static void test_nonzero_exit_is_partial(void **state)
     free(want);
 }
 
+/* Without pgbench's tables the vacuum step fails and pgbench carries on (the message even
+ * lands in the middle of stdout's line); that is no abort. */
+static void test_ignored_vacuum_error_is_not_partial(void **state)
+{
+    (void)state;
+    const char *text = "pgbench (14.6, server 15.1)\n"
+                       "starting vacuum...pgbench: error: ERROR:  relation \"pgbench_branches\" "
+                       "does not exist\n"
+                       "pgbench: error: ERROR:  relation \"pgbench_tellers\" does not exist\n"
+                       "pgbench: (ignoring this error and continuing anyway)\n"
+                       "end.\n"
+                       "tps = 321.5 (without initial connection time)\n";
+    pgbench_result *got = new_result(), *want = new_result();
+    char err[256];
+    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, err, sizeof err), 0);
+    expect_nothing_printed(want);
+    snprintf(want->pgbench_version, sizeof want->pgbench_version, "14.6");
+    expect_tps(want, 321.5, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
+    assert_same_result(got, want);
+    free(got);
+    free(want);
+}
+
 /* PostgreSQL 18 splits the per-script line: the count includes failures, the processed
  * count and tps follow on a line of their own. */
 static void test_pg18_script_lines(void **state)
@@ -855,6 +878,7 @@ int main(void)
         cmocka_unit_test(test_bare_tps_line),
         cmocka_unit_test(test_decimal_commas_and_crlf),
         cmocka_unit_test(test_nonzero_exit_is_partial),
+        cmocka_unit_test(test_ignored_vacuum_error_is_not_partial),
         cmocka_unit_test(test_pg18_script_lines),
         cmocka_unit_test(test_length_bounds_the_input),
         cmocka_unit_test(test_log_type7_quantiles),

@@ -141,7 +141,7 @@ static void test_all_keys(void **state)
              "env: {MODE: fast, LEVEL: \"{n}\"}\n"
              "parameters: {n: [1]}\n"
              "variants:\n"
-             "  base: {}\n"
+             "  base:\n"
              "  tuned:\n"
              "    env: {MODE: slow}\n"
              "    build: make CFLAGS=-O{n}\n"
@@ -204,8 +204,11 @@ static void test_command_string_is_split_like_a_shell(void **state)
     free(word);
     assert_int_equal(e.on_failure, FAILURE_ABORT);
     experiment_free(&e);
-    parse_ok("on_failure: record\nvariants: {A: ./a}\n", &e);
+    parse_ok("on_failure: record\ncommand: [./a]\nvariants: {A: , B: ~, C: {}}\n", &e);
     assert_int_equal(e.on_failure, FAILURE_RECORD);
+    assert_int_equal(e.n_variants, 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(e.variants[i].command[0], "./a");
     experiment_free(&e);
 }
 
@@ -423,6 +426,10 @@ static void test_errors_metrics_and_yaml(void **state)
     parse_fails("a: 1\nb: [1, 2\n",
                 "spin.yaml:3:1: invalid YAML: flow sequence without a closing bracket");
     parse_fails("", "spin.yaml:1:1: the file holds no YAML document");
+    parse_fails("name: \"caf\xc3\xa9\"\nseed: \xff\n",
+                "spin.yaml:2:7: not UTF-8 text (a malformed byte sequence)");
+    parse_fails("%@=\xff", /* hangs libfyaml 0.7.12 if it ever reaches it */
+                "spin.yaml:1:4: not UTF-8 text (a malformed byte sequence)");
     parse_fails("- 1\n", "spin.yaml:1:3: an experiment file is a mapping of keys (name, "
                          "parameters, variants, metrics, ...)");
     parse_fails("variants: {A: ./a}\n---\nname: x\n",
