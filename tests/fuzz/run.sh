@@ -4,12 +4,15 @@
 set -eu
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-60}
+# libfyaml 0.7.12 (Debian 12) leaks 512 bytes inside itself on some quoted scalars; that
+# leak is not ours to fix, so LeakSanitizer is told to ignore leaks within libfyaml only.
+export LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp:${LSAN_OPTIONS:-}"
 build=build-fuzz
 if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
         -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
-targets="sample_file pgbench_output"
+targets="sample_file pgbench_output experiment"
 for target in $targets; do meson compile -C "$build" "fuzz_$target" >/dev/null; done
 for target in $targets; do
     work=$(mktemp -d)
