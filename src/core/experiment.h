@@ -28,10 +28,41 @@ typedef struct {
     experiment_env *env;
     size_t n_env;
     int line;               /* where the variant is defined, for messages */
+    /* target postgres: exactly one of bindir (an installed build), source (built by
+     * verdict: then bindir is set to the install's bin directory and build to the shell
+     * line that configures, builds and installs it, keyed by source, patches, configure
+     * options and cflags), or conninfo (a server the user runs) */
+    char *bindir;
+    char *source;
+    char *configure;        /* extra ./configure options, or NULL */
+    char *cflags;           /* CFLAGS, or NULL */
+    char **patches;         /* patch files applied with patch -p1, in order */
+    size_t n_patches;
+    char *conninfo;
+    experiment_env *pg_settings; /* per-variant postgresql.conf overrides */
+    size_t n_pg_settings;
 } experiment_variant;
 
+/* What a run measures: a command, or pgbench against throwaway PostgreSQL servers. */
+typedef enum { TARGET_COMMAND, TARGET_POSTGRES } experiment_target;
+/* Where pgbench (the client) and the server run (docs/postgres.md). */
+typedef enum { PG_PIN_NONE, PG_PIN_SAME, PG_PIN_SPLIT } pg_pin_policy;
+/* A fresh cluster for every run, or one per variant and point. */
+typedef enum { PG_FRESH_RUN, PG_FRESH_POINT } pg_fresh_policy;
+
 typedef struct {
-    char *name;             /* wall, user, sys, cpu, maxrss, or a named extraction */
+    int scale;                  /* pgbench -i -s SCALE; default 10 */
+    experiment_env *settings;   /* postgresql.conf settings shared by all variants */
+    size_t n_settings;
+    pg_fresh_policy fresh;      /* default PG_FRESH_RUN */
+    pg_pin_policy pin;          /* default PG_PIN_NONE */
+    char *run_as;               /* server user when verdict is root; NULL: "postgres" */
+    char *cache_dir;            /* templates and builds; NULL: /var/tmp/verdict-pg */
+} experiment_postgres;
+
+typedef struct {
+    char *name;             /* wall, user, sys, cpu, maxrss, or a named extraction;
+                               with target postgres also tps, latency_avg, p50, p95, p99 */
     char *regex;            /* NULL for builtins */
     bool higher_is_better;
 } experiment_metric;
@@ -65,6 +96,11 @@ typedef struct {
     size_t n_metrics;
     char *setup, *teardown; /* shell lines run before / after each point, or NULL */
     char *prepare;          /* shell line run before every measured run, or NULL */
+    experiment_target target;
+    experiment_postgres postgres;
+    char **workload;        /* target postgres: pgbench's arguments (placeholders allowed),
+                               without connection options; NULL-terminated */
+    size_t n_workload;
 } experiment;
 
 /* Reads and validates an experiment file. Errors name FILE:LINE:COLUMN and the key or
