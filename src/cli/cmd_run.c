@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_report.h"
 #include "cli/options.h"
+#include "cli/pg_target.h"
 #include "cli/progress.h"
 #include "cli/stored_samples.h"
 #include "core/experiment.h"
@@ -140,6 +141,7 @@ typedef struct {
     metric_def metrics[SESSION_MAX_METRICS];
     size_t n_metrics;
     progress_line progress;
+    pg_target pg;                 /* target postgres */
 } run_context;
 
 /* One point's variants with placeholders filled in. */
@@ -240,14 +242,21 @@ static int build_point_variants(const run_context *r, size_t point, point_varian
         pv->cwd_storage[v] = resolve_path(r, cwd);
         free(cwd);
         pv->env_storage[v] = substituted_env(r, ev, point, err, errlen);
-        if (pv->cwd_storage[v] == NULL || pv->env_storage[v] == NULL ||
-            substituted_words(r, ev, point, &sv->argv, err, errlen) != 0)
+        if (pv->cwd_storage[v] == NULL || pv->env_storage[v] == NULL)
             return -1;
+        if (e->target == TARGET_POSTGRES) {
+            /* the words come from pg_target_before_run; pgbench stands in for checks */
+            const char *words[] = {r->pg.pgbench[v]};
+            if (command_words_copy(words, 1, &sv->argv) != 0)
+                return -1;
+        } else if (substituted_words(r, ev, point, &sv->argv, err, errlen) != 0) {
+            return -1;
+        }
         for (size_t i = 0; i < ev->n_env; i++)
             if (pv->env_storage[v][i] == NULL)
                 return -1;
         sv->name = ev->name;
-        sv->line = ev->command[0];
+        sv->line = e->target == TARGET_POSTGRES ? (char *)r->pg.pgbench[v] : ev->command[0];
         sv->cwd = pv->cwd_storage[v];
         sv->extra_env = pv->env_storage[v];
         char why[512];
@@ -351,6 +360,13 @@ static void configure_session(run_context *r, point_variants *pv, size_t point,
     c->analysis = r->settings.report.analysis;
     c->progress = progress_update;
     c->progress_context = &r->progress;
+    if (e->target == TARGET_POSTGRES) {
+        c->before_run = pg_target_before_run;
+        c->after_run = pg_target_after_run;
+        c->run_context = &r->pg;
+        c->server_does_the_work = true;
+        c->pin = pg_target_client_pin(&r->pg);
+    }
 }
 
 /* Runs one point; returns 0, or an exit code with the message printed. */
@@ -380,7 +396,20 @@ static int run_point(run_context *r, size_t point, size_t position, size_t n_poi
     config.sample_context = &sink;
     snprintf(r->progress.prefix, sizeof r->progress.prefix, "point %zu/%zu %s · ", position + 1,
              n_points, point_id);
-    int session_rc = config.preloaded ? session_run(&config, &stop_requested, &outcome, err, sizeof err) : -1;
+    int session_rc = -1;
+    if (r->e.target == TARGET_POSTGRES && pg_target_begin_point(&r->pg, point, err, sizeof err) != 0) {
+        pg_target_end_point(&r->pg);
+        fprintf(stderr, "verdict run: at %s: %s\n", point_id, err[0] ? err : "out of memory");
+        session_outcome_free(&outcome);
+        free((void *)config.preloaded);
+        point_variants_free(&pv);
+        free(point_id);
+        return EXIT_COMMAND_FAILED;
+    }
+    if (config.preloaded)
+        session_rc = session_run(&config, &stop_requested, &outcome, err, sizeof err);
+    if (r->e.target == TARGET_POSTGRES)
+        pg_target_end_point(&r->pg);
     progress_clear(&r->progress);
     if (session_rc != 0)
         fprintf(stderr, "verdict run: %s\n", err[0] ? err : "out of memory");
@@ -466,11 +495,19 @@ static int open_store(run_context *r, char *err, size_t errlen)
     if (existing && r->existing.n > 0)
         fprintf(stderr, "verdict run: resuming %s from %s (%zu samples stored)\n", r->e.name,
                 r->store_path, r->existing.n);
+    return 0;
+}
+
+/* Records this invocation with the machine's facts (and the PostgreSQL placement). */
+static int begin_run(run_context *r, char *err, size_t errlen)
+{
     machine_facts facts = {0};
     char why[256];
     if (machine_facts_collect(&facts, why, sizeof why) != 0)
         facts.n = 0;
     machine_facts_set(&facts, "verdict", VERDICT_VERSION);
+    if (r->e.target == TARGET_POSTGRES)
+        pg_target_facts(&r->pg, &facts);
     store_fact *rows = calloc(facts.n + 1, sizeof *rows);
     int rc = -1;
     if (rows) {
@@ -487,7 +524,12 @@ static int prepare_metrics(run_context *r, char *err, size_t errlen)
 {
     for (size_t k = 0; k < r->e.n_metrics && k < SESSION_MAX_METRICS; k++, r->n_metrics++) {
         const experiment_metric *m = &r->e.metrics[k];
-        int rc = m->regex ? metric_from_regex(m->name, m->regex, m->higher_is_better,
+        int rc;
+        if (r->e.target == TARGET_POSTGRES && !m->regex && pg_target_is_metric(m->name))
+            rc = metric_custom(m->name, m->higher_is_better, pg_target_metric, &r->pg,
+                               &r->metrics[k]);
+        else
+            rc = m->regex ? metric_from_regex(m->name, m->regex, m->higher_is_better,
                                               &r->metrics[k], err, errlen)
                           : metric_parse(m->name, &r->metrics[k], err, errlen);
         if (rc != 0)
@@ -516,6 +558,7 @@ static void run_context_free(run_context *r)
     for (size_t k = 0; k < r->n_metrics; k++)
         metric_free(&r->metrics[k]);
     stored_samples_free(&r->existing);
+    pg_target_free(&r->pg);
     if (r->db)
         store_close(r->db);
     if (r->experiment_loaded)
@@ -601,9 +644,18 @@ int cmd_run(int argc, char **argv)
         rc = strstr(err, "different plan") ? EXIT_USAGE : EXIT_INTERNAL;
     } else {
         rc = run_builds(&r);
+        if (rc == 0 && r.e.target == TARGET_POSTGRES && pg_target_prepare(&r.pg, &r.e, err, sizeof err) != 0) {
+            fprintf(stderr, "verdict run: %s\n", err);
+            rc = EXIT_COMMAND_FAILED;
+        }
+        if (rc == 0 && begin_run(&r, err, sizeof err) != 0) {
+            fprintf(stderr, "verdict run: %s\n", err);
+            rc = EXIT_INTERNAL;
+        }
         if (rc == 0)
             rc = run_points(&r);
-        store_end_run(r.db, r.run_id, rc == 0 ? "done" : rc == EXIT_INTERRUPTED ? "interrupted" : "failed",
+        if (r.run_id)
+            store_end_run(r.db, r.run_id, rc == 0 ? "done" : rc == EXIT_INTERRUPTED ? "interrupted" : "failed",
                       err, sizeof err);
         if (rc == 0 || rc == EXIT_INTERRUPTED || rc == EXIT_COMMAND_FAILED) {
             err[0] = '\0';

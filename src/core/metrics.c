@@ -101,8 +101,22 @@ int metric_value(const metric_def *metric, const run_result *run, double *value,
     case METRIC_CPU: *value = run->user + run->sys; return 0;
     case METRIC_MAXRSS: *value = run->maxrss_kib; return 0;
     case METRIC_REGEX: return extract_number(metric, run, value, err, errlen);
+    case METRIC_CUSTOM:
+        return metric->extract(metric->extract_context, metric->name, run, value, err, errlen);
     }
     return -1;
+}
+
+int metric_custom(const char *name, bool higher_is_better, metric_extract_fn extract,
+                  void *context, metric_def *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = METRIC_CUSTOM;
+    out->higher_is_better = higher_is_better;
+    out->extract = extract;
+    out->extract_context = context;
+    out->name = strdup(name);
+    return out->name ? 0 : -1;
 }
 
 const char *metric_unit(const metric_def *metric)
@@ -113,7 +127,8 @@ const char *metric_unit(const metric_def *metric)
     case METRIC_SYS:
     case METRIC_CPU: return "s";
     case METRIC_MAXRSS: return "KiB";
-    case METRIC_REGEX: break;
+    case METRIC_REGEX:
+    case METRIC_CUSTOM: break;
     }
     return "";
 }

@@ -9,7 +9,14 @@
 
 #include "core/runner.h"
 
-typedef enum { METRIC_WALL, METRIC_USER, METRIC_SYS, METRIC_CPU, METRIC_MAXRSS, METRIC_REGEX } metric_kind;
+typedef enum {
+    METRIC_WALL, METRIC_USER, METRIC_SYS, METRIC_CPU, METRIC_MAXRSS, METRIC_REGEX,
+    METRIC_CUSTOM /* read by a function the composing layer provides (e.g. pgbench output) */
+} metric_kind;
+
+/* Reads a custom metric from a finished run; 0, or -1 with a message. */
+typedef int (*metric_extract_fn)(void *context, const char *name, const run_result *run,
+                                 double *value, char *err, size_t errlen);
 
 typedef struct {
     char *name;
@@ -18,6 +25,8 @@ typedef struct {
     bool has_regex;
     regex_t regex;
     char *pattern;
+    metric_extract_fn extract;  /* METRIC_CUSTOM */
+    void *extract_context;      /* borrowed */
 } metric_def;
 
 /* Parses "wall" (or user, sys, cpu, maxrss) or "NAME=/REGEX/" (POSIX extended syntax;
@@ -29,6 +38,9 @@ int metric_from_regex(const char *name, const char *pattern, bool higher_is_bett
 /* The metric's value for one run; regex metrics need the run's captured stdout. */
 int metric_value(const metric_def *metric, const run_result *run, double *value, char *err,
                  size_t errlen);
+/* A metric read by extract (which needs the run's stdout). */
+int metric_custom(const char *name, bool higher_is_better, metric_extract_fn extract,
+                  void *context, metric_def *out);
 void metric_free(metric_def *metric);
 const char *metric_unit(const metric_def *metric);
 

@@ -181,7 +181,7 @@ static int run_helper(session_state *st, const command_words *words, const char 
 static bool needs_stdout(const session_config *c)
 {
     for (size_t m = 0; m < c->n_metrics; m++)
-        if (c->metrics[m].kind == METRIC_REGEX)
+        if (c->metrics[m].kind == METRIC_REGEX || c->metrics[m].kind == METRIC_CUSTOM)
             return true;
     return false;
 }
@@ -217,6 +217,8 @@ static void judge_interference(session_state *st, const cpu_snapshot *before, se
     if (!st->probe_open || interference_probe_snapshot(&st->probe, &after) != 0)
         return;
     interference_between(before, &after, s->run.user + s->run.sys, &s->noise);
+    if (st->config->server_does_the_work)
+        s->noise.other_busy = NAN;
     s->tainted = interference_is_disturbing(&s->noise, s->taint_reason, sizeof s->taint_reason);
 }
 
@@ -236,13 +238,28 @@ static int measure_once(session_state *st, size_t v, long block, char *err, size
     run_request request = {.argv = c->variants[v].argv.words, .envp = st->envp_of_variant[v],
                            .cwd = c->variants[v].cwd, .timeout = c->timeout, .pin = c->pin,
                            .capture_stdout = needs_stdout(c)};
+    if (c->before_run) {
+        char *const *argv = NULL;
+        char why[768] = "";
+        if (c->before_run(c->run_context, v, &argv, why, sizeof why) != 0) {
+            if (c->after_run)
+                c->after_run(c->run_context, v);
+            snprintf(st->out->failure, sizeof st->out->failure, "%s: %s", c->variants[v].name, why);
+            return 2;
+        }
+        if (argv)
+            request.argv = argv;
+    }
     cpu_snapshot before;
     bool have_before = st->probe_open && interference_probe_snapshot(&st->probe, &before) == 0;
     s->started = now_seconds() - st->start;
-    if (runner_execute(&request, st->stop, &s->run, err, errlen) != 0)
-        return -1;
-    if (have_before)
+    int ran = runner_execute(&request, st->stop, &s->run, err, errlen);
+    if (ran == 0 && have_before)
         judge_interference(st, &before, s);
+    if (c->after_run)
+        c->after_run(c->run_context, v);
+    if (ran != 0)
+        return -1;
     s->variant = v;
     s->block = block;
     s->seq = st->seq++;

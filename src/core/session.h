@@ -73,6 +73,14 @@ typedef struct {
      * soon as it is measured; a non-zero return stops the session with its message. */
     const session_sample *preloaded;
     size_t n_preloaded;
+    /* Per-run hooks (the PostgreSQL target): before every run of a variant, to start its
+     * server and give the words to execute (*argv NULL: the variant's own); after it,
+     * whatever happened, to stop the server. A failing before_run fails the run. */
+    int (*before_run)(void *context, size_t variant, char *const **argv, char *err,
+                      size_t errlen);
+    void (*after_run)(void *context, size_t variant);
+    void *run_context;
+    bool server_does_the_work;      /* other CPUs' load is the server's: not interference */
     int (*on_sample)(void *context, const session_sample *sample, char *err, size_t errlen);
     void *sample_context;
 } session_config;
