@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/command_words.h"
 #include "core/experiment_internal.h"
@@ -16,12 +19,24 @@
 enum { MAX_VALUES_PER_PARAMETER = 100000, MAX_POINTS = 1000000 };
 
 static const char *const builtin_metrics[] = {"wall", "user", "sys", "cpu", "maxrss"};
+/* What pgbench reports (src/pg/pgbench_output.h); only tps is better when higher. */
+static const char *const pg_metrics[] = {"tps", "latency_avg", "p50", "p95", "p99"};
+
+static const char *const target_names[] = {"command", "postgres"};   /* experiment_target */
+static const char *const fresh_names[] = {"run", "point"};           /* pg_fresh_policy */
+static const char *const pin_names[] = {"none", "same", "split"};    /* pg_pin_policy */
+
+static const char default_cache_dir[] = "/var/tmp/verdict-pg";
 
 /* A variant's settings before the top-level defaults are applied to them. */
 typedef struct {
     yaml_field command;
     bool has_command, has_shell, shell;
     bool has_cwd;
+    struct fy_node *source_only;   /* key of configure, cflags or patches, if given */
+    char source_only_key[16];
+    command_words configure;       /* v->configure split into words */
+    uint64_t *patch_hashes;        /* the contents of v->patches */
 } variant_draft;
 
 typedef struct {
@@ -34,12 +49,16 @@ typedef struct {
     size_t n_env;
     char *cwd;
     variant_draft *draft;          /* the variant being read */
+    const char *base;              /* the file's directory; NULL: the current directory */
+    struct fy_node *target_key;    /* where 'target' was given, or NULL */
+    bool has_workload;
 } loader;
 
 typedef int (*key_handler)(loader *l, const yaml_field *f, void *target);
 
-/* pass: 0 is read first (parameters, which placeholders refer to), 2 last (variants,
- * which inherit the top-level command, shell, env and cwd). */
+/* pass: 0 is read first (parameters, which placeholders refer to, and target, which decides
+ * the keys and metrics allowed), 2 last (variants, which inherit the top-level command,
+ * shell, env and cwd, and the postgres cache_dir and settings). */
 typedef struct {
     const char *key;
     key_handler handle;
@@ -477,8 +496,9 @@ static int take_words(loader *l, const yaml_field *f, experiment_variant *v, com
     return v->command ? 0 : yaml_fail_field(&l->r, f, "out of memory");
 }
 
+/* label names the list in messages: "command" or "pgbench". */
 static int command_from_list(loader *l, const yaml_field *f, command_words *w,
-                             const char *context)
+                             const char *label, const char *context)
 {
     void *iter = NULL;
     struct fy_node *item;
@@ -486,7 +506,7 @@ static int command_from_list(loader *l, const yaml_field *f, command_words *w,
         size_t n;
         const char *word = yaml_scalar(item, &n);
         if (word == NULL)
-            return yaml_fail(&l->r, item, "the words of a command must be plain text");
+            return yaml_fail(&l->r, item, "the words of '%s' must be plain text", label);
         char **grown = realloc(w->words, (w->n + 2) * sizeof *grown);
         if (grown == NULL)
             return yaml_fail(&l->r, item, "out of memory");
@@ -499,18 +519,19 @@ static int command_from_list(loader *l, const yaml_field *f, command_words *w,
             return -1;
     }
     if (w->n == 0)
-        return yaml_fail_field(&l->r, f, "'command' is an empty list");
+        return yaml_fail_field(&l->r, f, "'%s' is an empty list", label);
     return 0;
 }
 
 /* A string is split like a shell would split it, unless it is run by /bin/sh itself. */
-static int command_from_string(loader *l, const yaml_field *f, bool shell, command_words *w)
+static int command_from_string(loader *l, const yaml_field *f, bool shell, const char *label,
+                               command_words *w)
 {
     size_t n;
     const char *text = yaml_scalar(f->value, &n);
     char *line = text ? strndup(text, n) : NULL;
     if (line == NULL)
-        return yaml_fail_field(&l->r, f, "'command' must be a list of words or a string");
+        return yaml_fail_field(&l->r, f, "'%s' must be a list of words or a string", label);
     char problem[256];
     int rc = 0;
     if (!shell) {
@@ -525,8 +546,22 @@ static int command_from_string(loader *l, const yaml_field *f, bool shell, comma
     }
     free(line);
     if (rc != 0)
-        return yaml_fail_field(&l->r, f, "'command': %s", problem);
+        return yaml_fail_field(&l->r, f, "'%s': %s", label, problem);
     return 0;
+}
+
+/* A list of words, or a string split like a shell (one word with shell), placeholders
+ * checked in each word. */
+static int read_words(loader *l, const yaml_field *f, bool shell, const char *label,
+                      const char *context, command_words *w)
+{
+    if (is_sequence(f))
+        return command_from_list(l, f, w, label, context);
+    int rc = command_from_string(l, f, shell, label, w);
+    /* A string's words all point at the string (list words were checked one by one). */
+    for (size_t i = 0; rc == 0 && i < w->n; i++)
+        rc = check_placeholders(l, f->value, w->words[i], context);
+    return rc;
 }
 
 static int read_command(loader *l, const yaml_field *f, bool shell, experiment_variant *v,
@@ -537,17 +572,408 @@ static int read_command(loader *l, const yaml_field *f, bool shell, experiment_v
     if (is_sequence(f) && shell)
         rc = yaml_fail_field(&l->r, f, "with shell: true, 'command' must be one string (a "
                              "shell line), not a list");
-    else if (is_sequence(f))
-        rc = command_from_list(l, f, &w, context);
     else
-        rc = command_from_string(l, f, shell, &w);
-    /* A string's words all point at the string (list words were checked one by one). */
-    for (size_t i = 0; rc == 0 && !is_sequence(f) && i < w.n; i++)
-        rc = check_placeholders(l, f->value, w.words[i], context);
+        rc = read_words(l, f, shell, "command", context, &w);
     if (rc == 0)
         rc = take_words(l, f, v, &w);
     command_words_free(&w);
     return rc;
+}
+
+/* ---- target postgres: settings, paths and the workload ---- */
+
+static bool is_postgres(const loader *l)
+{
+    return l->e->target == TARGET_POSTGRES;
+}
+
+/* Keys of one target refused under the other, saying why. */
+static int postgres_only(loader *l, const yaml_field *f)
+{
+    return yaml_fail(&l->r, f->key_node, "'%s' is only allowed with 'target: postgres'",
+                     f->key);
+}
+
+static int command_only(loader *l, const yaml_field *f)
+{
+    return yaml_fail(&l->r, f->key_node, "'%s' is not used with 'target: postgres': the "
+                     "workload (pgbench) is the command", f->key);
+}
+
+/* The settings verdict sets itself or that would move files out of a throwaway cluster,
+ * refused here too so that the message names the line (src/pg/cluster.c checks again). */
+static const char *const reserved_settings[] = {
+    "port", "listen_addresses", "unix_socket_directories", "data_directory",
+    "config_file", "hba_file", "ident_file",
+};
+
+static int check_setting_name(loader *l, const yaml_field *s)
+{
+    if (strspn(s->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") !=
+        strlen(s->key))
+        return yaml_fail(&l->r, s->key_node, "setting name '%s' may hold only letters, digits, "
+                         "_ and .", s->key);
+    for (size_t i = 0; i < sizeof reserved_settings / sizeof reserved_settings[0]; i++)
+        if (strcasecmp(s->key, reserved_settings[i]) == 0)
+            return yaml_fail(&l->r, s->key_node, "setting '%s' is verdict's to set (each server "
+                             "gets a private socket and no TCP)", s->key);
+    return 0;
+}
+
+/* Values are kept as the text in the file ("off", 256MB) and never substituted. */
+static int read_setting(loader *l, const yaml_field *s, experiment_env **list, size_t *n)
+{
+    if (check_setting_name(l, s) != 0)
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        if (strcasecmp((*list)[i].name, s->key) == 0) /* PostgreSQL ignores their case */
+            return yaml_fail(&l->r, s->key_node, "setting %s is given twice", s->key);
+    size_t length;
+    const char *value = yaml_scalar(s->value, &length);
+    if (value == NULL || (length == 0 && yaml_is_null(s->value)))
+        return yaml_fail_field(&l->r, s, "setting %s needs a plain value (quote it: %s: "
+                               "\"...\")", s->key, s->key);
+    if (memchr(value, '\n', length) || memchr(value, '\r', length))
+        return yaml_fail_field(&l->r, s, "the value of setting %s spans lines", s->key);
+    char *copy = strndup(value, length);
+    int rc = copy ? set_env(list, n, s->key, copy) : -1;
+    free(copy);
+    return rc == 0 ? 0 : yaml_fail(&l->r, s->key_node, "out of memory");
+}
+
+static int read_settings(loader *l, const yaml_field *f, experiment_env **list, size_t *n)
+{
+    if (need_mapping(l, f, "postgresql.conf name: value") != 0)
+        return -1;
+    void *iter = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(f->value, &iter)) != NULL) {
+        yaml_field s;
+        if (read_key(l, pair, &s) != 0 || read_setting(l, &s, list, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Relative paths are relative to the experiment file's directory (the current directory for
+ * experiment_parse), and made absolute: a build line changes directory before using them. */
+static int absolute_path(loader *l, const yaml_field *f, char **out)
+{
+    char *path = NULL, cwd[PATH_MAX];
+    if (yaml_string(&l->r, f, "a path", &path) != 0)
+        return -1;
+    if (path[0] == '\0') {
+        free(path);
+        return yaml_fail_field(&l->r, f, "'%s' is empty", f->key);
+    }
+    if (path[0] == '/') {
+        *out = path;
+        return 0;
+    }
+    const char *base = l->base ? l->base : getcwd(cwd, sizeof cwd);
+    if (base == NULL) {
+        int rc = yaml_fail_field(&l->r, f, "cannot resolve '%s': %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
+    size_t n = strlen(base) + strlen(path) + 2;
+    *out = malloc(n);
+    if (*out)
+        snprintf(*out, n, "%s%s%s", base, strcmp(base, "/") ? "/" : "", path);
+    free(path);
+    return *out ? 0 : yaml_fail_field(&l->r, f, "out of memory");
+}
+
+/* An absolute path of something that exists (symbolic links resolved). */
+static int existing_path(loader *l, const yaml_field *f, const char *what, char **out)
+{
+    char *path = NULL;
+    if (absolute_path(l, f, &path) != 0)
+        return -1;
+    *out = realpath(path, NULL);
+    int rc = *out ? 0 : yaml_fail_field(&l->r, f, "%s '%s': %s", what, path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+/* A patch's identity in a build key is its content: editing it makes a new build. Only
+ * regular files of sane size, so that /dev/zero or a FIFO cannot hang the loader. */
+static const char *hash_file(const char *path, uint64_t *out)
+{
+    enum { MAX_PATCH = 64 << 20 };
+    struct stat st;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return strerror(errno);
+    const char *why = fstat(fileno(f), &st) != 0 ? "cannot stat"
+                      : !S_ISREG(st.st_mode)        ? "not a regular file"
+                      : st.st_size > MAX_PATCH      ? "larger than 64 MiB"
+                                                    : NULL;
+    if (why) {
+        fclose(f);
+        return why;
+    }
+    char buf[65536];
+    size_t n, total = 0;
+    uint64_t h = EXPERIMENT_FNV_OFFSET;
+    while (total <= MAX_PATCH && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+        h = experiment_fnv1a(h, buf, n);
+        total += n;
+    }
+    int failed = ferror(f);
+    fclose(f);
+    *out = h;
+    return failed ? "read error" : total > MAX_PATCH ? "larger than 64 MiB" : NULL;
+}
+
+/* pgbench's options (pgbench --help, PostgreSQL 9.6 to 17), to tell an option's value from
+ * a database name. getopt_long accepts unambiguous abbreviations of long names. */
+static const char pgbench_short_with_value[] = "bcDfFhIjLMpPRstTU";
+static const char *const pgbench_long_with_value[] = {
+    "aggregate-interval", "builtin", "client", "define", "file", "fillfactor", "host",
+    "index-tablespace", "init-steps", "jobs", "latency-limit", "log-prefix", "max-tries",
+    "partition-method", "partitions", "port", "progress", "protocol", "random-seed", "rate",
+    "sampling-rate", "scale", "show-script", "tablespace", "time", "transactions", "username",
+};
+static const char *const pgbench_long_plain[] = {
+    "connect", "debug", "exit-on-abort", "failures-detailed", "foreign-keys", "help",
+    "initialize", "log", "no-vacuum", "progress-timestamp", "quiet", "report-latencies",
+    "report-per-command", "select-only", "skip-some-updates", "unlogged-tables", "vacuum-all",
+    "verbose-errors", "version",
+};
+static const char *const pgbench_connection[] = {"host", "port", "username"};
+
+static const char connection_refused[] =
+    "connection options (-h, -p, -U, --host, --port, --username) are not allowed in the "
+    "workload: verdict connects pgbench to each variant's server";
+static const char argument_refused[] =
+    "a database name (or any argument that is not an option) is not allowed in the "
+    "workload: verdict supplies the connection";
+
+static bool is_prefix(const char *name, size_t n, const char *of)
+{
+    return n > 0 && strlen(of) >= n && strncmp(of, name, n) == 0;
+}
+
+/* Whether the long option name[0..n) takes a value; unknown or ambiguous names take none
+ * (pgbench itself refuses them). */
+static bool long_takes_value(const char *name, size_t n)
+{
+    size_t matches = 0;
+    bool takes = false;
+    for (size_t i = 0; i < sizeof pgbench_long_with_value / sizeof (char *); i++)
+        if (is_prefix(name, n, pgbench_long_with_value[i])) {
+            if (strlen(pgbench_long_with_value[i]) == n)
+                return true;
+            matches++, takes = true;
+        }
+    for (size_t i = 0; i < sizeof pgbench_long_plain / sizeof (char *); i++)
+        if (is_prefix(name, n, pgbench_long_plain[i])) {
+            if (strlen(pgbench_long_plain[i]) == n)
+                return false;
+            matches++;
+        }
+    return matches == 1 && takes;
+}
+
+/* One word where pgbench expects an option: NULL when it is acceptable (*takes_value: the
+ * next word is its value), else why not. */
+static const char *pgbench_option(const char *word, bool *takes_value)
+{
+    *takes_value = false;
+    if (word[0] != '-' || word[1] == '\0')
+        return argument_refused;
+    if (word[1] == '-') {
+        const char *name = word + 2;
+        size_t n = strcspn(name, "=");
+        for (size_t i = 0; i < sizeof pgbench_connection / sizeof (char *); i++)
+            if (is_prefix(name, n, pgbench_connection[i]))
+                return connection_refused;
+        *takes_value = name[n] == '\0' && long_takes_value(name, n);
+        return NULL;
+    }
+    for (const char *c = word + 1; *c; c++) {
+        if (*c == 'h' || *c == 'p' || *c == 'U')
+            return connection_refused;
+        if (strchr(pgbench_short_with_value, *c)) {
+            *takes_value = c[1] == '\0';
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* A word with placeholders is checked as each text it becomes. */
+typedef struct {
+    bool takes_value;
+    const char *why;
+    char value[64];
+} word_check;
+
+static int check_one_value(const char *value, void *context)
+{
+    word_check *c = context;
+    bool takes_value;
+    c->why = pgbench_option(value, &takes_value);
+    c->takes_value |= takes_value;
+    snprintf(c->value, sizeof c->value, "%s", value);
+    return c->why ? 1 : 0;
+}
+
+static struct fy_node *word_node(const yaml_field *f, size_t i)
+{
+    struct fy_node *item = is_sequence(f) ? fy_node_sequence_get_by_index(f->value, (int)i)
+                                          : NULL;
+    return item ? item : f->value;
+}
+
+/* "--" ends the options: whatever follows would be a database name. */
+static int check_workload_words(loader *l, const yaml_field *f, const command_words *w)
+{
+    bool value_next = false, options_ended = false;
+    for (size_t i = 0; i < w->n; i++) {
+        const char *word = w->words[i];
+        word_check c = {false, NULL, ""};
+        if (value_next) {
+            value_next = false;
+            continue;
+        }
+        if (options_ended)
+            c.why = argument_refused;
+        else if (strcmp(word, "--") == 0)
+            options_ended = true;
+        else if (experiment_each_substitution(l->e, word, check_one_value, &c) < 0)
+            return yaml_fail(&l->r, word_node(f, i), "out of memory");
+        if (c.why) {
+            char as[96] = "";
+            if (!options_ended && strcmp(c.value, word) != 0)
+                snprintf(as, sizeof as, " (as '%s')", c.value);
+            return yaml_fail(&l->r, word_node(f, i), "pgbench word %zu '%s'%s: %s", i + 1, word,
+                             as, c.why);
+        }
+        value_next = c.takes_value;
+    }
+    return 0;
+}
+
+static int workload_pgbench(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    command_words w = {NULL, 0};
+    int rc = read_words(l, f, false, "pgbench", "the workload", &w);
+    if (rc == 0)
+        rc = check_workload_words(l, f, &w);
+    if (rc == 0) {
+        e->workload = w.words;
+        e->n_workload = w.n;
+        w.words = NULL;
+        w.n = 0;
+    }
+    command_words_free(&w);
+    return rc;
+}
+
+static int top_workload(loader *l, const yaml_field *f, void *target)
+{
+    static const key_rule rules[] = {{"pgbench", workload_pgbench, 1}};
+    if (!is_postgres(l))
+        return yaml_fail(&l->r, f->key_node, "'workload' is only allowed with 'target: "
+                         "postgres' (with target command, each variant's command is what runs)");
+    l->has_workload = true;
+    if (need_mapping(l, f, "pgbench: [arguments]") != 0 ||
+        walk_mapping(l, f->value, rules, 1, " in 'workload'", target) != 0)
+        return -1;
+    if (((experiment *)target)->workload == NULL)
+        return yaml_fail_field(&l->r, f, "'workload' needs 'pgbench: [arguments]'");
+    return 0;
+}
+
+/* ---- the postgres mapping ---- */
+
+static int pg_scale(loader *l, const yaml_field *f, void *target)
+{
+    size_t scale;
+    if (yaml_count(&l->r, f, true, &scale) != 0)
+        return -1;
+    if (scale > INT_MAX)
+        return yaml_fail_field(&l->r, f, "'scale' must be at most %d", INT_MAX);
+    ((experiment_postgres *)target)->scale = (int)scale;
+    return 0;
+}
+
+static int pg_settings(loader *l, const yaml_field *f, void *target)
+{
+    experiment_postgres *pg = target;
+    return read_settings(l, f, &pg->settings, &pg->n_settings);
+}
+
+static int pg_fresh(loader *l, const yaml_field *f, void *target)
+{
+    int which;
+    if (yaml_choice(&l->r, f, fresh_names, 2, &which) != 0)
+        return -1;
+    ((experiment_postgres *)target)->fresh = (pg_fresh_policy)which;
+    return 0;
+}
+
+static int pg_pin(loader *l, const yaml_field *f, void *target)
+{
+    int which;
+    if (yaml_choice(&l->r, f, pin_names, 3, &which) != 0)
+        return -1;
+    ((experiment_postgres *)target)->pin = (pg_pin_policy)which;
+    return 0;
+}
+
+static int pg_run_as(loader *l, const yaml_field *f, void *target)
+{
+    experiment_postgres *pg = target;
+    if (yaml_string(&l->r, f, "a user name", &pg->run_as) != 0)
+        return -1;
+    return pg->run_as[0] ? 0 : yaml_fail_field(&l->r, f, "'run_as' is empty");
+}
+
+static int pg_cache_dir(loader *l, const yaml_field *f, void *target)
+{
+    experiment_postgres *pg = target;
+    char *path = NULL;
+    if (absolute_path(l, f, &path) != 0)
+        return -1;
+    free(pg->cache_dir);
+    pg->cache_dir = path;
+    return 0;
+}
+
+static int top_postgres(loader *l, const yaml_field *f, void *target)
+{
+    static const key_rule rules[] = {
+        {"scale", pg_scale, 1}, {"settings", pg_settings, 1}, {"fresh", pg_fresh, 1},
+        {"pin", pg_pin, 1},     {"run_as", pg_run_as, 1},     {"cache_dir", pg_cache_dir, 1},
+    };
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    if (need_mapping(l, f, "scale, settings, fresh, pin, run_as, cache_dir") != 0)
+        return -1;
+    return walk_mapping(l, f->value, rules, 6, " in 'postgres'",
+                        &((experiment *)target)->postgres);
+}
+
+/* Read first, so that every other key knows which target it serves. */
+static int top_target(loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    int which;
+    if (yaml_choice(&l->r, f, target_names, 2, &which) != 0)
+        return -1;
+    e->target = (experiment_target)which;
+    l->target_key = f->key_node;
+    if (e->target != TARGET_POSTGRES)
+        return 0;
+    e->postgres.scale = 10;
+    e->postgres.fresh = PG_FRESH_RUN;
+    e->postgres.pin = PG_PIN_NONE;
+    e->postgres.cache_dir = strdup(default_cache_dir);
+    return e->postgres.cache_dir ? 0 : yaml_fail_field(&l->r, f, "out of memory");
 }
 
 /* ---- variants ---- */
@@ -555,6 +981,8 @@ static int read_command(loader *l, const yaml_field *f, bool shell, experiment_v
 static int variant_command(loader *l, const yaml_field *f, void *target)
 {
     (void)target;
+    if (is_postgres(l))
+        return command_only(l, f);
     l->draft->command = *f;
     l->draft->has_command = true;
     return 0;
@@ -563,6 +991,8 @@ static int variant_command(loader *l, const yaml_field *f, void *target)
 static int variant_shell(loader *l, const yaml_field *f, void *target)
 {
     (void)target;
+    if (is_postgres(l))
+        return command_only(l, f);
     l->draft->has_shell = true;
     return yaml_bool(&l->r, f, &l->draft->shell);
 }
@@ -571,6 +1001,9 @@ static int variant_build(loader *l, const yaml_field *f, void *target)
 {
     experiment_variant *v = target;
     char context[96];
+    if (is_postgres(l))
+        return yaml_fail(&l->r, f->key_node, "'build' is not used with 'target: postgres': "
+                         "give 'source' and verdict builds it (or 'bindir' for a build of yours)");
     snprintf(context, sizeof context, "variant %.40s's build", v->name);
     return read_template(l, f, context, &v->build);
 }
@@ -592,10 +1025,162 @@ static int variant_env(loader *l, const yaml_field *f, void *target)
     return read_env(l, f, owner, &v->env, &v->n_env);
 }
 
+/* variants of target postgres: bindir, source (built by verdict) or conninfo */
+
+static int variant_bindir(loader *l, const yaml_field *f, void *target)
+{
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    return absolute_path(l, f, &((experiment_variant *)target)->bindir);
+}
+
+/* Checked now, so that a mistyped tree fails here rather than deep inside a build. */
+static int variant_source(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    struct stat st;
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    if (existing_path(l, f, "source", &v->source) != 0)
+        return -1;
+    char *configure = malloc(strlen(v->source) + sizeof "/configure");
+    if (configure == NULL)
+        return yaml_fail_field(&l->r, f, "out of memory");
+    sprintf(configure, "%s/configure", v->source);
+    int found = stat(configure, &st) == 0 && S_ISREG(st.st_mode);
+    free(configure);
+    if (!found)
+        return yaml_fail_field(&l->r, f, "source '%s' has no configure script: give the top "
+                               "directory of a PostgreSQL source tree", v->source);
+    return 0;
+}
+
+static void note_source_only(loader *l, const yaml_field *f)
+{
+    if (l->draft->source_only == NULL) {
+        l->draft->source_only = f->key_node;
+        snprintf(l->draft->source_only_key, sizeof l->draft->source_only_key, "%.15s", f->key);
+    }
+}
+
+static int variant_configure(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    char problem[256];
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    note_source_only(l, f);
+    if (yaml_string(&l->r, f, "a string of ./configure options", &v->configure) != 0)
+        return -1;
+    if (v->configure[strspn(v->configure, " \t\r\n")] == '\0')
+        return 0; /* no options */
+    if (command_words_split(v->configure, &l->draft->configure, problem, sizeof problem) != 0)
+        return yaml_fail_field(&l->r, f, "'configure': %s", problem);
+    return 0;
+}
+
+static int variant_cflags(loader *l, const yaml_field *f, void *target)
+{
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    note_source_only(l, f);
+    return yaml_string(&l->r, f, "a string", &((experiment_variant *)target)->cflags);
+}
+
+static int add_patch(loader *l, struct fy_node *item, experiment_variant *v)
+{
+    yaml_field p = {.key = "patches", .key_node = NULL, .value = item};
+    char **paths = realloc(v->patches, (v->n_patches + 1) * sizeof *paths);
+    if (paths)
+        v->patches = paths;
+    uint64_t *hashes = realloc(l->draft->patch_hashes, (v->n_patches + 1) * sizeof *hashes);
+    if (hashes)
+        l->draft->patch_hashes = hashes;
+    if (paths == NULL || hashes == NULL)
+        return yaml_fail(&l->r, item, "out of memory");
+    char *path = NULL;
+    if (existing_path(l, &p, "patch", &path) != 0)
+        return -1;
+    v->patches[v->n_patches++] = path;
+    const char *why = hash_file(path, &hashes[v->n_patches - 1]);
+    return why ? yaml_fail(&l->r, item, "patch '%s': cannot read: %s", path, why) : 0;
+}
+
+static int variant_patches(loader *l, const yaml_field *f, void *target)
+{
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    note_source_only(l, f);
+    if (!is_sequence(f))
+        return yaml_fail_field(&l->r, f, "'patches' must be a list of patch files");
+    void *iter = NULL;
+    struct fy_node *item;
+    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL)
+        if (add_patch(l, item, target) != 0)
+            return -1;
+    return 0;
+}
+
+static int variant_conninfo(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    if (yaml_string(&l->r, f, "a connection string", &v->conninfo) != 0)
+        return -1;
+    return v->conninfo[0] ? 0 : yaml_fail_field(&l->r, f, "'conninfo' is empty");
+}
+
+static int variant_settings(loader *l, const yaml_field *f, void *target)
+{
+    experiment_variant *v = target;
+    if (!is_postgres(l))
+        return postgres_only(l, f);
+    return read_settings(l, f, &v->pg_settings, &v->n_pg_settings);
+}
+
+/* Settings cannot reach a server verdict does not start: refused rather than silently
+ * applied to one side of a comparison only. */
+static int check_conninfo_variant(loader *l, const yaml_field *f, const experiment_variant *v)
+{
+    if (v->n_pg_settings)
+        return yaml_fail(&l->r, f->key_node, "variant %s connects to a server verdict does not "
+                         "start (conninfo): its 'settings' cannot be applied", v->name);
+    if (l->e->postgres.n_settings)
+        return yaml_fail(&l->r, f->key_node, "variant %s connects to a server verdict does not "
+                         "start (conninfo): the postgres 'settings' cannot be applied to it "
+                         "(give them to the other variants one by one)", v->name);
+    return 0;
+}
+
+static int finish_postgres_variant(loader *l, const yaml_field *f, experiment_variant *v,
+                                   variant_draft *d)
+{
+    int given = (v->bindir != NULL) + (v->source != NULL) + (v->conninfo != NULL);
+    if (given != 1)
+        return yaml_fail(&l->r, f->key_node, "variant %s has %s of bindir, source and "
+                         "conninfo: give exactly one (an installed PostgreSQL, a source tree "
+                         "verdict builds, or a running server)", v->name,
+                         given ? "more than one" : "none");
+    if (d->source_only && v->source == NULL)
+        return yaml_fail(&l->r, d->source_only, "'%s' of variant %s needs 'source': it "
+                         "describes a build from source", d->source_only_key, v->name);
+    if (!d->has_cwd && l->cwd && (v->cwd = strdup(l->cwd)) == NULL)
+        return yaml_fail(&l->r, f->key_node, "out of memory");
+    if (v->conninfo)
+        return check_conninfo_variant(l, f, v);
+    if (v->source && experiment_source_build(v, l->e->postgres.cache_dir, &d->configure,
+                                             d->patch_hashes) != 0)
+        return yaml_fail(&l->r, f->key_node, "out of memory");
+    return 0;
+}
+
 static int finish_variant(loader *l, const yaml_field *f, experiment_variant *v,
-                          const variant_draft *d)
+                          variant_draft *d)
 {
     char context[96];
+    if (is_postgres(l))
+        return finish_postgres_variant(l, f, v, d);
     bool shell = d->has_shell ? d->shell : l->shell;
     v->shell = shell;
     if (!d->has_cwd && l->cwd && (v->cwd = strdup(l->cwd)) == NULL)
@@ -630,12 +1215,34 @@ static experiment_variant *new_variant(loader *l, const yaml_field *f)
     return v->name ? v : NULL;
 }
 
+static int read_variant_keys(loader *l, const yaml_field *f, experiment_variant *v,
+                             const key_rule *rules, size_t n_rules, variant_draft *d)
+{
+    if (is_mapping(f)) {
+        char where[64];
+        snprintf(where, sizeof where, " in variant %.40s", v->name);
+        return walk_mapping(l, f->value, rules, n_rules, where, v);
+    }
+    if (yaml_is_null(f->value))
+        return 0; /* "A:" with nothing: inherits everything from the top level */
+    if (is_postgres(l))
+        return yaml_fail_field(&l->r, f, "with 'target: postgres' variant %s is a mapping "
+                               "(bindir, source or conninfo, settings, env), not a command",
+                               v->name);
+    d->command = *f; /* "A: ./prog {n}" or "A: [./prog, '{n}']" is the command itself */
+    d->has_command = true;
+    return 0;
+}
+
 static int read_variant(loader *l, const yaml_field *f)
 {
     static const key_rule rules[] = {
-        {"command", variant_command, 1}, {"shell", variant_shell, 1},
-        {"build", variant_build, 1},     {"cwd", variant_cwd, 1},
-        {"env", variant_env, 1},
+        {"command", variant_command, 1},     {"shell", variant_shell, 1},
+        {"build", variant_build, 1},         {"cwd", variant_cwd, 1},
+        {"env", variant_env, 1},             {"bindir", variant_bindir, 1},
+        {"source", variant_source, 1},       {"configure", variant_configure, 1},
+        {"cflags", variant_cflags, 1},       {"patches", variant_patches, 1},
+        {"conninfo", variant_conninfo, 1},   {"settings", variant_settings, 1},
     };
     for (size_t i = 0; i < l->e->n_variants; i++)
         if (strcmp(l->e->variants[i].name, f->key) == 0)
@@ -645,18 +1252,13 @@ static int read_variant(loader *l, const yaml_field *f)
         return yaml_fail(&l->r, f->key_node, "out of memory");
     variant_draft d = {.has_command = false};
     l->draft = &d;
-    if (is_mapping(f)) {
-        char where[64];
-        snprintf(where, sizeof where, " in variant %.40s", v->name);
-        if (walk_mapping(l, f->value, rules, 5, where, v) != 0)
-            return -1;
-    } else if (yaml_is_null(f->value)) {
-        /* "A:" with nothing: inherits everything from the top level */
-    } else {
-        d.command = *f; /* "A: ./prog {n}" or "A: [./prog, '{n}']" is the command itself */
-        d.has_command = true;
-    }
-    return finish_variant(l, f, v, &d);
+    int rc = read_variant_keys(l, f, v, rules, sizeof rules / sizeof rules[0], &d);
+    if (rc == 0)
+        rc = finish_variant(l, f, v, &d);
+    command_words_free(&d.configure);
+    free(d.patch_hashes);
+    l->draft = NULL;
+    return rc;
 }
 
 static int read_variants(loader *l)
@@ -692,12 +1294,17 @@ typedef struct {
     struct fy_node *better_node;
 } metric_draft;
 
-static bool is_builtin_metric(const char *name)
+/* 1 for a builtin that is better when higher (tps), 0 for one better when lower, -1 for
+ * a name that is no builtin of this experiment's target. */
+static int builtin_direction(const loader *l, const char *name)
 {
     for (size_t i = 0; i < sizeof builtin_metrics / sizeof builtin_metrics[0]; i++)
         if (strcmp(name, builtin_metrics[i]) == 0)
-            return true;
-    return false;
+            return 0;
+    for (size_t i = 0; is_postgres(l) && i < sizeof pg_metrics / sizeof pg_metrics[0]; i++)
+        if (strcmp(name, pg_metrics[i]) == 0)
+            return strcmp(name, "tps") == 0;
+    return -1;
 }
 
 static int metric_name(loader *l, const yaml_field *f, void *target)
@@ -744,13 +1351,14 @@ static int check_metric(loader *l, struct fy_node *where, const metric_draft *m)
 {
     if (m->name == NULL || m->name[0] == '\0')
         return yaml_fail(&l->r, where, "a metric needs a 'name'");
-    bool builtin = is_builtin_metric(m->name);
+    bool builtin = builtin_direction(l, m->name) >= 0;
     if (builtin && m->regex)
         return yaml_fail(&l->r, where, "'%s' is a builtin metric: give the extraction another "
                          "name", m->name);
     if (!builtin && m->regex == NULL)
-        return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: wall, user, sys, cpu, "
-                         "maxrss; or give a 'regex' to extract it)", m->name);
+        return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %swall, user, sys, cpu, "
+                         "maxrss; or give a 'regex' to extract it)", m->name,
+                         is_postgres(l) ? "tps, latency_avg, p50, p95, p99, " : "");
     /* A wrong direction silently turns "better" into "worse": no guessing for extractions. */
     if (!builtin && m->better < 0)
         return yaml_fail(&l->r, where, "metric '%s' needs 'better: higher' or 'better: lower'",
@@ -766,6 +1374,8 @@ static int add_metric(loader *l, struct fy_node *where, metric_draft *m)
     experiment *e = l->e;
     if (check_metric(l, where, m) != 0)
         return -1;
+    if (m->better < 0)
+        m->better = builtin_direction(l, m->name); /* a builtin's own direction */
     experiment_metric *grown = realloc(e->metrics, (e->n_metrics + 1) * sizeof *grown);
     if (grown == NULL)
         return yaml_fail(&l->r, where, "out of memory");
@@ -923,6 +1533,8 @@ static int top_parameters(loader *l, const yaml_field *f, void *target)
 static int top_command(loader *l, const yaml_field *f, void *target)
 {
     (void)target;
+    if (is_postgres(l))
+        return command_only(l, f);
     l->command = *f;
     l->has_command = true;
     return 0;
@@ -931,6 +1543,8 @@ static int top_command(loader *l, const yaml_field *f, void *target)
 static int top_shell(loader *l, const yaml_field *f, void *target)
 {
     (void)target;
+    if (is_postgres(l))
+        return command_only(l, f);
     return yaml_bool(&l->r, f, &l->shell);
 }
 
@@ -993,7 +1607,8 @@ static const key_rule top_rules[] = {
     {"margin", top_margin, 1},       {"warmup", top_warmup, 1},
     {"timeout", top_timeout, 1},     {"on_failure", top_on_failure, 1},
     {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
-    {"prepare", top_prepare, 1},
+    {"prepare", top_prepare, 1},     {"target", top_target, 0},
+    {"postgres", top_postgres, 1},   {"workload", top_workload, 1},
 };
 
 /* ---- whole files ---- */
@@ -1026,10 +1641,15 @@ static int fill_defaults(loader *l)
                          "variant and its command");
     if (e->name == NULL && (e->name = name_from_path(e->path)) == NULL)
         return yaml_fail(&l->r, l->root, "out of memory");
+    if (is_postgres(l) && !l->has_workload)
+        return yaml_fail(&l->r, l->target_key, "'target: postgres' needs 'workload: {pgbench: "
+                         "[arguments]}': what pgbench runs against each variant's server");
     if (e->n_metrics == 0) {
         e->metrics = calloc(1, sizeof *e->metrics);
-        if (e->metrics == NULL || (e->metrics[0].name = strdup("wall")) == NULL)
+        if (e->metrics == NULL ||
+            (e->metrics[0].name = strdup(is_postgres(l) ? "tps" : "wall")) == NULL)
             return yaml_fail(&l->r, l->root, "out of memory");
+        e->metrics[0].higher_is_better = is_postgres(l);
         e->n_metrics = 1;
     }
     return 0;
@@ -1056,8 +1676,9 @@ static void free_env(experiment_env *env, size_t n)
     free(env);
 }
 
-int experiment_parse(const char *name, const char *text, size_t length, experiment *out,
-                     char *err, size_t errlen)
+/* directory: what relative paths are relative to (NULL: the current directory). */
+static int parse_in(const char *name, const char *text, size_t length, const char *directory,
+                    experiment *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     set_defaults(out);
@@ -1071,7 +1692,7 @@ int experiment_parse(const char *name, const char *text, size_t length, experime
     memcpy(out->text, text, length);
     out->text[length] = '\0';
     out->text_length = length;
-    loader l = {.r = {name, err, errlen}, .e = out};
+    loader l = {.r = {name, err, errlen}, .e = out, .base = directory};
     yaml_source source;
     int rc = yaml_open(&l.r, text, length, &source);
     if (rc == 0) {
@@ -1083,6 +1704,12 @@ int experiment_parse(const char *name, const char *text, size_t length, experime
     if (rc != 0)
         experiment_free(out);
     return rc;
+}
+
+int experiment_parse(const char *name, const char *text, size_t length, experiment *out,
+                     char *err, size_t errlen)
+{
+    return parse_in(name, text, length, NULL, out, err, errlen);
 }
 
 static int read_file(const char *path, char **text, size_t *length, char *err, size_t errlen)
@@ -1142,8 +1769,7 @@ static char *directory_of(const char *path)
  * verdict happens to be started; a variant without one runs in the file's directory. */
 static int resolve_directories(experiment *e)
 {
-    e->directory = directory_of(e->path);
-    char *base = e->directory ? escape_braces(e->directory) : NULL;
+    char *base = escape_braces(e->directory);
     if (base == NULL)
         return -1;
     for (size_t i = 0; i < e->n_variants; i++) {
@@ -1171,8 +1797,17 @@ int experiment_load(const char *path, experiment *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     if (read_file(path, &text, &length, err, errlen) != 0)
         return -1;
-    int rc = experiment_parse(path, text, length, out, err, errlen);
+    /* Known before parsing: source, patches, bindir and cache_dir are resolved against it. */
+    char *directory = directory_of(path);
+    int rc = directory ? parse_in(path, text, length, directory, out, err, errlen) : -1;
     free(text);
+    if (directory == NULL)
+        snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
+                 strerror(errno));
+    if (rc == 0)
+        out->directory = directory;
+    else
+        free(directory);
     if (rc == 0 && resolve_directories(out) != 0) {
         snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
                  strerror(errno));
@@ -1191,6 +1826,25 @@ static void free_variant(experiment_variant *v)
     free(v->build);
     free(v->cwd);
     free_env(v->env, v->n_env);
+    free(v->bindir);
+    free(v->source);
+    free(v->configure);
+    free(v->cflags);
+    for (size_t i = 0; i < v->n_patches; i++)
+        free(v->patches[i]);
+    free(v->patches);
+    free(v->conninfo);
+    free_env(v->pg_settings, v->n_pg_settings);
+}
+
+static void free_postgres(experiment *e)
+{
+    free_env(e->postgres.settings, e->postgres.n_settings);
+    free(e->postgres.run_as);
+    free(e->postgres.cache_dir);
+    for (size_t i = 0; i < e->n_workload; i++)
+        free(e->workload[i]);
+    free(e->workload);
 }
 
 void experiment_free(experiment *e)
@@ -1217,5 +1871,6 @@ void experiment_free(experiment *e)
     free(e->setup);
     free(e->teardown);
     free(e->prepare);
+    free_postgres(e);
     memset(e, 0, sizeof *e);
 }

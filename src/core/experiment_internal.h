@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/command_words.h"
 #include "core/experiment.h"
 
 /* Where messages go and which file they name. */
@@ -66,6 +67,10 @@ int yaml_int64(yaml_reader *r, const yaml_field *f, int64_t *out);
 int yaml_bool(yaml_reader *r, const yaml_field *f, bool *out);
 /* "30s", "500ms", "5m", "1h" or a number of seconds; must be positive. */
 int yaml_duration(yaml_reader *r, const yaml_field *f, double *out);
+/* One of n words (an enum's names, in the enum's order): its index in out; the error lists
+ * them all ("'pin' must be none, same or split, not 'both'"). */
+int yaml_choice(yaml_reader *r, const yaml_field *f, const char *const *choices, size_t n,
+                int *out);
 /* "95%" or 0.95, within [low, high) (low excluded too when low_open); what describes it. */
 int yaml_fraction(yaml_reader *r, const yaml_field *f, double low, double high, bool low_open,
                   const char *what, double *out);
@@ -74,5 +79,27 @@ int yaml_fraction(yaml_reader *r, const yaml_field *f, double low, double high, 
  * the problem ("unknown placeholder {m}", "unmatched '{'") in problem. */
 int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
                                   size_t problem_len);
+
+/* Calls visit with every text that text becomes over the points: once per combination of
+ * the values of the parameters it names (so a word naming one parameter is visited once
+ * per value of it, not once per point). Stops at the first nonzero return and returns it;
+ * -1 when out of memory. text must have passed experiment_placeholders_check. */
+int experiment_each_substitution(const experiment *e, const char *text,
+                                 int (*visit)(const char *value, void *context), void *context);
+
+/* FNV-1a, 64 bits, continued from state (start from EXPERIMENT_FNV_OFFSET): the plan hash,
+ * the text hash and the key of a source build all use it. */
+#define EXPERIMENT_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t experiment_fnv1a(uint64_t state, const void *data, size_t n);
+
+/* For a variant built from source (v->source, v->configure, v->cflags and v->patches set):
+ * fills v->bindir with CACHE/builds/KEY/install/bin and v->build with the shell line that
+ * builds and installs it unless that was done before. KEY is 16 hex digits of a hash of the
+ * source path, the configure options, the cflags and patch_hashes (the contents of the
+ * patches, in order). configure holds v->configure split into words. v->build is a template
+ * (experiment_substitute_shell): braces in the inserted paths are doubled. 0, or -1 when
+ * out of memory. */
+int experiment_source_build(experiment_variant *v, const char *cache_dir,
+                            const command_words *configure, const uint64_t *patch_hashes);
 
 #endif

@@ -2,6 +2,7 @@
  * substitution into words and shell lines, and the plan and text hashes. */
 #include "core/experiment_internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,22 @@ static const experiment_parameter *find_parameter(const experiment *e, const cha
     return NULL;
 }
 
+/* value as one single-quoted shell word (' becomes '\''); with braces_doubled, the word is
+ * for a template that experiment_substitute_shell will read, so { and } are doubled. */
+static void put_shell_word(text_buffer *b, const char *value, bool braces_doubled)
+{
+    put_string(b, "'");
+    for (const char *v = value; *v; v++) {
+        if (*v == '\'')
+            put_string(b, "'\\''");
+        else if (braces_doubled && (*v == '{' || *v == '}'))
+            put(b, (char[2]){*v, *v}, 2);
+        else
+            put(b, v, 1);
+    }
+    put_string(b, "'");
+}
+
 /* One pass over text: literal runs, "{{" and "}}" as braces, {name} looked up. With out
  * NULL it only checks; with quote each value is written as one single-quoted shell word. */
 static int expand(const experiment *e, const size_t *index, const char *text, bool quote,
@@ -134,14 +151,10 @@ static int expand(const experiment *e, const size_t *index, const char *text, bo
         }
         if (out) {
             const char *value = param->values[index[which]];
-            if (!quote) {
+            if (!quote)
                 put_string(out, value);
-            } else {
-                put_string(out, "'");
-                for (const char *v = value; *v; v++) /* ' becomes '\'' */
-                    put_string(out, *v == '\'' ? "'\\''" : (char[2]){*v, '\0'});
-                put_string(out, "'");
-            }
+            else
+                put_shell_word(out, value, false);
         }
         p = close + 1;
     }
@@ -192,19 +205,80 @@ char *experiment_substitute_shell(const experiment *e, size_t point, const char 
     return substitute(e, point, text, true, err, errlen);
 }
 
+/* Marks the parameters that text names (text is known to be well formed). */
+static void mark_used(const experiment *e, const char *text, bool *used)
+{
+    for (const char *p = text; (p = strpbrk(p, "{}")) != NULL;) {
+        if (p[0] == p[1]) {
+            p += 2;
+            continue;
+        }
+        const char *close = strchr(p + 1, '}');
+        size_t which = 0;
+        if (*p == '}' || close == NULL)
+            return;
+        if (find_parameter(e, p + 1, (size_t)(close - p - 1), &which))
+            used[which] = true;
+        p = close + 1;
+    }
+}
+
+/* Moves index to the next combination of the used parameters' values (the last fastest);
+ * false after the last one. */
+static bool next_combination(const experiment *e, const bool *used, size_t *index)
+{
+    for (size_t i = e->n_parameters; i-- > 0;) {
+        if (!used[i])
+            continue;
+        if (++index[i] < e->parameters[i].n_values)
+            return true;
+        index[i] = 0;
+    }
+    return false;
+}
+
+int experiment_each_substitution(const experiment *e, const char *text,
+                                 int (*visit)(const char *value, void *context), void *context)
+{
+    size_t *index = calloc(e->n_parameters + 1, sizeof *index);
+    bool *used = calloc(e->n_parameters + 1, sizeof *used);
+    int rc = index && used ? 0 : -1;
+    if (rc == 0)
+        mark_used(e, text, used);
+    do {
+        text_buffer b = {0};
+        char problem[128];
+        if (rc == 0 && expand(e, index, text, false, &b, problem, sizeof problem) != 0)
+            rc = -1;
+        char *value = rc == 0 ? finish(&b) : (free(b.text), NULL);
+        if (rc == 0)
+            rc = value ? visit(value, context) : -1;
+        free(value);
+    } while (rc == 0 && next_combination(e, used, index));
+    free(index);
+    free(used);
+    return rc;
+}
+
 /* FNV-1a, 64 bits: simple, stable across platforms and releases, good enough to notice
  * that a plan changed (it guards against mistakes, not adversaries). */
+uint64_t experiment_fnv1a(uint64_t state, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        state ^= p[i];
+        state *= 0x100000001b3ULL;
+    }
+    return state;
+}
+
 typedef struct {
     uint64_t state;
 } plan_hasher;
 
 static void hash_bytes(plan_hasher *h, const void *data, size_t n)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h->state ^= p[i];
-        h->state *= 0x100000001b3ULL;
-    }
+    h->state = experiment_fnv1a(h->state, data, n);
 }
 
 /* Every field is written as a tag, its length and its bytes, so that no two different
@@ -226,20 +300,150 @@ static void hash_number(plan_hasher *h, char tag, uint64_t value)
     hash_field(h, tag, text);
 }
 
-static void hash_variant(plan_hasher *h, const experiment_variant *v)
+static void hash_pairs(plan_hasher *h, char tag, const experiment_env *pairs, size_t n)
+{
+    hash_number(h, tag, n);
+    for (size_t i = 0; i < n; i++) {
+        hash_field(h, 'k', pairs[i].name);
+        hash_field(h, 'v', pairs[i].value);
+    }
+}
+
+/* ---- builds from source ---- */
+
+static uint64_t build_key(const experiment_variant *v, const uint64_t *patch_hashes)
+{
+    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
+    hash_field(&h, '#', "verdict-pg-build/1"); /* bump when the build recipe changes */
+    hash_field(&h, 's', v->source);
+    hash_field(&h, 'o', v->configure);
+    hash_field(&h, 'f', v->cflags);
+    hash_number(&h, 'n', v->n_patches);
+    for (size_t i = 0; i < v->n_patches; i++)
+        hash_number(&h, 'p', patch_hashes[i]);
+    return h.state;
+}
+
+static char *joined(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 1;
+    char *out = malloc(n);
+    if (out)
+        snprintf(out, n, "%s%s", a, b);
+    return out;
+}
+
+/* put then a shell word, so that "--prefix=" and the quoted path make one word. */
+static void put_word_after(text_buffer *b, const char *before, const char *word)
+{
+    put_string(b, before);
+    put_shell_word(b, word, true);
+}
+
+/* Patches, configure and make run in a copy of the tree (the user's tree stays clean); the
+ * marker file is written last, so an interrupted build is redone rather than trusted. ccache
+ * goes before the user's configure options, which may still set CC themselves. */
+static void put_build_line(text_buffer *b, const experiment_variant *v, const char *dir,
+                           const command_words *configure)
+{
+    char *marker = joined(dir, "/installed"), *src = joined(dir, "/src");
+    char *inst = joined(dir, "/install"), *tree = v->source ? joined(v->source, "/.") : NULL;
+    if (!marker || !src || !inst || !tree) {
+        b->failed = true;
+    } else {
+        put_word_after(b, "[ -e ", marker);
+        put_word_after(b, " ] || ( rm -rf ", src);
+        put_word_after(b, " ", inst);
+        put_word_after(b, " && mkdir -p ", src);
+        put_word_after(b, " && cp -a ", tree);
+        put_word_after(b, " ", src);
+        put_word_after(b, " && cd ", src);
+        for (size_t i = 0; i < v->n_patches; i++)
+            put_word_after(b, i == 0 ? " && for p in " : " ", v->patches[i]);
+        if (v->n_patches)
+            put_string(b, "; do patch -p1 < \"$p\" || exit 1; done");
+        put_string(b, " && if command -v ccache >/dev/null; then set -- CC='ccache gcc'; "
+                      "else set --; fi");
+        put_word_after(b, " && ./configure --prefix=", inst);
+        put_string(b, " \"$@\"");
+        for (size_t i = 0; i < configure->n; i++)
+            put_word_after(b, " ", configure->words[i]);
+        if (v->cflags)
+            put_word_after(b, " CFLAGS=", v->cflags);
+        put_string(b, " && make -j\"$(nproc)\" && make install");
+        put_word_after(b, " && touch ", marker);
+        put_string(b, " )");
+    }
+    free(marker);
+    free(src);
+    free(inst);
+    free(tree);
+}
+
+int experiment_source_build(experiment_variant *v, const char *cache_dir,
+                            const command_words *configure, const uint64_t *patch_hashes)
+{
+    char key[32];
+    snprintf(key, sizeof key, "/builds/%016" PRIx64, build_key(v, patch_hashes));
+    char *dir = joined(cache_dir, key);
+    text_buffer b = {0};
+    if (dir)
+        put_build_line(&b, v, dir, configure);
+    free(v->bindir);
+    free(v->build);
+    v->bindir = dir ? joined(dir, "/install/bin") : NULL;
+    v->build = dir ? finish(&b) : NULL;
+    free(dir);
+    return v->bindir && v->build ? 0 : -1;
+}
+
+/* ---- the plan ---- */
+
+/* A source variant's bindir is CACHE/builds/KEY/install/bin: the plan takes the part after
+ * CACHE, whose KEY stands for the patches' contents, and not the build line, which names
+ * CACHE: moving the cache must not make a new plan. */
+static void hash_pg_variant(plan_hasher *h, const experiment *e, const experiment_variant *v)
+{
+    const char *cache = e->postgres.cache_dir;
+    bool in_cache = v->source && cache && v->bindir &&
+                    strncmp(v->bindir, cache, strlen(cache)) == 0;
+    hash_field(h, 'B', in_cache ? v->bindir + strlen(cache) : v->bindir);
+    hash_field(h, 'S', v->source);
+    hash_field(h, 'O', v->configure);
+    hash_field(h, 'F', v->cflags);
+    hash_field(h, 'C', v->conninfo);
+    hash_pairs(h, 'G', v->pg_settings, v->n_pg_settings);
+}
+
+static void hash_variant(plan_hasher *h, const experiment *e, const experiment_variant *v)
 {
     hash_field(h, 'V', v->name);
     hash_number(h, 'c', v->n_command);
     for (size_t i = 0; i < v->n_command; i++)
         hash_field(h, 'w', v->command[i]);
     hash_number(h, 's', v->shell);
-    hash_field(h, 'b', v->build);
+    hash_field(h, 'b', v->source ? NULL : v->build);
     hash_field(h, 'd', v->cwd);
-    hash_number(h, 'e', v->n_env);
-    for (size_t i = 0; i < v->n_env; i++) {
-        hash_field(h, 'k', v->env[i].name);
-        hash_field(h, 'v', v->env[i].value);
-    }
+    hash_pairs(h, 'e', v->env, v->n_env);
+    if (e->target == TARGET_POSTGRES)
+        hash_pg_variant(h, e, v);
+}
+
+/* Only for target postgres, so that the plans of command experiments stay as they were. */
+static void hash_postgres(plan_hasher *h, const experiment *e)
+{
+    const experiment_postgres *pg = &e->postgres;
+    if (e->target != TARGET_POSTGRES)
+        return;
+    hash_field(h, 'T', "postgres");
+    hash_number(h, 'z', (uint64_t)pg->scale);
+    hash_pairs(h, 'g', pg->settings, pg->n_settings);
+    hash_number(h, 'f', pg->fresh);
+    hash_number(h, 'i', pg->pin);
+    hash_field(h, 'a', pg->run_as);
+    hash_number(h, 'L', e->n_workload);
+    for (size_t i = 0; i < e->n_workload; i++)
+        hash_field(h, 'l', e->workload[i]);
 }
 
 static void hash_budget(plan_hasher *h, const experiment *e)
@@ -258,7 +462,7 @@ static void hash_budget(plan_hasher *h, const experiment *e)
 
 uint64_t experiment_plan_hash(const experiment *e)
 {
-    plan_hasher h = {0xcbf29ce484222325ULL};
+    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
     hash_field(&h, '#', "verdict-plan/1"); /* bump when the serialization changes */
     hash_number(&h, 'P', e->n_parameters);
     for (size_t i = 0; i < e->n_parameters; i++) {
@@ -269,7 +473,7 @@ uint64_t experiment_plan_hash(const experiment *e)
     }
     hash_number(&h, 'V', e->n_variants);
     for (size_t i = 0; i < e->n_variants; i++)
-        hash_variant(&h, &e->variants[i]);
+        hash_variant(&h, e, &e->variants[i]);
     hash_budget(&h, e);
     hash_number(&h, 'M', e->n_metrics);
     for (size_t i = 0; i < e->n_metrics; i++) {
@@ -281,12 +485,13 @@ uint64_t experiment_plan_hash(const experiment *e)
     hash_field(&h, 'u', e->setup);
     hash_field(&h, 'd', e->teardown);
     hash_field(&h, 'q', e->prepare);
+    hash_postgres(&h, e);
     return h.state;
 }
 
 uint64_t experiment_text_hash(const experiment *e)
 {
-    plan_hasher h = {0xcbf29ce484222325ULL};
+    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
     if (e->text)
         hash_bytes(&h, e->text, e->text_length);
     return h.state;

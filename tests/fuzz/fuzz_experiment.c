@@ -9,10 +9,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_variant(const experiment_variant *v)
+static void check_variant(const experiment *e, const experiment_variant *v)
 {
-    if (v->name == NULL || v->n_command == 0 || v->command[v->n_command] != NULL)
+    if (e->target == TARGET_POSTGRES) {
+        /* no command: exactly one of bindir, source (which fills bindir) or conninfo */
+        if (v->n_command != 0 || (v->bindir != NULL) + (v->conninfo != NULL) != 1 ||
+            (v->source != NULL && (v->bindir == NULL || v->build == NULL)))
+            abort();
+    } else if (v->name == NULL || v->n_command == 0 || v->command[v->n_command] != NULL ||
+               v->bindir || v->conninfo || v->n_pg_settings) {
         abort();
+    }
     if (v->shell && v->n_command != 1)
         abort();
     for (size_t i = 0; i < v->n_env; i++)
@@ -60,7 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (e.parameters[i].n_values == 0)
                 abort();
         for (size_t i = 0; i < e.n_variants; i++)
-            check_variant(&e.variants[i]);
+            check_variant(&e, &e.variants[i]);
+        if ((e.target == TARGET_POSTGRES) != (e.workload != NULL) ||
+            (e.workload && (e.n_workload == 0 || e.workload[e.n_workload] != NULL)))
+            abort();
         check_points(&e);
         (void)experiment_plan_hash(&e);
         (void)experiment_text_hash(&e);
