@@ -46,7 +46,7 @@ servers_of() {
 # pool cost more than they save in 3 s), so the test handicaps B with something whose
 # direction is not in doubt: every statement logged with its resource usage.
 @test "a server that logs every statement is found worse at both client counts" {
-    experiment small ', settings: { log_min_duration_statement: 0, log_statement_stats: "on" }'
+    REPS=8 experiment small ', settings: { log_min_duration_statement: 0, log_statement_stats: "on" }'
     run "$VERDICT" run "$DATA/small.yaml" --store "$DATA/small.db" --json "$DATA/small.json"
     echo "$output"
     [ "$status" -eq 0 ]
