@@ -186,10 +186,10 @@ static int apply_option(int opt, const char *arg, bench_settings *s, char *err, 
     case OPT_METHOD: return parse_method(arg, &s->analysis.method, err, errlen);
     case OPT_ADJUST: return parse_adjust(arg, &s->analysis.adjust, err, errlen);
     case OPT_FAIL_IF: return parse_fail_if(arg, &s->fail_if, err, errlen);
-    case OPT_JSON: s->json_path = arg; return 0;
-    case OPT_CSV: s->csv_path = arg; return 0;
-    case OPT_MARKDOWN: s->markdown_path = arg; return 0;
-    case OPT_HTML: s->html_path = arg; return 0;
+    case OPT_JSON: s->exports.json = arg; return 0;
+    case OPT_CSV: s->exports.csv = arg; return 0;
+    case OPT_MARKDOWN: s->exports.markdown = arg; return 0;
+    case OPT_HTML: s->exports.html = arg; return 0;
     }
     snprintf(err, errlen, "unknown option (see verdict --help)");
     return -1;

@@ -11,6 +11,7 @@
 
 #include "cli/options.h"
 #include "core/analysis.h"
+#include "report/report.h"
 
 #define BENCH_MAX_NAMES 64
 #define BENCH_MAX_METRIC_SPECS 16
@@ -23,7 +24,7 @@ typedef struct {
     uint64_t seed;
     bool has_seed, shell, randomize_env, ignore_failure, higher_is_better;
     const char *prepare, *setup, *cleanup;
-    const char *json_path, *csv_path, *markdown_path, *html_path;
+    report_exports exports;
     const char *names[BENCH_MAX_NAMES];
     size_t n_names;
     const char *metric_specs[BENCH_MAX_METRIC_SPECS];

@@ -1,7 +1,6 @@
 /* The default command: builds the variants from COMMAND words, runs the session with a
  * progress line, then analyses the complete blocks, prints the report and writes exports. */
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,32 +11,13 @@
 #include "cli/bench_options.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
+#include "cli/stop_signal.h"
 #include "core/session.h"
 #include "report/report.h"
 
-/* Set by the signal handler; the only mutable global (DESIGN: signal flags only). */
-static volatile sig_atomic_t stop_requested;
 
 #define TOO_SHORT_SECONDS 0.005
 #define MAX_VARIANTS 64
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
-
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: poll() must wake up */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 
 /* Everything built from the settings; released by bench_model_free. */
 typedef struct {
@@ -330,19 +310,6 @@ static int add_runner_warnings(const bench_model *m, const session_outcome *o,
     return rc;
 }
 
-static int write_exports(const bench_settings *s, const report_input *in, char *err, size_t errlen)
-{
-    if (s->json_path && report_write_json(in, s->json_path, err, errlen) != 0)
-        return -1;
-    if (s->csv_path && report_write_csv(in, s->csv_path, err, errlen) != 0)
-        return -1;
-    if (s->markdown_path && report_write_markdown(in, s->markdown_path, err, errlen) != 0)
-        return -1;
-    if (s->html_path && report_write_html(in, s->html_path, err, errlen) != 0)
-        return -1;
-    return 0;
-}
-
 static void print_run_summary(const bench_settings *s, const session_outcome *o,
                               const bench_model *m, FILE *out)
 {
@@ -360,7 +327,7 @@ static int report_session(const bench_settings *s, const bench_model *m, const s
                           char *err, size_t errlen)
 {
     bench_report_model r;
-    FILE *out = s->json_path && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
+    FILE *out = s->exports.json && strcmp(s->exports.json, "-") == 0 ? stderr : stdout;
     if (build_report_model(m, o, &r) != 0) {
         bench_report_model_free(&r);
         snprintf(err, errlen, "out of memory");
@@ -384,7 +351,7 @@ static int report_session(const bench_settings *s, const bench_model *m, const s
             .looks = m->config.adaptive ? stopping_looks(&m->config.stopping) : 0};
         print_run_summary(s, o, m, out);
         report_write_text(&in, out);
-        if (write_exports(s, &in, err, errlen) != 0)
+        if (report_write_exports(&in, &s->exports, err, errlen) != 0)
             rc = EXIT_INTERNAL;
         else if (fail_if_triggered(s->fail_if, &a))
             rc = EXIT_GATE;
@@ -398,8 +365,8 @@ static int run_and_report(bench_settings *s, bench_model *m, progress_line *prog
                           size_t errlen)
 {
     session_outcome outcome;
-    install_stop_handlers();
-    if (session_run(&m->config, &stop_requested, &outcome, err, errlen) != 0) {
+    stop_signal_install();
+    if (session_run(&m->config, stop_signal_flag(), &outcome, err, errlen) != 0) {
         progress_clear(progress);
         session_outcome_free(&outcome);
         return EXIT_INTERNAL;

@@ -4,7 +4,6 @@
 
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,11 +13,10 @@
 
 #include "cli/bench_options.h"
 #include "cli/options.h"
+#include "cli/stop_signal.h"
 #include "core/kernel_runner.h"
 #include "report/report.h"
 
-/* Set by the signal handler; the only mutable global (DESIGN: signal flags only). */
-static volatile sig_atomic_t kernel_stop_requested;
 
 #define MAX_KERNELS 64
 #define MAX_POINTS 256
@@ -35,7 +33,7 @@ typedef struct {
     double sample_seconds;
     uint64_t iterations, seed;
     const char *arg, *sweep;
-    const char *json_path, *csv_path, *markdown_path;
+    report_exports exports;
     fail_if_rule fail_if;
     int first_operand;            /* index of SO in argv */
 } kernel_settings;
@@ -138,9 +136,9 @@ static int apply_option(int opt, const char *arg, kernel_settings *s, char *err,
     case OPT_METHOD: return parse_method(arg, &s->analysis.method, err, errlen);
     case OPT_ADJUST: return parse_adjust(arg, &s->analysis.adjust, err, errlen);
     case OPT_FAIL_IF: return parse_fail_if(arg, &s->fail_if, err, errlen);
-    case OPT_JSON: s->json_path = arg; return 0;
-    case OPT_CSV: s->csv_path = arg; return 0;
-    case OPT_MARKDOWN: s->markdown_path = arg; return 0;
+    case OPT_JSON: s->exports.json = arg; return 0;
+    case OPT_CSV: s->exports.csv = arg; return 0;
+    case OPT_MARKDOWN: s->exports.markdown = arg; return 0;
     }
     snprintf(err, errlen, "unknown option (see verdict kernel --help)");
     return -1;
@@ -533,17 +531,6 @@ static void print_run_summary(const kernel_settings *s, const kernel_model *m,
     print_calibration(m, o, out);
 }
 
-static int write_exports(const kernel_settings *s, const report_input *in, char *err, size_t errlen)
-{
-    if (s->json_path && report_write_json(in, s->json_path, err, errlen) != 0)
-        return -1;
-    if (s->csv_path && report_write_csv(in, s->csv_path, err, errlen) != 0)
-        return -1;
-    if (s->markdown_path && report_write_markdown(in, s->markdown_path, err, errlen) != 0)
-        return -1;
-    return 0;
-}
-
 static int analyse_and_write(const kernel_settings *s, const kernel_model *m,
                              const kernel_outcome *o, const kernel_report_model *r, FILE *out,
                              char *err, size_t errlen)
@@ -563,7 +550,7 @@ static int analyse_and_write(const kernel_settings *s, const kernel_model *m,
     print_run_summary(s, m, o, out);
     report_write_text(&in, out);
     int rc = EXIT_DONE;
-    if (write_exports(s, &in, err, errlen) != 0)
+    if (report_write_exports(&in, &s->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
     else if (fail_if_triggered(s->fail_if, &a))
         rc = EXIT_GATE;
@@ -575,7 +562,7 @@ static int report_outcome(const kernel_settings *s, const char *so, kernel_model
                           const kernel_outcome *o, char *err, size_t errlen)
 {
     kernel_report_model r;
-    FILE *out = s->json_path && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
+    FILE *out = s->exports.json && strcmp(s->exports.json, "-") == 0 ? stderr : stdout;
     int rc = EXIT_DONE;
     if (build_report_model(s, so, m, o, &r) != 0) {
         snprintf(err, errlen, "out of memory");
@@ -590,23 +577,6 @@ static int report_outcome(const kernel_settings *s, const char *so, kernel_model
 }
 
 /* ---- running ---------------------------------------------------------------------- */
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    kernel_stop_requested = 1;
-}
-
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 
 /* A progress line redrawn in place, only on a terminal. */
 static void show_progress(void *context, const kernel_progress *p)
@@ -627,8 +597,8 @@ static int run_and_report(const kernel_settings *s, const char *so, kernel_model
         m->config.progress = show_progress;
         m->config.progress_context = m;
     }
-    install_stop_handlers();
-    int rc = kernel_run(&m->config, &kernel_stop_requested, &outcome, err, errlen);
+    stop_signal_install();
+    int rc = kernel_run(&m->config, stop_signal_flag(), &outcome, err, errlen);
     if (progress)
         fputs("\r\033[K", stderr);
     if (rc != 0) {

@@ -46,11 +46,11 @@ typedef struct {
 static int apply_report_option(int opt, const char *arg, report_settings *s, char *err, size_t errlen)
 {
     switch (opt) {
-    case 'j': s->report.json_path = arg; return 0;
-    case 'v': s->report.csv_path = arg; return 0;
-    case 'm': s->report.markdown_path = arg; return 0;
-    case 'H': s->report.html_path = arg; return 0;
-    case 'G': s->report.svg_dir = arg; return 0;
+    case 'j': s->report.exports.json = arg; return 0;
+    case 'v': s->report.exports.csv = arg; return 0;
+    case 'm': s->report.exports.markdown = arg; return 0;
+    case 'H': s->report.exports.html = arg; return 0;
+    case 'G': s->report.exports.svg_dir = arg; return 0;
     case 'c': s->confidence_set = true; return parse_confidence(arg, &s->confidence, err, errlen);
     case 'g': s->margin_set = true; return parse_margin(arg, &s->margin, err, errlen);
     case 'M': s->method_set = true; return parse_method(arg, &s->method, err, errlen);
@@ -95,11 +95,7 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
 
 static void apply_report_overrides(const report_settings *s, experiment_report_options *o)
 {
-    o->json_path = s->report.json_path;
-    o->csv_path = s->report.csv_path;
-    o->markdown_path = s->report.markdown_path;
-    o->html_path = s->report.html_path;
-    o->svg_dir = s->report.svg_dir;
+    o->exports = s->report.exports;
     o->fail_if = s->report.fail_if;
     if (s->confidence_set)
         o->analysis.confidence = s->confidence;
@@ -109,7 +105,7 @@ static void apply_report_overrides(const report_settings *s, experiment_report_o
         o->analysis.method = s->method;
     if (s->adjust_set)
         o->analysis.adjust = s->adjust;
-    if (o->json_path && strcmp(o->json_path, "-") == 0)
+    if (o->exports.json && strcmp(o->exports.json, "-") == 0)
         o->text = stderr;
 }
 

@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "cli/options.h"
 #include "cli/pg_target.h"
 #include "cli/progress.h"
+#include "cli/stop_signal.h"
 #include "cli/stored_samples.h"
 #include "core/experiment.h"
 #include "core/schedule.h"
@@ -24,13 +24,6 @@
 
 #define BUILD_LOG_TAIL 1500
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 typedef struct {
     const char *experiment_path, *store_path;
@@ -70,10 +63,10 @@ static int parse_run_option(int opt, const char *arg, run_settings *s, char *err
 {
     switch (opt) {
     case 's': s->store_path = arg; return 0;
-    case 'j': s->report.json_path = arg; return 0;
-    case 'v': s->report.csv_path = arg; return 0;
-    case 'm': s->report.markdown_path = arg; return 0;
-    case 'H': s->report.html_path = arg; return 0;
+    case 'j': s->report.exports.json = arg; return 0;
+    case 'v': s->report.exports.csv = arg; return 0;
+    case 'm': s->report.exports.markdown = arg; return 0;
+    case 'H': s->report.exports.html = arg; return 0;
     case 'c': s->confidence_set = true; return parse_confidence(arg, &s->confidence, err, errlen);
     case 'g': s->margin_set = true; return parse_margin(arg, &s->margin, err, errlen);
     case 'f': return parse_fail_if(arg, &s->report.fail_if, err, errlen);
@@ -407,7 +400,7 @@ static int run_point(run_context *r, size_t point, size_t position, size_t n_poi
         return EXIT_COMMAND_FAILED;
     }
     if (config.preloaded)
-        session_rc = session_run(&config, &stop_requested, &outcome, err, sizeof err);
+        session_rc = session_run(&config, stop_signal_flag(), &outcome, err, sizeof err);
     if (r->e.target == TARGET_POSTGRES)
         pg_target_end_point(&r->pg);
     progress_clear(&r->progress);
@@ -452,7 +445,7 @@ static int run_builds(run_context *r)
         run_request request = {.argv = argv, .envp = environ, .cwd = cwd};
         run_result result;
         fprintf(stderr, "verdict run: building %s (log: %s)\n", ev->name, log_path);
-        int rc = wrapped ? runner_execute(&request, &stop_requested, &result, err, sizeof err) : -1;
+        int rc = wrapped ? runner_execute(&request, stop_signal_flag(), &result, err, sizeof err) : -1;
         free(wrapped);
         free(line);
         free(cwd);
@@ -589,31 +582,17 @@ static int load_experiment(run_context *r, char *err, size_t errlen)
     return 0;
 }
 
-static void install_stop_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
 /* Report options from the file, then the command line's overrides. */
 static void apply_overrides(run_context *r, const run_settings *given)
 {
     experiment_report_options *o = &r->settings.report;
-    o->json_path = given->report.json_path;
-    o->csv_path = given->report.csv_path;
-    o->markdown_path = given->report.markdown_path;
-    o->html_path = given->report.html_path;
+    o->exports = given->report.exports;
     o->fail_if = given->report.fail_if;
     if (given->confidence_set)
         o->analysis.confidence = given->confidence;
     if (given->margin_set)
         o->analysis.margin = given->margin;
-    if (o->json_path && strcmp(o->json_path, "-") == 0)
+    if (o->exports.json && strcmp(o->exports.json, "-") == 0)
         o->text = stderr;
 }
 
@@ -637,7 +616,7 @@ int cmd_run(int argc, char **argv)
     }
     apply_overrides(&r, &given);
     progress_init(&r.progress, stderr);
-    install_stop_handlers();
+    stop_signal_install();
     int rc = EXIT_INTERNAL;
     if (prepare_metrics(&r, err, sizeof err) != 0 || open_store(&r, err, sizeof err) != 0) {
         fprintf(stderr, "verdict run: %s\n", err);

@@ -239,11 +239,7 @@ static int analyse_and_write(experiment_model *m, const experiment_report_option
         .analysis = &a, .looks = looks};
     report_write_text(&in, o->text);
     int rc = EXIT_DONE;
-    if ((o->json_path && report_write_json(&in, o->json_path, err, errlen) != 0) ||
-        (o->csv_path && report_write_csv(&in, o->csv_path, err, errlen) != 0) ||
-        (o->markdown_path && report_write_markdown(&in, o->markdown_path, err, errlen) != 0) ||
-        (o->html_path && report_write_html(&in, o->html_path, err, errlen) != 0) ||
-        (o->svg_dir && report_write_svg_dir(&in, o->svg_dir, err, errlen) != 0))
+    if (report_write_exports(&in, &o->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
     else if (fail_if_triggered(o->fail_if, &a))
         rc = EXIT_GATE;

@@ -9,12 +9,12 @@
 #include "cli/options.h"
 #include "core/analysis.h"
 #include "core/experiment.h"
+#include "report/report.h"
 #include "store/store.h"
 
 typedef struct {
     analysis_options analysis;  /* confidence and margin from the file unless overridden */
-    const char *json_path, *csv_path, *markdown_path;
-    const char *html_path, *svg_dir;
+    report_exports exports;
     fail_if_rule fail_if;
     FILE *text;                 /* where the terminal report goes */
 } experiment_report_options;

@@ -61,6 +61,14 @@ typedef struct {
     size_t looks;                  /* adaptive stopping: planned looks (0 or 1: none) */
 } report_input;
 
+/* Where the exports go; NULL: not written. */
+typedef struct {
+    const char *json, *csv, *markdown, *html, *svg_dir;
+} report_exports;
+
+/* Writes every export asked for; stops at the first failure with its message. */
+int report_write_exports(const report_input *in, const report_exports *to, char *err,
+                         size_t errlen);
 /* Writes the verdict/1 JSON document; path "-" is standard output. */
 int report_write_json(const report_input *in, const char *path, char *err, size_t errlen);
 /* One row per sample: point, variant, block, seq, metrics, exit, interference. */
