@@ -161,8 +161,9 @@ static int apply_list_option(int opt, const char *arg, bench_settings *s, char *
     return 0;
 }
 
-static int apply_option(int opt, const char *arg, bench_settings *s, char *err, size_t errlen)
+static int apply_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
+    bench_settings *s = settings;
     switch (opt) {
     case 'n': return parse_count("--runs", arg, &s->runs, err, errlen);
     case OPT_MIN_RUNS: return parse_count("--min-runs", arg, &s->min_runs, err, errlen);
@@ -251,21 +252,12 @@ int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);
-    opterr = 0;
-    optind = 1;
-    int opt;
-    /* '+': options end at the first COMMAND, whose own dashes belong to it */
-    while ((opt = getopt_long(argc, argv, "+n:w:Sh", long_options, NULL)) != -1) {
-        if (opt == 'h')
-            return 1;
-        if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict --help)",
-                     argv[optind - 1]);
-            return -1;
-        }
-        if (apply_option(opt, optarg, s, err, errlen) != 0)
-            return -1;
-    }
+    int first = walk_options(argc, argv, "+n:w:Sh", long_options, "verdict",
+                             apply_option, s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return 1;
+    if (first == OPTIONS_ERROR)
+        return -1;
     s->first_command = optind;
     return check_consistency(s, argc, err, errlen);
 }

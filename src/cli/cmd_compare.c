@@ -50,9 +50,9 @@ static void compare_usage(FILE *out)
         out);
 }
 
-static int parse_compare_option(int opt, const char *arg, compare_settings *s, char *err,
-                                size_t errlen)
+static int parse_compare_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
+    compare_settings *s = settings;
     switch (opt) {
     case 'C': return parse_positive_int("--column", arg, &s->column, err, errlen);
     case 'p': s->analysis.paired = true; return 0;
@@ -80,20 +80,12 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
         {"json", required_argument, NULL, 'j'},   {"fail-if", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "+C:h", long_options, NULL)) != -1) {
-        if (opt == 'h')
-            return -1;
-        if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict compare --help)",
-                     argv[optind - 1]);
-            return -2;
-        }
-        if (parse_compare_option(opt, optarg, s, err, errlen) != 0)
-            return -2;
-    }
+    int first = walk_options(argc, argv, "+C:h", long_options, "verdict compare",
+                             parse_compare_option, s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return -1;
+    if (first == OPTIONS_ERROR)
+        return -2;
     if (argc - optind < 2) {
         snprintf(err, errlen, "compare needs at least two files (see verdict compare --help)");
         return -2;

@@ -117,8 +117,9 @@ static int parse_iterations(const char *text, uint64_t *out, char *err, size_t e
     return 0;
 }
 
-static int apply_option(int opt, const char *arg, kernel_settings *s, char *err, size_t errlen)
+static int apply_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
+    kernel_settings *s = settings;
     switch (opt) {
     case OPT_ARG: s->arg = arg; return 0;
     case OPT_SWEEP: s->sweep = arg; return 0;
@@ -203,20 +204,12 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *er
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);
-    opterr = 0;
-    optind = 1;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "+n:w:h", long_options, NULL)) != -1) {
-        if (opt == 'h')
-            return 1;
-        if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict kernel --help)",
-                     argv[optind - 1]);
-            return -1;
-        }
-        if (apply_option(opt, optarg, s, err, errlen) != 0)
-            return -1;
-    }
+    int first = walk_options(argc, argv, "+n:w:h", long_options, "verdict kernel",
+                             apply_option, s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return 1;
+    if (first == OPTIONS_ERROR)
+        return -1;
     s->first_operand = optind;
     return check_operands(s, argc, err, errlen);
 }

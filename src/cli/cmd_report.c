@@ -43,8 +43,9 @@ typedef struct {
     const char *store_path;
 } report_settings;
 
-static int apply_report_option(int opt, const char *arg, report_settings *s, char *err, size_t errlen)
+static int apply_report_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
+    report_settings *s = settings;
     switch (opt) {
     case 'j': s->report.exports.json = arg; return 0;
     case 'v': s->report.exports.csv = arg; return 0;
@@ -71,20 +72,12 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
         {"adjust", required_argument, NULL, 'a'}, {"fail-if", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h')
-            return 1;
-        if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict report --help)",
-                     argv[optind - 1]);
-            return -1;
-        }
-        if (apply_report_option(opt, optarg, s, err, errlen) != 0)
-            return -1;
-    }
+    int first = walk_options(argc, argv, "h", options, "verdict report",
+                             apply_report_option, s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return 1;
+    if (first == OPTIONS_ERROR)
+        return -1;
     if (argc - optind != 1) {
         snprintf(err, errlen, "report needs exactly one store (see verdict report --help)");
         return -1;

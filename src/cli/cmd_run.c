@@ -59,8 +59,9 @@ static void run_usage(FILE *out)
         out);
 }
 
-static int parse_run_option(int opt, const char *arg, run_settings *s, char *err, size_t errlen)
+static int parse_run_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
+    run_settings *s = settings;
     switch (opt) {
     case 's': s->store_path = arg; return 0;
     case 'j': s->report.exports.json = arg; return 0;
@@ -85,20 +86,12 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
         {"fail-if", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-        if (opt == 'h')
-            return 1;
-        if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict run --help)",
-                     argv[optind - 1]);
-            return -1;
-        }
-        if (parse_run_option(opt, optarg, s, err, errlen) != 0)
-            return -1;
-    }
+    int first = walk_options(argc, argv, "h", options, "verdict run",
+                             parse_run_option, s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return 1;
+    if (first == OPTIONS_ERROR)
+        return -1;
     if (argc - optind != 1) {
         snprintf(err, errlen, "run needs exactly one experiment file (see verdict run --help)");
         return -1;

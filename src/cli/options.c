@@ -121,6 +121,27 @@ int parse_positive_int(const char *option, const char *text, int *out, char *err
     return 0;
 }
 
+int walk_options(int argc, char **argv, const char *short_options, const struct option *long_options,
+                 const char *command, option_apply_fn apply, void *settings, char *err,
+                 size_t errlen)
+{
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+        if (opt == 'h')
+            return OPTIONS_HELP;
+        if (opt == '?' || opt == ':') {
+            snprintf(err, errlen, "%s: unknown option or missing value (see %s --help)",
+                     argv[optind - 1], command);
+            return OPTIONS_ERROR;
+        }
+        if (apply(opt, optarg, settings, err, errlen) != 0)
+            return OPTIONS_ERROR;
+    }
+    return optind;
+}
+
 bool fail_if_triggered(fail_if_rule rule, const analysis_result *analysis)
 {
     for (size_t k = 0; k < analysis->n_comparisons; k++) {

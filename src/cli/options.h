@@ -3,6 +3,7 @@
 #ifndef VERDICT_CLI_OPTIONS_H
 #define VERDICT_CLI_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,18 @@ int parse_adjust(const char *text, adjust_method *out, char *err, size_t errlen)
 int parse_fail_if(const char *text, fail_if_rule *out, char *err, size_t errlen);
 int parse_u64(const char *option, const char *text, uint64_t *out, char *err, size_t errlen);
 int parse_positive_int(const char *option, const char *text, int *out, char *err, size_t errlen);
+
+/* Applies one option of a command to its settings; 0, or -1 with a message. */
+typedef int (*option_apply_fn)(int opt, const char *arg, void *settings, char *err,
+                               size_t errlen);
+#define OPTIONS_HELP (-1)  /* -h or --help was given */
+#define OPTIONS_ERROR (-2) /* with a message in err */
+/* The getopt_long loop every command shares: unknown options and missing values are
+ * reported naming the word and the command's --help. Returns the index of the first
+ * operand, OPTIONS_HELP or OPTIONS_ERROR. */
+int walk_options(int argc, char **argv, const char *short_options, const struct option *long_options,
+                 const char *command, option_apply_fn apply, void *settings, char *err,
+                 size_t errlen);
 
 /* True when some computed comparison triggers the --fail-if rule. */
 bool fail_if_triggered(fail_if_rule rule, const analysis_result *analysis);
