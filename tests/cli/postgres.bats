@@ -76,3 +76,18 @@ servers_of() {
     [ -z "$(servers_of)" ]
     [ "$(sqlite3 "$DATA/int.db" 'select count(*) from sample')" -ge 1 ]
 }
+
+@test "pin policies place client and server and are recorded" {
+    [ "$(nproc)" -ge 2 ] || skip "split needs two CPUs"
+    for policy in same split; do
+        REPS=2 SECONDS_PER_RUN=1 experiment "pin-$policy" ""
+        sed -i "s/^  cache_dir:/  pin: $policy\n  cache_dir:/" "$DATA/pin-$policy.yaml"
+        run "$VERDICT" run "$DATA/pin-$policy.yaml" --store "$DATA/pin-$policy.db" --json "$DATA/pin-$policy.json"
+        [ "$status" -eq 0 ]
+        jq -e --arg p "$policy" '.environment["pg.pin"] == $p' "$DATA/pin-$policy.json"
+        client=$(jq -r '.environment["pg.client_cpus"]' "$DATA/pin-$policy.json")
+        server=$(jq -r '.environment["pg.server_cpus"]' "$DATA/pin-$policy.json")
+        [ "$client" != "any" ] && [ "$server" != "any" ]
+        if [ "$policy" = same ]; then [ "$client" = "$server" ]; else [ "$client" != "$server" ]; fi
+    done
+}
