@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs what verdict needs from Debian's archive (only what is missing) and builds it
-# into build/. With --tests it also installs what the test suite needs.
+# into build/ (the test suite is configured too, so bats and cmocka come with the build).
+# With --tests it also installs what running the whole test suite needs.
 set -eu
 cd "$(dirname "$0")/.."
 
-build_packages="meson ninja-build pkg-config gcc libc6-dev libgsl-dev libjansson-dev libcmocka-dev libsqlite3-dev libfyaml-dev libpq-dev"
+build_packages="meson ninja-build pkg-config gcc libc6-dev libgsl-dev libjansson-dev libcmocka-dev libsqlite3-dev libfyaml-dev libpq-dev bats"
 test_packages="bats jq sqlite3 postgresql postgresql-contrib libxml2-dev libxml2-utils chromium bsdutils util-linux hyperfine bc clang libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libisal-dev"
 
 packages=$build_packages
