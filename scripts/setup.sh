@@ -23,5 +23,11 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >&2
 fi
 
-[ -f build/build.ninja ] || meson setup build >&2
+# Packages installed just now (say, the test tools after a plain setup) change what the
+# build finds, so an existing build directory is configured again.
+if [ ! -f build/build.ninja ]; then
+    meson setup build >&2
+elif [ -n "$missing" ]; then
+    meson setup --reconfigure build >&2
+fi
 meson compile -C build >&2
