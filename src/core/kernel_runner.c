@@ -1,6 +1,7 @@
 /* Loading of kernel modules with dlopen, batch-size calibration, and the interleaved
  * session of `verdict kernel`: every block times each kernel once, in seeded shuffled order. */
 #include "core/kernel_runner.h"
+#include "core/runner.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -188,18 +189,11 @@ const verdict_kernel *kernel_module_find(const kernel_module *module, const char
 #define CALIBRATION_REPEATS 3
 #define CALIBRATION_MAX_ITERATIONS (UINT64_C(1) << 42)
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double kernel_time_batch(const verdict_kernel *kernel, void *state, uint64_t iterations)
 {
-    double begin = monotonic_seconds();
+    double begin = runner_monotonic_seconds();
     kernel->run(state, iterations);
-    return monotonic_seconds() - begin;
+    return runner_monotonic_seconds() - begin;
 }
 
 static double thread_cpu_seconds(void)
@@ -213,9 +207,9 @@ void kernel_time_batch_cpu(const verdict_kernel *kernel, void *state, uint64_t i
                            kernel_timing *out)
 {
     double cpu = thread_cpu_seconds();
-    double begin = monotonic_seconds();
+    double begin = runner_monotonic_seconds();
     kernel->run(state, iterations);
-    double end = monotonic_seconds();
+    double end = runner_monotonic_seconds();
     out->cpu_seconds = thread_cpu_seconds() - cpu;
     out->seconds = end - begin;
 }
@@ -398,7 +392,7 @@ static int measure(run_state *st, size_t point, size_t k, size_t block)
     double started;
     unsigned retakes = 0;
     for (;; retakes++) {
-        started = monotonic_seconds() - st->start;
+        started = runner_monotonic_seconds() - st->start;
         kernel_time_batch_cpu(st->config->kernels[k], st->states[k], iterations, &timing);
         if (!kernel_timing_preempted(&timing) || retakes == KERNEL_MAX_RETAKES ||
             stop_requested(st))
@@ -470,7 +464,7 @@ static void report_progress(const run_state *st, size_t point)
     kernel_progress p = {.points_done = point, .n_points = c->n_points,
                          .blocks_done = st->out->complete_blocks[point],
                          .blocks_planned = c->adaptive ? c->stopping.max_blocks : c->blocks,
-                         .elapsed = monotonic_seconds() - st->start};
+                         .elapsed = runner_monotonic_seconds() - st->start};
     c->progress(c->progress_context, &p);
 }
 
@@ -524,7 +518,7 @@ static int allocate_outcome(const kernel_config *c, kernel_outcome *out)
 int kernel_run(const kernel_config *config, volatile sig_atomic_t *stop, kernel_outcome *out,
                char *err, size_t errlen)
 {
-    run_state st = {.config = config, .stop = stop, .out = out, .start = monotonic_seconds()};
+    run_state st = {.config = config, .stop = stop, .out = out, .start = runner_monotonic_seconds()};
     st.states = calloc(config->n_kernels, sizeof *st.states);
     st.order = calloc(config->n_kernels, sizeof *st.order);
     int rc = allocate_outcome(config, out) == 0 && st.states && st.order ? 0 : -1;
@@ -533,7 +527,7 @@ int kernel_run(const kernel_config *config, volatile sig_atomic_t *stop, kernel_
     for (size_t p = 0; rc == 0 && p < config->n_points; p++)
         rc = run_point(&st, p, err, errlen);
     out->status = rc == 1 ? KERNEL_INTERRUPTED : KERNEL_DONE;
-    out->elapsed = monotonic_seconds() - st.start;
+    out->elapsed = runner_monotonic_seconds() - st.start;
     free(st.states);
     free(st.order);
     return rc < 0 ? -1 : 0;

@@ -27,7 +27,7 @@ typedef struct {
     pid_t pid;
 } child_handles;
 
-static double now_seconds(void)
+double runner_monotonic_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -239,7 +239,7 @@ static void supervise(child_handles *h, const run_request *request, volatile sig
                                 {h->pidfd, POLLIN, 0}};
         int wait_ms = POLL_SLICE_MS;
         if (request->timeout > 0) {
-            double left = start + request->timeout - now_seconds();
+            double left = start + request->timeout - runner_monotonic_seconds();
             if (left <= 0) {
                 out->timed_out = true;
                 kill_group(h->pid, SIGKILL);
@@ -305,7 +305,7 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
     memset(out, 0, sizeof *out);
     child_handles h = {-1, -1, -1, 0};
     byte_buffer captured = {NULL, 0, 0};
-    double start = now_seconds();
+    double start = runner_monotonic_seconds();
     if (start_child(request, &h, err, errlen) != 0)
         return -1;
     supervise(&h, request, stop, start, request->capture_stdout ? &captured : NULL, out);
@@ -315,7 +315,7 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
     pid_t waited;
     while ((waited = wait4(h.pid, &status, 0, &ru)) < 0 && errno == EINTR)
         ;
-    out->wall = now_seconds() - start;
+    out->wall = runner_monotonic_seconds() - start;
     record_usage(status, &ru, out);
     finish_child(&h, request->capture_stdout ? &captured : NULL, out);
     out->stdout_text = captured.data;

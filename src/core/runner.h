@@ -38,6 +38,9 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
                    char *err, size_t errlen);
 void run_result_free(run_result *result);
 
+/* CLOCK_MONOTONIC in seconds: the one clock every measurement of verdict uses. */
+double runner_monotonic_seconds(void);
+
 /* Finds an executable for argv[0] as execvp would, a relative path being taken from cwd
  * (NULL: verdict's own), as the run will see it; returns 0, or -1 with a message. */
 int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen);

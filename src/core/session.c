@@ -30,13 +30,6 @@ typedef struct {
     size_t done_blocks;             /* blocks the done map covers */
 } session_state;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static size_t count_words(char *const *words)
 {
     size_t n = 0;
@@ -252,7 +245,7 @@ static int measure_once(session_state *st, size_t v, long block, char *err, size
     }
     cpu_snapshot before;
     bool have_before = st->probe_open && interference_probe_snapshot(&st->probe, &before) == 0;
-    s->started = now_seconds() - st->start;
+    s->started = runner_monotonic_seconds() - st->start;
     int ran = runner_execute(&request, st->stop, &s->run, err, errlen);
     if (ran == 0 && have_before)
         judge_interference(st, &before, s);
@@ -376,7 +369,7 @@ static void report_progress(session_state *st, const analysis_result *latest)
         return;
     session_progress p = {.blocks_done = st->out->complete_blocks,
                           .blocks_planned = c->adaptive ? c->stopping.max_blocks : c->runs,
-                          .elapsed = now_seconds() - st->start, .eta = -1, .latest = latest};
+                          .elapsed = runner_monotonic_seconds() - st->start, .eta = -1, .latest = latest};
     if (p.blocks_done > 0) {
         double per_block = p.elapsed / (double)p.blocks_done;
         p.eta = per_block * (double)(p.blocks_planned - p.blocks_done);
@@ -398,7 +391,7 @@ static bool budget_left(session_state *st, size_t blocks)
         return blocks < c->runs;
     if (blocks >= c->stopping.max_blocks)
         return false;
-    return !(c->max_seconds > 0 && now_seconds() - st->start >= c->max_seconds);
+    return !(c->max_seconds > 0 && runner_monotonic_seconds() - st->start >= c->max_seconds);
 }
 
 static int run_blocks(session_state *st, char *err, size_t errlen)
@@ -435,7 +428,7 @@ int session_run(const session_config *config, volatile sig_atomic_t *stop, sessi
                 char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    session_state st = {.config = config, .stop = stop, .out = out, .start = now_seconds()};
+    session_state st = {.config = config, .stop = stop, .out = out, .start = runner_monotonic_seconds()};
     out->look_confidence = config->adaptive
                                ? stopping_look_confidence(config->analysis.confidence, &config->stopping)
                                : config->analysis.confidence;
@@ -455,7 +448,7 @@ int session_run(const session_config *config, volatile sig_atomic_t *stop, sessi
             rc == 0)
             rc = 2;
     }
-    out->elapsed = now_seconds() - st.start;
+    out->elapsed = runner_monotonic_seconds() - st.start;
     release_state(&st);
     if (rc < 0)
         return -1;

@@ -237,17 +237,26 @@ int copy_tree(const char *from, const char *to, char *err, size_t errlen)
     return rc;
 }
 
-/* Removes everything below dir_fd; returns 0 or an errno (the first one met). */
-static int remove_directory_contents(int dir_fd)
+/* A listing of dir_fd that leaves dir_fd itself open (closedir closes only the copy). */
+static DIR *open_listing(int dir_fd, int *error)
 {
     int listing_fd = dup(dir_fd);
     DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
     if (listing == NULL) {
-        int error = errno;
+        *error = errno;
         if (listing_fd >= 0)
             close(listing_fd);
-        return error;
     }
+    return listing;
+}
+
+/* Removes everything below dir_fd; returns 0 or an errno (the first one met). */
+static int remove_directory_contents(int dir_fd)
+{
+    int open_error = 0;
+    DIR *listing = open_listing(dir_fd, &open_error);
+    if (listing == NULL)
+        return open_error;
     int first_error = 0;
     struct dirent *entry;
     while ((entry = readdir(listing)) != NULL) {
@@ -302,14 +311,10 @@ int remove_tree(const char *path, char *err, size_t errlen)
 
 static int fsync_directory_tree(int dir_fd)
 {
-    int listing_fd = dup(dir_fd);
-    DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
-    if (listing == NULL) {
-        int error = errno;
-        if (listing_fd >= 0)
-            close(listing_fd);
-        return error;
-    }
+    int open_error = 0;
+    DIR *listing = open_listing(dir_fd, &open_error);
+    if (listing == NULL)
+        return open_error;
     int first_error = 0;
     struct dirent *entry;
     while ((entry = readdir(listing)) != NULL) {
