@@ -1,6 +1,7 @@
 /* File-tree chores of the cluster layer: copying a template data directory fast (kernel-side
  * copy_file_range, no hard links), removing and fsyncing trees, reading a log's tail. */
 #include "pg/cluster_internal.h"
+#include "pg/file_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -98,107 +99,96 @@ static int copy_contents(int from_fd, int to_fd, off_t size)
     return 0;
 }
 
-static int copy_directory_contents(int from_dir, int to_dir, bool keep_owner, char *err,
-                                   size_t errlen, const char *from_path);
+/* Where one copy_tree call copies from and to; shared by its threads, read-only. */
+typedef struct {
+    int from_fd, to_fd;
+    const char *from_path;
+    bool keep_owner;
+} tree_copy;
 
-static int copy_entry(int from_dir, int to_dir, const char *name, bool keep_owner, char *err,
-                      size_t errlen, const char *from_path)
+static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, char *err,
+                              size_t errlen)
 {
-    struct stat st;
-    if (fstatat(from_dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        cluster_error(err, errlen, "cannot stat %s/%s: %s", from_path, name, strerror(errno));
-        return -1;
-    }
-    mode_t permissions = st.st_mode & 07777;
-    if (S_ISDIR(st.st_mode)) {
-        if (mkdirat(to_dir, name, 0700) != 0) {
-            cluster_error(err, errlen, "cannot create %s: %s", name, strerror(errno));
-            return -1;
-        }
-        int sub_from = openat(from_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int sub_to = openat(to_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int rc = -1;
-        if (sub_from < 0 || sub_to < 0) {
-            cluster_error(err, errlen, "cannot open directory %s/%s: %s", from_path, name,
-                          strerror(errno));
-        } else {
-            char sub_path[CLUSTER_PATH_MAX];
-            snprintf(sub_path, sizeof sub_path, "%s/%s", from_path, name);
-            rc = copy_directory_contents(sub_from, sub_to, keep_owner, err, errlen, sub_path);
-            if (rc == 0 && keep_owner && fchown(sub_to, st.st_uid, st.st_gid) != 0)
-                rc = -1;
-            if (rc == 0 && fchmod(sub_to, permissions) != 0)
-                rc = -1;
-            if (rc != 0 && err != NULL && err[0] == '\0')
-                cluster_error(err, errlen, "cannot set owner or mode of %s: %s", name,
-                              strerror(errno));
-        }
-        if (sub_from >= 0)
-            close(sub_from);
-        if (sub_to >= 0)
-            close(sub_to);
-        return rc;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        char target[CLUSTER_PATH_MAX];
-        ssize_t n = readlinkat(from_dir, name, target, sizeof target - 1);
-        if (n < 0 || (target[n] = '\0', symlinkat(target, to_dir, name) != 0) ||
-            (keep_owner && fchownat(to_dir, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
-            cluster_error(err, errlen, "cannot copy symbolic link %s/%s: %s", from_path, name,
-                          strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
-    if (!S_ISREG(st.st_mode))
-        return 0; /* sockets, fifos: nothing a stopped data directory needs */
-    int from_fd = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (from_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s/%s: %s", from_path, name, strerror(errno));
-        return -1;
-    }
-    int to_fd = openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (to_fd < 0) {
-        cluster_error(err, errlen, "cannot create copy of %s/%s: %s", from_path, name,
-                      strerror(errno));
-        close(from_fd);
-        return -1;
-    }
-    int error = copy_contents(from_fd, to_fd, st.st_size);
-    if (error == 0 && keep_owner && fchown(to_fd, st.st_uid, st.st_gid) != 0)
-        error = errno;
-    if (error == 0 && fchmod(to_fd, permissions) != 0)
-        error = errno;
-    close(from_fd);
-    if (close(to_fd) != 0 && error == 0)
-        error = errno;
-    if (error != 0) {
-        cluster_error(err, errlen, "cannot copy %s/%s: %s", from_path, name, strerror(error));
+    char target[CLUSTER_PATH_MAX];
+    ssize_t n = readlinkat(copy->from_fd, entry->path, target, sizeof target - 1);
+    if (n < 0 || (target[n] = '\0', symlinkat(target, copy->to_fd, entry->path) != 0) ||
+        (copy->keep_owner && fchownat(copy->to_fd, entry->path, entry->st.st_uid,
+                                      entry->st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
+        cluster_error(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
+                      entry->path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-static int copy_directory_contents(int from_dir, int to_dir, bool keep_owner, char *err,
-                                   size_t errlen, const char *from_path)
+/* tree_file_action of copy_tree: one file or link; sockets and fifos are not needed by a
+ * stopped data directory. */
+static int copy_one_file(const tree_entry *entry, void *context, char *err, size_t errlen)
 {
-    int listing_fd = dup(from_dir);
-    DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
-    if (listing == NULL) {
-        if (listing_fd >= 0)
-            close(listing_fd);
-        cluster_error(err, errlen, "cannot list %s: %s", from_path, strerror(errno));
+    const tree_copy *copy = context;
+    if (S_ISLNK(entry->st.st_mode))
+        return copy_symbolic_link(copy, entry, err, errlen);
+    if (!S_ISREG(entry->st.st_mode))
+        return 0;
+    int from_fd = openat(copy->from_fd, entry->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (from_fd < 0) {
+        cluster_error(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
+                      strerror(errno));
         return -1;
     }
-    int rc = 0;
-    struct dirent *entry;
-    while (rc == 0 && (entry = readdir(listing)) != NULL) {
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
-            continue;
-        rc = copy_entry(from_dir, to_dir, entry->d_name, keep_owner, err, errlen, from_path);
+    int to_fd = openat(copy->to_fd, entry->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (to_fd < 0) {
+        cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                      entry->path, strerror(errno));
+        close(from_fd);
+        return -1;
     }
-    closedir(listing);
-    return rc;
+    int error = copy_contents(from_fd, to_fd, entry->st.st_size);
+    if (error == 0 && copy->keep_owner && fchown(to_fd, entry->st.st_uid, entry->st.st_gid) != 0)
+        error = errno;
+    if (error == 0 && fchmod(to_fd, entry->st.st_mode & 07777) != 0)
+        error = errno;
+    close(from_fd);
+    if (close(to_fd) != 0 && error == 0)
+        error = errno;
+    if (error != 0) {
+        cluster_error(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
+                      strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+/* Directories first (pre-order, so parents exist), then the files on several threads, then
+ * the directories' owners and modes, deepest first, so a read-only one is filled before it
+ * is closed. */
+static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, char *err,
+                            size_t errlen)
+{
+    for (size_t i = 0; i < listing->count; i++) {
+        const tree_entry *entry = &listing->entries[i];
+        if (S_ISDIR(entry->st.st_mode) && mkdirat(copy->to_fd, entry->path, 0700) != 0) {
+            cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                          entry->path, strerror(errno));
+            return -1;
+        }
+    }
+    if (tree_for_each_file(listing, copy_one_file, (void *)copy, tree_default_threads(), err,
+                           errlen) != 0)
+        return -1;
+    for (size_t i = listing->count; i-- > 0;) {
+        const tree_entry *entry = &listing->entries[i];
+        if (!S_ISDIR(entry->st.st_mode))
+            continue;
+        if ((copy->keep_owner &&
+             fchownat(copy->to_fd, entry->path, entry->st.st_uid, entry->st.st_gid, 0) != 0) ||
+            fchmodat(copy->to_fd, entry->path, entry->st.st_mode & 07777, 0) != 0) {
+            cluster_error(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
+                          copy->from_path, entry->path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int copy_tree(const char *from, const char *to, char *err, size_t errlen)
@@ -215,25 +205,29 @@ int copy_tree(const char *from, const char *to, char *err, size_t errlen)
         return -1;
     }
     /* Root copies a tree owned by the server user; the copy must stay the server's. */
-    bool keep_owner = geteuid() == 0;
-    int from_fd = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int to_fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    tree_copy copy = {.from_fd = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+                      .to_fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+                      .from_path = from,
+                      .keep_owner = geteuid() == 0};
     int rc = -1;
-    if (from_fd < 0 || to_fd < 0)
+    tree_listing listing = {0};
+    if (copy.from_fd < 0 || copy.to_fd < 0)
         cluster_error(err, errlen, "cannot open %s or %s: %s", from, to, strerror(errno));
-    else {
-        rc = copy_directory_contents(from_fd, to_fd, keep_owner, err, errlen, from);
-        if (rc == 0 && ((keep_owner && fchown(to_fd, st.st_uid, st.st_gid) != 0) ||
-                        fchmod(to_fd, st.st_mode & 07777) != 0)) {
+    else if (tree_list(copy.from_fd, from, &listing, err, errlen) == 0 &&
+             copy_listed_tree(&copy, &listing, err, errlen) == 0) {
+        rc = 0;
+        if ((copy.keep_owner && fchown(copy.to_fd, st.st_uid, st.st_gid) != 0) ||
+            fchmod(copy.to_fd, st.st_mode & 07777) != 0) {
             cluster_error(err, errlen, "cannot set owner or mode of %s: %s", to,
                           strerror(errno));
             rc = -1;
         }
     }
-    if (from_fd >= 0)
-        close(from_fd);
-    if (to_fd >= 0)
-        close(to_fd);
+    tree_listing_free(&listing);
+    if (copy.from_fd >= 0)
+        close(copy.from_fd);
+    if (copy.to_fd >= 0)
+        close(copy.to_fd);
     return rc;
 }
 
@@ -250,41 +244,36 @@ static DIR *open_listing(int dir_fd, int *error)
     return listing;
 }
 
-/* Removes everything below dir_fd; returns 0 or an errno (the first one met). */
-static int remove_directory_contents(int dir_fd)
+/* tree_file_action of remove_tree: context is the root's descriptor. */
+static int unlink_one_file(const tree_entry *entry, void *context, char *err, size_t errlen)
 {
-    int open_error = 0;
-    DIR *listing = open_listing(dir_fd, &open_error);
-    if (listing == NULL)
-        return open_error;
-    int first_error = 0;
-    struct dirent *entry;
-    while ((entry = readdir(listing)) != NULL) {
-        const char *name = entry->d_name;
-        if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-            continue;
-        if (unlinkat(dir_fd, name, 0) == 0 || errno == ENOENT)
-            continue;
-        if (errno != EISDIR && errno != EPERM) {
-            if (first_error == 0)
-                first_error = errno;
-            continue;
+    const int *root_fd = context;
+    if (unlinkat(*root_fd, entry->path, 0) == 0 || errno == ENOENT)
+        return 0;
+    cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+    return -1;
+}
+
+/* Removes everything below root_fd: files on several threads, then directories deepest
+ * first. Returns 0 or -1 with a message relative to the root. */
+static int remove_directory_contents(int root_fd, const char *root_path, char *err,
+                                     size_t errlen)
+{
+    tree_listing listing;
+    if (tree_list(root_fd, root_path, &listing, err, errlen) != 0)
+        return -1;
+    int rc = tree_for_each_file(&listing, unlink_one_file, &root_fd, tree_default_threads(),
+                                err, errlen);
+    for (size_t i = listing.count; rc == 0 && i-- > 0;) {
+        const tree_entry *entry = &listing.entries[i];
+        if (S_ISDIR(entry->st.st_mode) && unlinkat(root_fd, entry->path, AT_REMOVEDIR) != 0 &&
+            errno != ENOENT) {
+            cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+            rc = -1;
         }
-        int sub = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub < 0) {
-            if (first_error == 0)
-                first_error = errno;
-            continue;
-        }
-        int error = remove_directory_contents(sub);
-        close(sub);
-        if (error == 0 && unlinkat(dir_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-            error = errno;
-        if (error != 0 && first_error == 0)
-            first_error = error;
     }
-    closedir(listing);
-    return first_error;
+    tree_listing_free(&listing);
+    return rc;
 }
 
 int remove_tree(const char *path, char *err, size_t errlen)
@@ -298,12 +287,15 @@ int remove_tree(const char *path, char *err, size_t errlen)
         cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(errno));
         return -1;
     }
-    int error = remove_directory_contents(fd);
+    char message[1024] = "";
+    int rc = remove_directory_contents(fd, path, message, sizeof message);
     close(fd);
-    if (error == 0 && rmdir(path) != 0 && errno != ENOENT)
-        error = errno;
-    if (error != 0) {
-        cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(error));
+    if (rc == 0 && rmdir(path) != 0 && errno != ENOENT) {
+        snprintf(message, sizeof message, "%s", strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) {
+        cluster_error(err, errlen, "cannot remove %s: %s", path, message);
         return -1;
     }
     return 0;

@@ -63,7 +63,8 @@ int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fas
 
 /* cluster_files.c */
 int make_directory_path(const char *path, mode_t mode, char *err, size_t errlen);
-/* Copies a tree keeping modes (and owners when root); regular files by copy_file_range. */
+/* Copies a tree keeping modes (and owners when root); regular files by copy_file_range,
+ * several at a time. */
 int copy_tree(const char *from, const char *to, char *err, size_t errlen);
 int remove_tree(const char *path, char *err, size_t errlen);
 int fsync_tree(const char *path, char *err, size_t errlen);
