@@ -96,7 +96,8 @@ static int prepare_variant(pg_target *t, size_t v, const char *default_bindir, c
         return -1;
     t->spec[v] = (cluster_template_spec){bindir, t->cache_dir, e->postgres.run_as,
                                          (const char *const *)t->settings[v], n,
-                                         e->postgres.scale};
+                                         e->postgres.scale,
+                                         t->pin_server ? &t->server_cpus : NULL};
     fprintf(stderr, "verdict run: preparing the template of %s (%s, scale %d)\n", ev->name, bindir,
             e->postgres.scale);
     char why[1024];
@@ -165,15 +166,10 @@ int pg_target_facts(const pg_target *t, machine_facts *facts)
     return rc ? -1 : 0;
 }
 
-/* The postmaster inherits the CPU affinity of the thread that starts it. */
+/* The postmaster is pinned as it starts (spec.server_cpus); its backends inherit that. */
 static int start_server(pg_target *t, size_t v, char *err, size_t errlen)
 {
-    cpu_set_t saved;
-    bool pinned = t->pin_server && sched_getaffinity(0, sizeof saved, &saved) == 0 &&
-                  sched_setaffinity(0, sizeof t->server_cpus, &t->server_cpus) == 0;
     int rc = cluster_start(t->template_dir[v], &t->spec[v], &t->instance[v], err, errlen);
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
     if (rc == 0)
         t->running[v] = true;
     return rc;

@@ -38,6 +38,7 @@ typedef struct {
     char bindir[CLUSTER_PATH_MAX];
     char cache_dir[CLUSTER_PATH_MAX];
     server_user user;
+    const cpu_set_t *server_cpus;
 } cluster_context;
 
 static int program_path(const char *bindir, const char *program, char *out, size_t outlen)
@@ -52,6 +53,7 @@ static int context_resolve(const cluster_template_spec *spec, cluster_context *c
         cluster_error(err, errlen, "the cluster spec needs a bindir and a cache directory");
         return -1;
     }
+    context->server_cpus = spec->server_cpus;
     /* Absolute, because PostgreSQL's programs run from "/". */
     if (realpath(spec->bindir, context->bindir) == NULL) {
         cluster_error(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
@@ -345,7 +347,8 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ch
     char *const argv[] = {postgres, "-D", c->data_dir, "-p", port, "-k", c->socket_dir,
                           "-c", "listen_addresses=", NULL};
     spawn_request request = {.user = &context->user, .argv = argv, .output_fd = log_fd,
-                             .new_session = true, .die_with_parent = true};
+                             .new_session = true, .die_with_parent = true,
+                             .cpus = context->server_cpus};
     pid_t pid;
     int rc = spawn_program(&request, &pid, err, errlen);
     close(log_fd);

@@ -4,6 +4,7 @@
 #define VERDICT_PG_CLUSTER_H
 
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -17,6 +18,7 @@ typedef struct {
     const char *const *settings; /* "name=value" lines for postgresql.conf, later ones win */
     size_t n_settings;
     int pgbench_scale;           /* 0: no pgbench tables */
+    const cpu_set_t *server_cpus; /* CPUs the started servers may use; NULL: verdict's own */
 } cluster_template_spec;
 
 /* A started copy of a template. Everything it needs to stop is in here; nothing global. */

@@ -29,6 +29,7 @@ typedef struct {
     int output_fd;        /* becomes stdout and stderr; -1: /dev/null */
     bool new_session;     /* setsid: Ctrl-C at verdict's terminal does not reach it */
     bool die_with_parent; /* SIGQUIT (immediate shutdown) when verdict's thread dies */
+    const cpu_set_t *cpus; /* the child and all it starts may run only here; NULL: any */
 } spawn_request;
 
 /* cluster_process.c */

@@ -168,12 +168,13 @@ static void mark_descriptors_close_on_exec(void)
 }
 
 typedef struct {
-    int stage; /* 1 session, 2 output, 3 user, 4 parent gone, 5 exec */
+    int stage; /* 1 session, 2 output, 3 user, 4 parent gone, 5 exec, 6 CPU affinity */
     int error;
 } child_failure;
 
 static const char *const child_stage_names[] = {"", "setsid", "redirecting output",
-                                                "switching user", "parent gone", "exec"};
+                                                "switching user", "parent gone", "exec",
+                                                "setting the CPU affinity"};
 
 static void report_and_exit(int report_fd, int stage, int error)
 {
@@ -210,6 +211,8 @@ static void run_child(const spawn_request *request, char *const *envp, pid_t par
         if (getppid() != parent)
             report_and_exit(report_fd, 4, ESRCH);
     }
+    if (request->cpus != NULL && sched_setaffinity(0, sizeof *request->cpus, request->cpus) != 0)
+        report_and_exit(report_fd, 6, errno);
     if (chdir("/") != 0)
         report_and_exit(report_fd, 5, errno);
     mark_descriptors_close_on_exec();
@@ -250,7 +253,7 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
         }
-        int stage = failure.stage >= 1 && failure.stage <= 5 ? failure.stage : 5;
+        int stage = failure.stage >= 1 && failure.stage <= 6 ? failure.stage : 5;
         cluster_error(err, errlen, "could not run %s (%s%s%s): %s", request->argv[0],
                       child_stage_names[stage], request->user->switch_user ? " as " : "",
                       request->user->switch_user ? request->user->name : "",

@@ -83,17 +83,43 @@ servers_of() {
     [ "$(sqlite3 "$DATA/int.db" 'select count(*) from sample')" -ge 1 ]
 }
 
-@test "pin policies place client and server and are recorded" {
+# The recorded placement is checked against the processes themselves: a custom script
+# makes pgbench write, from inside each transaction, the CPUs its processes and the
+# server backend serving it may run on (/proc/PID/status, read by a shell pgbench starts;
+# the shell inherits pgbench's affinity).
+@test "pin policies place the live client and server and are recorded" {
     [ "$(nproc)" -ge 2 ] || skip "split needs two CPUs"
-    for policy in same split; do
-        REPS=2 SECONDS_PER_RUN=1 experiment "pin-$policy" ""
-        sed -i "s/^  cache_dir:/  pin: $policy\n  cache_dir:/" "$DATA/pin-$policy.yaml"
+    # pgbench substitutes :variables only as whole \shell arguments, hence the script.
+    cat > "$DATA/affinity.sh" <<'SH'
+echo "$(grep Cpus_allowed_list /proc/$$/status | cut -f2) $(grep Cpus_allowed_list /proc/$1/status | cut -f2)" >> "$AFFINITY_LOG"
+SH
+    cat > "$DATA/affinity.sql" <<SQL
+SELECT pg_backend_pid() AS backend \\gset
+\\shell sh $DATA/affinity.sh :backend
+SQL
+    for policy in none same split; do
+        REPS=2 experiment "pin-$policy" ""
+        sed -i -e "s/^  cache_dir:/  pin: $policy\n  cache_dir:/" \
+            -e "s|^  pgbench: .*|  pgbench: [\"-n\", \"-f\", \"$DATA/affinity.sql\", \"-c\", \"1\", \"-t\", \"3\"]|" \
+            "$DATA/pin-$policy.yaml"
+        export AFFINITY_LOG="$DATA/affinity-$policy.log"
         run "$VERDICT" run "$DATA/pin-$policy.yaml" --store "$DATA/pin-$policy.db" --json "$DATA/pin-$policy.json"
+        echo "$output"
         [ "$status" -eq 0 ]
         jq -e --arg p "$policy" '.environment["pg.pin"] == $p' "$DATA/pin-$policy.json"
         client=$(jq -r '.environment["pg.client_cpus"]' "$DATA/pin-$policy.json")
         server=$(jq -r '.environment["pg.server_cpus"]' "$DATA/pin-$policy.json")
-        [ "$client" != "any" ] && [ "$server" != "any" ]
-        if [ "$policy" = same ]; then [ "$client" = "$server" ]; else [ "$client" != "$server" ]; fi
+        # 2 points x 2 variants x (2 runs + 1 warm-up) x 3 transactions, one line each
+        [ "$(wc -l < "$AFFINITY_LOG")" -eq 36 ]
+        live=$(sort -u "$AFFINITY_LOG")
+        echo "policy $policy: recorded client $client server $server; live (client server): $live"
+        [ "$(echo "$live" | wc -l)" -eq 1 ]
+        if [ "$policy" = none ]; then
+            [ "$client" = any ] && [ "$server" = any ]
+            [ "$live" = "$(grep Cpus_allowed_list /proc/self/status | cut -f2) $(grep Cpus_allowed_list /proc/self/status | cut -f2)" ]
+        else
+            [ "$live" = "$client $server" ]
+            if [ "$policy" = same ]; then [ "$client" = "$server" ]; else [ "$client" != "$server" ]; fi
+        fi
     done
 }

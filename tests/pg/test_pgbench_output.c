@@ -470,6 +470,101 @@ static void expect_pg17_mixed_r_failures(pgbench_result *e)
     expect_script(e, "<builtin: select only>", 1, 25.0, 498, 247.629104, 0, 0.756, 0.402);
 }
 
+/* ---- outputs recorded by others (see outputs/README.md, "Outputs recorded by others") -- */
+
+/* PostgreSQL 10.2: a custom script on a database without pgbench's tables, so the vacuum
+ * step prints 10's unprefixed "ERROR: ... (ignoring this error ...)" lines. */
+static void expect_pg10_yamaguchi_custom_vacuum_errors(pgbench_result *e)
+{
+    expect_header(e, "", "test.sql", 1, "simple", 1, 1);
+    expect_fixed_count(e, 1000, 1000, 1000);
+    e->latency_average_ms = 84.343;
+    expect_tps(e, 11.856866, PGBENCH_TPS_EXCLUDING_CONNECTIONS, 11.856389);
+}
+
+/* PostgreSQL 11.5: -C -t 100 through HAProxy; both old tps lines differ noticeably. */
+static void expect_pg11_timlok_connect_t(pgbench_result *e)
+{
+    expect_header(e, "", "<builtin: TPC-B (sort of)>", 1, "simple", 10, 1);
+    expect_fixed_count(e, 100, 1000, 1000);
+    e->latency_average_ms = 144.658;
+    expect_tps(e, 74.130792, PGBENCH_TPS_EXCLUDING_CONNECTIONS, 69.128670);
+}
+
+/* PostgreSQL 12.3: -N -P 60 -T 600, a "Password: " prompt before the output. */
+static void expect_pg12_patsevanton_simple_update_progress(pgbench_result *e)
+{
+    expect_header(e, "", "<builtin: simple update>", 150, "simple", 50, 2);
+    expect_duration(e, 600, 49527);
+    e->latency_average_ms = 606.825;
+    e->latency_stddev_ms = 608.772;
+    expect_tps(e, 82.006115, PGBENCH_TPS_EXCLUDING_CONNECTIONS, 82.005351);
+}
+
+/* PostgreSQL 12.3: -S on a hot standby; the vacuum step's errors are ignored, no abort. */
+static void expect_pg12_patsevanton_replica_select_only(pgbench_result *e)
+{
+    expect_header(e, "", "<builtin: select only>", 150, "simple", 50, 2);
+    expect_duration(e, 600, 148638);
+    e->latency_average_ms = 201.815;
+    e->latency_stddev_ms = 169.752;
+    expect_tps(e, 247.556199, PGBENCH_TPS_EXCLUDING_CONNECTIONS, 247.553623);
+}
+
+/* PostgreSQL 13 (13.6 packages): -S -M prepared on 10 range partitions: partition lines
+ * between the scaling factor and the query mode. */
+static void expect_pg13_dgapitts_partitions_prepared(pgbench_result *e)
+{
+    expect_header(e, "", "<builtin: select only>", 5, "prepared", 1, 1);
+    expect_fixed_count(e, 100000, 100000, 100000);
+    e->latency_average_ms = 0.091;
+    expect_tps(e, 11036.548307, PGBENCH_TPS_EXCLUDING_CONNECTIONS, 11030.661562);
+}
+
+/* PostgreSQL 14.7: -P 10 -T 30: progress lines without a failed column, stddev. */
+static void expect_pg14_alexterent_tpcb_progress(pgbench_result *e)
+{
+    expect_header(e, "14.7", "<builtin: TPC-B (sort of)>", 1, "simple", 50, 2);
+    expect_duration(e, 30, 15561);
+    e->latency_average_ms = 96.391;
+    e->latency_stddev_ms = 105.781;
+    e->initial_connection_ms = 55.356;
+    expect_tps(e, 517.550744, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
+}
+
+/* PostgreSQL 14.7: -C -M extended: reconnection tps is the only tps line. */
+static void expect_pg14_alexterent_connect_extended(pgbench_result *e)
+{
+    expect_header(e, "14.7", "<builtin: TPC-B (sort of)>", 1, "extended", 50, 2);
+    expect_duration(e, 30, 8132);
+    e->latency_average_ms = 182.141;
+    e->latency_stddev_ms = 215.902;
+    e->average_connection_ms = 2.439;
+    expect_tps(e, 270.250726, PGBENCH_TPS_INCLUDING_RECONNECTIONS, 270.250726);
+}
+
+/* PostgreSQL 16.4 (Debian package banner): plain -c 10 -j 2 -T 60. */
+static void expect_pg16_kkknkp_tpcb_T(pgbench_result *e)
+{
+    expect_header(e, "16.4", "<builtin: TPC-B (sort of)>", 10, "simple", 10, 2);
+    e->max_tries = 1;
+    expect_duration(e, 60, 48232);
+    e->latency_average_ms = 12.440;
+    e->initial_connection_ms = 36.209;
+    expect_tps(e, 803.850282, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
+}
+
+/* PostgreSQL 17.4: -n -f workload.sql: no vacuum line, the script path as the type. */
+static void expect_pg17_morimaroo_custom_script(pgbench_result *e)
+{
+    expect_header(e, "17.4", "/var/lib/postgresql/workload.sql", 1, "simple", 8, 4);
+    e->max_tries = 1;
+    expect_duration(e, 10, 415183);
+    e->latency_average_ms = 0.192;
+    e->initial_connection_ms = 17.842;
+    expect_tps(e, 41586.622662, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
+}
+
 static const recorded_case recorded_cases[] = {
     {"pg9.6-tpcb-t.txt", 0, expect_pg96_tpcb_t},
     {"pg9.6-mixed-scripts.txt", 0, expect_pg96_mixed_scripts},
@@ -495,6 +590,16 @@ static const recorded_case recorded_cases[] = {
     {"pg16-mixed-progress.txt", 0, expect_pg16_mixed_progress},
     {"pg17-serializable-retries.txt", 0, expect_pg17_serializable_retries},
     {"pg17-mixed-r-failures.txt", 0, expect_pg17_mixed_r_failures},
+    {"pg10-yamaguchi-custom-vacuum-errors.txt", 0, expect_pg10_yamaguchi_custom_vacuum_errors},
+    {"pg11-timlok-connect-t.txt", 0, expect_pg11_timlok_connect_t},
+    {"pg12-patsevanton-simple-update-progress.txt", 0,
+     expect_pg12_patsevanton_simple_update_progress},
+    {"pg12-patsevanton-replica-select-only.txt", 0, expect_pg12_patsevanton_replica_select_only},
+    {"pg13-dgapitts-partitions-prepared.txt", 0, expect_pg13_dgapitts_partitions_prepared},
+    {"pg14-alexterent-tpcb-progress.txt", 0, expect_pg14_alexterent_tpcb_progress},
+    {"pg14-alexterent-connect-extended.txt", 0, expect_pg14_alexterent_connect_extended},
+    {"pg16-kkknkp-tpcb-T.txt", 0, expect_pg16_kkknkp_tpcb_T},
+    {"pg17-morimaroo-custom-script.txt", 0, expect_pg17_morimaroo_custom_script},
 };
 
 static void test_recorded_output(void **state)
