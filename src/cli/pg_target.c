@@ -171,7 +171,7 @@ static int start_server(pg_target *t, size_t v, char *err, size_t errlen)
 {
     int rc = cluster_start(t->template_dir[v], &t->spec[v], &t->instance[v], err, errlen);
     if (rc == 0)
-        t->running[v] = true;
+        t->running[v] = t->unwarmed[v] = true;
     return rc;
 }
 
@@ -223,9 +223,9 @@ static void clear_logs(pg_target *t)
 }
 
 /* pgbench WORKLOAD... [--log --log-prefix=DIR/run] CONNINFO */
-static int build_argv(pg_target *t, size_t v, const char *conninfo)
+static int build_argv(const pg_target *t, size_t v, const char *conninfo, bool with_log,
+                      command_words *w)
 {
-    command_words *w = &t->run_argv[v];
     command_words_free(w);
     char prefix[300];
     snprintf(prefix, sizeof prefix, "--log-prefix=%s/run", t->log_dir);
@@ -233,12 +233,11 @@ static int build_argv(pg_target *t, size_t v, const char *conninfo)
     w->words = calloc(n, sizeof *w->words);
     if (w->words == NULL)
         return -1;
-    const char *head[] = {t->pgbench[v]};
     const char *logs[] = {"--log", prefix};
-    w->words[w->n++] = strdup(head[0]);
+    w->words[w->n++] = strdup(t->pgbench[v]);
     for (size_t i = 0; i < t->workload.n; i++)
         w->words[w->n++] = strdup(t->workload.words[i]);
-    for (size_t i = 0; t->want_log && i < 2; i++)
+    for (size_t i = 0; with_log && i < 2; i++)
         w->words[w->n++] = strdup(logs[i]);
     w->words[w->n++] = strdup(conninfo);
     for (size_t i = 0; i < w->n; i++)
@@ -247,7 +246,44 @@ static int build_argv(pg_target *t, size_t v, const char *conninfo)
     return 0;
 }
 
-int pg_target_before_run(void *context, size_t variant, char *const **argv, char *err,
+/* The measured workload, run warm_runs times on a server just started, unmeasured: with
+ * `fresh: run` every measured run would otherwise start from empty shared buffers (and,
+ * on some VMs, a buffer pool whose every page faults on first touch). No --log, so the
+ * measured run's latency log is its own. */
+static int warm_server(pg_target *t, size_t v, const run_request *request,
+                       volatile sig_atomic_t *stop, const char *conninfo, char *err, size_t errlen)
+{
+    if (build_argv(t, v, conninfo, false, &t->warm_argv[v]) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    run_request warm = *request;
+    warm.argv = t->warm_argv[v].words;
+    warm.capture_stdout = false;
+    for (size_t i = 0; i < t->e->postgres.warm_runs; i++) {
+        run_result result;
+        char why[512];
+        if (runner_execute(&warm, stop, &result, why, sizeof why) != 0) {
+            snprintf(err, errlen, "warm-up run: %s", why);
+            return -1;
+        }
+        bool failed = result.exit_code != 0 || result.timed_out || result.interrupted;
+        if (failed)
+            snprintf(err, errlen, "warm-up run %zu of %zu %s: %s", i + 1,
+                     t->e->postgres.warm_runs,
+                     result.interrupted ? "was interrupted"
+                     : result.timed_out ? "timed out"
+                                        : "failed",
+                     result.stderr_tail[0] ? result.stderr_tail : "no message");
+        run_result_free(&result);
+        if (failed)
+            return -1;
+    }
+    return 0;
+}
+
+int pg_target_before_run(void *context, size_t variant, const run_request *request,
+                         volatile sig_atomic_t *stop, char *const **argv, char *err,
                          size_t errlen)
 {
     pg_target *t = context;
@@ -259,12 +295,16 @@ int pg_target_before_run(void *context, size_t variant, char *const **argv, char
     } else {
         if (!t->running[variant] && start_server(t, variant, err, errlen) != 0)
             return -1;
+        cluster_conninfo(&t->instance[variant], conninfo, sizeof conninfo);
+        if (t->unwarmed[variant] &&
+            warm_server(t, variant, request, stop, conninfo, err, errlen) != 0)
+            return -1;
+        t->unwarmed[variant] = false;
         /* every run starts from the same state: nothing dirty to write back mid-run */
         if (cluster_checkpoint(&t->instance[variant], err, errlen) != 0)
             return -1;
-        cluster_conninfo(&t->instance[variant], conninfo, sizeof conninfo);
     }
-    if (build_argv(t, variant, conninfo) != 0) {
+    if (build_argv(t, variant, conninfo, t->want_log, &t->run_argv[variant]) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -364,6 +404,7 @@ void pg_target_free(pg_target *t)
             free(t->settings[v][i]);
         free(t->settings[v]);
         command_words_free(&t->run_argv[v]);
+        command_words_free(&t->warm_argv[v]);
     }
     command_words_free(&t->workload);
     clear_logs(t);

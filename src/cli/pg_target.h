@@ -10,6 +10,7 @@
 #include "core/command_words.h"
 #include "core/experiment.h"
 #include "core/metrics.h"
+#include "core/runner.h"
 #include "env/machine.h"
 #include "pg/cluster.h"
 
@@ -24,8 +25,10 @@ typedef struct {
     char pgbench[PG_TARGET_MAX_VARIANTS][1024];
     cluster_instance instance[PG_TARGET_MAX_VARIANTS];
     bool running[PG_TARGET_MAX_VARIANTS];
+    bool unwarmed[PG_TARGET_MAX_VARIANTS];        /* started, warm_runs not yet made */
     command_words workload;                       /* this point's pgbench arguments */
     command_words run_argv[PG_TARGET_MAX_VARIANTS];
+    command_words warm_argv[PG_TARGET_MAX_VARIANTS]; /* the same without --log */
     char log_dir[256];                            /* pgbench --log files of the current run */
     bool want_log;                                /* a latency percentile is measured */
     cpu_set_t client_cpus, server_cpus;
@@ -41,7 +44,8 @@ int pg_target_facts(const pg_target *t, machine_facts *facts);
 int pg_target_begin_point(pg_target *t, size_t point, char *err, size_t errlen);
 void pg_target_end_point(pg_target *t);
 /* session_config hooks (context: the pg_target). */
-int pg_target_before_run(void *context, size_t variant, char *const **argv, char *err,
+int pg_target_before_run(void *context, size_t variant, const run_request *request,
+                         volatile sig_atomic_t *stop, char *const **argv, char *err,
                          size_t errlen);
 void pg_target_after_run(void *context, size_t variant);
 /* metric_extract_fn for tps, latency_avg, p50, p95, p99 (context: the pg_target). */

@@ -925,6 +925,17 @@ static int pg_pin(loader *l, const yaml_field *f, void *target)
     return 0;
 }
 
+static int pg_warm_runs(loader *l, const yaml_field *f, void *target)
+{
+    size_t runs;
+    if (yaml_count(&l->r, f, false, &runs) != 0)
+        return -1;
+    if (runs > 100)
+        return yaml_fail_field(&l->r, f, "'warm_runs' must be at most 100");
+    ((experiment_postgres *)target)->warm_runs = runs;
+    return 0;
+}
+
 static int pg_run_as(loader *l, const yaml_field *f, void *target)
 {
     experiment_postgres *pg = target;
@@ -949,12 +960,13 @@ static int top_postgres(loader *l, const yaml_field *f, void *target)
     static const key_rule rules[] = {
         {"scale", pg_scale, 1}, {"settings", pg_settings, 1}, {"fresh", pg_fresh, 1},
         {"pin", pg_pin, 1},     {"run_as", pg_run_as, 1},     {"cache_dir", pg_cache_dir, 1},
+        {"warm_runs", pg_warm_runs, 1},
     };
     if (!is_postgres(l))
         return postgres_only(l, f);
-    if (need_mapping(l, f, "scale, settings, fresh, pin, run_as, cache_dir") != 0)
+    if (need_mapping(l, f, "scale, settings, fresh, pin, warm_runs, run_as, cache_dir") != 0)
         return -1;
-    return walk_mapping(l, f->value, rules, 6, " in 'postgres'",
+    return walk_mapping(l, f->value, rules, sizeof rules / sizeof *rules, " in 'postgres'",
                         &((experiment *)target)->postgres);
 }
 

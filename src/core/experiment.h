@@ -56,6 +56,7 @@ typedef struct {
     size_t n_settings;
     pg_fresh_policy fresh;      /* default PG_FRESH_RUN */
     pg_pin_policy pin;          /* default PG_PIN_NONE */
+    size_t warm_runs;           /* unmeasured pgbench runs on each newly started server */
     char *run_as;               /* server user when verdict is root; NULL: "postgres" */
     char *cache_dir;            /* templates and builds; NULL: /var/tmp/verdict-pg */
 } experiment_postgres;

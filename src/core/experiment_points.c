@@ -440,6 +440,8 @@ static void hash_postgres(plan_hasher *h, const experiment *e)
     hash_pairs(h, 'g', pg->settings, pg->n_settings);
     hash_number(h, 'f', pg->fresh);
     hash_number(h, 'i', pg->pin);
+    if (pg->warm_runs > 0) /* absent from older plans: they stay resumable */
+        hash_number(h, 'w', (uint64_t)pg->warm_runs);
     hash_field(h, 'a', pg->run_as);
     hash_number(h, 'L', e->n_workload);
     for (size_t i = 0; i < e->n_workload; i++)

@@ -234,9 +234,11 @@ static int measure_once(session_state *st, size_t v, long block, char *err, size
     if (c->before_run) {
         char *const *argv = NULL;
         char why[768] = "";
-        if (c->before_run(c->run_context, v, &argv, why, sizeof why) != 0) {
+        if (c->before_run(c->run_context, v, &request, st->stop, &argv, why, sizeof why) != 0) {
             if (c->after_run)
                 c->after_run(c->run_context, v);
+            if (*st->stop)
+                return 1; /* interrupted before it was measured */
             snprintf(st->out->failure, sizeof st->out->failure, "%s: %s", c->variants[v].name, why);
             return 2;
         }

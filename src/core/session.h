@@ -74,10 +74,12 @@ typedef struct {
     const session_sample *preloaded;
     size_t n_preloaded;
     /* Per-run hooks (the PostgreSQL target): before every run of a variant, to start its
-     * server and give the words to execute (*argv NULL: the variant's own); after it,
-     * whatever happened, to stop the server. A failing before_run fails the run. */
-    int (*before_run)(void *context, size_t variant, char *const **argv, char *err,
-                      size_t errlen);
+     * server and give the words to execute (*argv NULL: the variant's own); it gets the
+     * run's request (environment, directory, pin, timeout) and the stop flag, to make
+     * unmeasured runs of its own first. After the run, whatever happened, after_run stops
+     * the server. A failing before_run fails the run (or ends it, when stop is set). */
+    int (*before_run)(void *context, size_t variant, const run_request *request,
+                      volatile sig_atomic_t *stop, char *const **argv, char *err, size_t errlen);
     void (*after_run)(void *context, size_t variant);
     void *run_context;
     bool server_does_the_work;      /* other CPUs' load is the server's: not interference */

@@ -549,7 +549,8 @@ static void test_postgres_keys_and_defaults(void **state)
              "workload: {pgbench: \"-c 4 -f 'my script.sql@3' --time=5\"}\n"
              "metrics: [tps, latency_avg, p99, wall, {name: x, regex: \"x=([0-9]+)\", "
              "better: lower}]\n"
-             "postgres: {scale: 50, fresh: point, pin: split, run_as: bench, cache_dir: c}\n"
+             "postgres: {scale: 50, fresh: point, pin: split, warm_runs: 2, run_as: bench, "
+             "cache_dir: c}\n"
              "target: postgres\n", &e);
     char cwd[4096], expected[4200];
     assert_non_null(getcwd(cwd, sizeof cwd));
@@ -563,6 +564,7 @@ static void test_postgres_keys_and_defaults(void **state)
     assert_int_equal(e.postgres.scale, 50);
     assert_int_equal(e.postgres.fresh, PG_FRESH_POINT);
     assert_int_equal(e.postgres.pin, PG_PIN_SPLIT);
+    assert_int_equal(e.postgres.warm_runs, 2);
     assert_string_equal(e.postgres.run_as, "bench");
     assert_int_equal(e.n_workload, 5);
     assert_string_equal(e.workload[3], "my script.sql@3");
@@ -696,6 +698,10 @@ static void test_postgres_errors(void **state)
     parse_fails(text, "spin.yaml:2:19: 'fresh' must be run or point, not 'always'");
     snprintf(text, sizeof text, "target: postgres\npostgres: {scale: 0}\n%s", tail);
     parse_fails(text, "spin.yaml:2:19: 'scale' must be a positive integer, not '0'");
+    snprintf(text, sizeof text, "target: postgres\npostgres: {warm_runs: -1}\n%s", tail);
+    parse_fails(text, "spin.yaml:2:23: 'warm_runs' must be a non-negative integer, not '-1'");
+    snprintf(text, sizeof text, "target: postgres\npostgres: {warm_runs: 101}\n%s", tail);
+    parse_fails(text, "spin.yaml:2:23: 'warm_runs' must be at most 100");
     snprintf(text, sizeof text, "target: postgres\npostgres: {settings: {port: 5433}}\n%s", tail);
     parse_fails(text, "spin.yaml:2:23: setting 'port' is verdict's to set (each server gets a "
                       "private socket and no TCP)");
@@ -902,6 +908,13 @@ static void test_postgres_plan_hash(void **state)
     }
     snprintf(text, sizeof text, "%s", pg_example);
     memcpy(strstr(text, "scale: 10\n"), "pin: same\n", 10);
+    assert_int_not_equal(base, plan_hash_of(text));
+    /* warm_runs: 0 is the default and keeps the plans made before the key existed */
+    const char *after_postgres = strstr(pg_example, "postgres:\n") + strlen("postgres:\n");
+    int head = (int)(after_postgres - pg_example);
+    snprintf(text, sizeof text, "%.*s  warm_runs: 0\n%s", head, pg_example, after_postgres);
+    assert_int_equal(base, plan_hash_of(text));
+    snprintf(text, sizeof text, "%.*s  warm_runs: 1\n%s", head, pg_example, after_postgres);
     assert_int_not_equal(base, plan_hash_of(text));
     /* Saying the default target is the same plan. */
     assert_int_equal(plan_hash_of("variants: {A: ./a}\n"),
