@@ -57,6 +57,17 @@ static void put_string(text_buffer *b, const char *s)
     put(b, s, strlen(s));
 }
 
+/* A parameter value inside a point id: ',', '=' and '\\' get a backslash, so that values
+ * holding them cannot make two points one id. Plain values stay as they were. */
+static void put_id_value(text_buffer *b, const char *value)
+{
+    for (const char *c = value; *c; c++) {
+        if (*c == ',' || *c == '=' || *c == '\\')
+            put(b, "\\", 1);
+        put(b, c, 1);
+    }
+}
+
 static char *finish(text_buffer *b)
 {
     if (b->failed || b->text == NULL) {
@@ -80,7 +91,7 @@ char *experiment_point_id(const experiment *e, size_t point)
             put_string(&b, ",");
         put_string(&b, e->parameters[i].name);
         put_string(&b, "=");
-        put_string(&b, e->parameters[i].values[index[i]]);
+        put_id_value(&b, e->parameters[i].values[index[i]]);
     }
     free(index);
     return finish(&b);

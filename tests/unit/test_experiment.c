@@ -264,6 +264,17 @@ static void test_points_order_and_ids(void **state)
         free(id);
     }
     experiment_free(&e);
+    /* Values with ',' or '=' would otherwise give p=1,q=2,q=3 for both of these points. */
+    parse_ok("parameters:\n  p: ['1,q=2', '1']\n  q: ['3', '2,q=3', 'a\\b']\n"
+             "variants: {A: [./a, '{p}', '{q}']}\n", &e);
+    char *crafted[] = {experiment_point_id(&e, 0), experiment_point_id(&e, 4),
+                       experiment_point_id(&e, 5)};
+    assert_string_equal(crafted[0], "p=1\\,q\\=2,q=3");
+    assert_string_equal(crafted[1], "p=1,q=2\\,q\\=3");
+    assert_string_equal(crafted[2], "p=1,q=a\\\\b");
+    for (size_t i = 0; i < 3; i++)
+        free(crafted[i]);
+    experiment_free(&e);
 }
 
 static void test_substitution(void **state)
