@@ -16,7 +16,7 @@
 typedef struct {
     analysis_options analysis;
     int column;
-    const char *json_path;
+    report_exports exports; /* --json, --csv, --markdown, --html */
     fail_if_rule fail_if;
     uint64_t seed;
     bool higher_is_better;
@@ -43,6 +43,9 @@ static void compare_usage(FILE *out)
         "      --seed N            seed of the bootstrap (default 1)\n"
         "      --json FILE         write the verdict/1 JSON document ('-' for stdout;\n"
         "                          the text report then goes to stderr)\n"
+        "      --csv FILE          one row per sample\n"
+        "      --markdown FILE     the comparisons as Markdown tables\n"
+        "      --html FILE         a single-file HTML report with charts (works offline)\n"
         "      --fail-if RULE      exit 4 when a comparison is 'worse' (or 'not-better')\n"
         "  -h, --help              show this help\n"
         "\n"
@@ -62,7 +65,10 @@ static int parse_compare_option(int opt, const char *arg, void *settings, char *
     case 'H': s->higher_is_better = true; return 0;
     case 'a': return parse_adjust(arg, &s->analysis.adjust, err, errlen);
     case 's': return parse_u64("--seed", arg, &s->seed, err, errlen);
-    case 'j': s->json_path = arg; return 0;
+    case 'j': s->exports.json = arg; return 0;
+    case 'v': s->exports.csv = arg; return 0;
+    case 'k': s->exports.markdown = arg; return 0;
+    case 't': s->exports.html = arg; return 0;
     case 'f': return parse_fail_if(arg, &s->fail_if, err, errlen);
     }
     snprintf(err, errlen, "unknown option (see verdict compare --help)");
@@ -78,9 +84,11 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
         {"margin", required_argument, NULL, 'g'}, {"higher-is-better", no_argument, NULL, 'H'},
         {"adjust", required_argument, NULL, 'a'}, {"seed", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},   {"fail-if", required_argument, NULL, 'f'},
+        {"csv", required_argument, NULL, 'v'},    {"markdown", required_argument, NULL, 'k'},
+        {"html", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    int first = walk_options(argc, argv, "+C:h", long_options, "verdict compare",
+    int first = walk_options(argc, argv, "C:h", long_options, "verdict compare",
                              parse_compare_option, s, err, errlen);
     if (first == OPTIONS_HELP)
         return -1;
@@ -191,10 +199,10 @@ static int report_comparisons(const compare_settings *s, compare_model *m, char 
         .points = &point, .n_points = 1, .samples = m->samples, .n_samples = m->n_samples,
         .series = m->series, .n_series = m->n_files, .analysis = &result,
     };
-    bool json_to_stdout = s->json_path && strcmp(s->json_path, "-") == 0;
+    bool json_to_stdout = s->exports.json && strcmp(s->exports.json, "-") == 0;
     report_write_text(&in, json_to_stdout ? stderr : stdout);
     int rc = EXIT_DONE;
-    if (s->json_path && report_write_json(&in, s->json_path, err, errlen) != 0)
+    if (report_write_exports(&in, &s->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
     else if (fail_if_triggered(s->fail_if, &result))
         rc = EXIT_GATE;

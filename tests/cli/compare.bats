@@ -167,3 +167,21 @@ values() {
     [[ "$output" == *"inconclusive: 3 runs per side cannot reach 95% confidence"* ]]
     [[ "$output" == *"about 7 more runs per side needed"* ]]
 }
+
+@test "--html, --csv and --markdown write their files; options may follow the files" {
+    values 100 0.01 > "$DATA/a"
+    values 110 0.01 > "$DATA/b"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b" --html "$DATA/c.html" --csv "$DATA/c.csv" \
+        --markdown "$DATA/c.md"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"worse: b is 10.0% slower than a"* ]]
+    xmllint --noout "$DATA/c.html"
+    grep -q "<h2>Verdicts</h2>" "$DATA/c.html"
+    grep -q "worse" "$DATA/c.html"
+    [ "$(grep -c ',default,a,' "$DATA/c.csv")" -eq 20 ]
+    [ "$(grep -c ',default,b,' "$DATA/c.csv")" -eq 20 ]
+    grep -q "| default | value | a | b | +10" "$DATA/c.md"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b" --html "$DATA/missing/c.html"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"$DATA/missing/c.html"* ]]
+}
