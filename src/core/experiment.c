@@ -1,6 +1,7 @@
 /* Reads an experiment file into the model: walks the YAML keys, checks every value and
  * {placeholder}, fills defaults, and names FILE:LINE:COLUMN for whatever is wrong. */
 #include "core/experiment.h"
+#include "core/regex_budget.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -1329,6 +1330,9 @@ static int metric_regex(loader *l, const yaml_field *f, void *target)
     metric_draft *m = target;
     if (yaml_string(&l->r, f, "a POSIX extended regular expression", &m->regex) != 0)
         return -1;
+    char why[192];
+    if (regex_within_budget(m->regex, why, sizeof why) != 0)
+        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why);
     regex_t compiled;
     int rc = regcomp(&compiled, m->regex, REG_EXTENDED);
     if (rc != 0) {

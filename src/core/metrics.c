@@ -1,6 +1,7 @@
 /* Builtin metrics from a run's measurements, and regex extraction from its stdout.
  * POSIX regcomp/regexec (libc) does the matching; strtod reads the captured number. */
 #include "core/metrics.h"
+#include "core/regex_budget.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,11 @@ int metric_from_regex(const char *name, const char *pattern, bool higher_is_bett
     memset(out, 0, sizeof *out);
     out->kind = METRIC_REGEX;
     out->higher_is_better = higher_is_better;
+    char why[192];
+    if (regex_within_budget(pattern, why, sizeof why) != 0) {
+        snprintf(err, errlen, "metric %s: regular expression refused: %s", name, why);
+        return -1;
+    }
     int rc = regcomp(&out->regex, pattern, REG_EXTENDED | REG_NEWLINE);
     if (rc != 0) {
         char why[128];

@@ -431,6 +431,26 @@ static void test_errors_metrics_and_yaml(void **state)
                 "number in ( )");
     parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tps, regex: \"(\", better: higher}]\n",
                      "spin.yaml:2:30: metric regex '(' does not compile: ");
+    /* Found by the fuzzer: glibc's regcomp took over 2 GB for stacked '+'. */
+    char text[4096];
+    snprintf(text, sizeof text, "variants: {A: ./a}\nmetrics: [{name: tx, regex: \"n: "
+             "([0-9]+)%s\", better: higher}]\n", "++++++++++++++++++++++++++++++++++++++++");
+    parse_fails_with(text, "spin.yaml:2:29: metric regex refused: its repetitions (such as "
+                           "stacked '+' or nested '{m,n}') would make the regex library copy it "
+                           "more than 20000 times");
+    parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((([0-9]{1,60}){1,60})"
+                     "{1,60})\", better: higher}]\n",
+                     "spin.yaml:2:29: metric regex refused: its repetitions");
+    snprintf(text, sizeof text, "variants: {A: ./a}\nmetrics: [{name: tx, regex: \"(x)%01100d\", "
+             "better: higher}]\n", 0);
+    parse_fails_with(text, "spin.yaml:2:29: metric regex refused: it is 1103 characters long");
+    /* Ordinary patterns, repetition inside brackets and escaped '+' are within budget. */
+    experiment e;
+    parse_ok("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"processed: ([0-9]+)/[0-9]*\","
+             " better: higher}, {name: y, regex: \"[+*]{2}\\\\+\\\\+ ([0-9]{1,12}(\\\\.[0-9]+)?)\", "
+             "better: lower}]\n", &e);
+    assert_int_equal(e.n_metrics, 2);
+    experiment_free(&e);
     parse_fails("variants: {A: ./a}\nmetrics: [{name: tps, regex: \"(x)\"}]\n",
                 "spin.yaml:2:12: metric 'tps' needs 'better: higher' or 'better: lower'");
     parse_fails("variants: {A: ./a}\nmetrics: [walltime]\n",
