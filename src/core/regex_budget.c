@@ -34,9 +34,9 @@ static size_t repetition_at(const char *p, size_t *factor)
     char *end;
     unsigned long low = strtoul(p + 1, &end, 10), high = low;
     if (*end == ',') {
-        high = isdigit((unsigned char)end[1]) ? strtoul(end + 1, &end, 10) : low + 1;
-        if (!isdigit((unsigned char)end[-1]))
-            end++; /* "{m,}" */
+        end++;
+        /* "{m,}" is unbounded: it compiles as m copies and a star */
+        high = isdigit((unsigned char)*end) ? strtoul(end, &end, 10) : low + 1;
     }
     if (*end != '}')
         return 0;

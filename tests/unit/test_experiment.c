@@ -441,6 +441,9 @@ static void test_errors_metrics_and_yaml(void **state)
     parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((([0-9]{1,60}){1,60})"
                      "{1,60})\", better: higher}]\n",
                      "spin.yaml:2:29: metric regex refused: its repetitions");
+    parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((([0-9]{60,}){60,})"
+                     "{60,})\", better: higher}]\n",
+                     "spin.yaml:2:29: metric regex refused: its repetitions");
     snprintf(text, sizeof text, "variants: {A: ./a}\nmetrics: [{name: tx, regex: \"(x)%01100d\", "
              "better: higher}]\n", 0);
     parse_fails_with(text, "spin.yaml:2:29: metric regex refused: it is 1103 characters long");
