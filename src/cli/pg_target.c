@@ -250,24 +250,28 @@ static int build_argv(const pg_target *t, size_t v, const char *conninfo, bool w
  * `fresh: run` every measured run would otherwise start from empty shared buffers (and,
  * on some VMs, a buffer pool whose every page faults on first touch). No --log, so the
  * measured run's latency log is its own. */
-static int warm_server(pg_target *t, size_t v, const run_request *request,
+static int warm_server(const pg_target *t, size_t v, const run_request *request,
                        volatile sig_atomic_t *stop, const char *conninfo, char *err, size_t errlen)
 {
-    if (build_argv(t, v, conninfo, false, &t->warm_argv[v]) != 0) {
+    command_words words = {0};
+    if (build_argv(t, v, conninfo, false, &words) != 0) {
+        command_words_free(&words);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     run_request warm = *request;
-    warm.argv = t->warm_argv[v].words;
+    warm.argv = words.words;
     warm.capture_stdout = false;
-    for (size_t i = 0; i < t->e->postgres.warm_runs; i++) {
+    bool failed = false;
+    for (size_t i = 0; i < t->e->postgres.warm_runs && !failed; i++) {
         run_result result;
         char why[512];
         if (runner_execute(&warm, stop, &result, why, sizeof why) != 0) {
             snprintf(err, errlen, "warm-up run: %s", why);
-            return -1;
+            failed = true;
+            break;
         }
-        bool failed = result.exit_code != 0 || result.timed_out || result.interrupted;
+        failed = result.exit_code != 0 || result.timed_out || result.interrupted;
         if (failed)
             snprintf(err, errlen, "warm-up run %zu of %zu %s: %s", i + 1,
                      t->e->postgres.warm_runs,
@@ -276,10 +280,9 @@ static int warm_server(pg_target *t, size_t v, const run_request *request,
                                         : "failed",
                      result.stderr_tail[0] ? result.stderr_tail : "no message");
         run_result_free(&result);
-        if (failed)
-            return -1;
     }
-    return 0;
+    command_words_free(&words);
+    return failed ? -1 : 0;
 }
 
 int pg_target_before_run(void *context, size_t variant, const run_request *request,
@@ -296,7 +299,7 @@ int pg_target_before_run(void *context, size_t variant, const run_request *reque
         if (!t->running[variant] && start_server(t, variant, err, errlen) != 0)
             return -1;
         cluster_conninfo(&t->instance[variant], conninfo, sizeof conninfo);
-        if (t->unwarmed[variant] &&
+        if (t->unwarmed[variant] && t->e->postgres.warm_runs > 0 &&
             warm_server(t, variant, request, stop, conninfo, err, errlen) != 0)
             return -1;
         t->unwarmed[variant] = false;
@@ -404,7 +407,6 @@ void pg_target_free(pg_target *t)
             free(t->settings[v][i]);
         free(t->settings[v]);
         command_words_free(&t->run_argv[v]);
-        command_words_free(&t->warm_argv[v]);
     }
     command_words_free(&t->workload);
     clear_logs(t);

@@ -28,7 +28,6 @@ typedef struct {
     bool unwarmed[PG_TARGET_MAX_VARIANTS];        /* started, warm_runs not yet made */
     command_words workload;                       /* this point's pgbench arguments */
     command_words run_argv[PG_TARGET_MAX_VARIANTS];
-    command_words warm_argv[PG_TARGET_MAX_VARIANTS]; /* the same without --log */
     char log_dir[256];                            /* pgbench --log files of the current run */
     bool want_log;                                /* a latency percentile is measured */
     cpu_set_t client_cpus, server_cpus;

@@ -1331,15 +1331,12 @@ static int metric_regex(loader *l, const yaml_field *f, void *target)
     if (yaml_string(&l->r, f, "a POSIX extended regular expression", &m->regex) != 0)
         return -1;
     char why[192];
-    if (regex_within_budget(m->regex, why, sizeof why) != 0)
-        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why);
     regex_t compiled;
-    int rc = regcomp(&compiled, m->regex, REG_EXTENDED);
-    if (rc != 0) {
-        char why[128];
-        regerror(rc, &compiled, why, sizeof why);
+    regex_outcome outcome = regex_compile(&compiled, m->regex, 0, why, sizeof why);
+    if (outcome == REGEX_OVER_BUDGET)
+        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why);
+    if (outcome == REGEX_INVALID)
         return yaml_fail_field(&l->r, f, "metric regex '%s' does not compile: %s", m->regex, why);
-    }
     size_t groups = compiled.re_nsub;
     regfree(&compiled);
     if (groups == 0)

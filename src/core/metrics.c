@@ -24,14 +24,12 @@ int metric_from_regex(const char *name, const char *pattern, bool higher_is_bett
     out->kind = METRIC_REGEX;
     out->higher_is_better = higher_is_better;
     char why[192];
-    if (regex_within_budget(pattern, why, sizeof why) != 0) {
+    regex_outcome outcome = regex_compile(&out->regex, pattern, REG_NEWLINE, why, sizeof why);
+    if (outcome == REGEX_OVER_BUDGET) {
         snprintf(err, errlen, "metric %s: regular expression refused: %s", name, why);
         return -1;
     }
-    int rc = regcomp(&out->regex, pattern, REG_EXTENDED | REG_NEWLINE);
-    if (rc != 0) {
-        char why[128];
-        regerror(rc, &out->regex, why, sizeof why);
+    if (outcome == REGEX_INVALID) {
         snprintf(err, errlen, "metric %s: bad regular expression /%s/: %s", name, pattern, why);
         return -1;
     }

@@ -1,5 +1,5 @@
-/* Refuses regular expressions whose compiled form would explode: glibc's regcomp copies a
- * repeated subexpression per allowed repetition, so "(x+)+++..." can take gigabytes. */
+/* Compiles regular expressions that come from outside, refusing those whose compiled form
+ * would explode: glibc's regcomp copies a repeated group per allowed repetition. */
 #include "core/regex_budget.h"
 
 #include <ctype.h>
@@ -63,7 +63,7 @@ static size_t bracket_length(const char *p)
     return p[i] ? i + 1 : i;
 }
 
-int regex_within_budget(const char *pattern, char *why, size_t whylen)
+static int regex_within_budget(const char *pattern, char *why, size_t whylen)
 {
     size_t length = strlen(pattern);
     if (length > REGEX_MAX_LENGTH) {
@@ -108,4 +108,16 @@ int regex_within_budget(const char *pattern, char *why, size_t whylen)
         i += step;
     }
     return 0;
+}
+
+regex_outcome regex_compile(regex_t *out, const char *pattern, int flags, char *why,
+                            size_t whylen)
+{
+    if (regex_within_budget(pattern, why, whylen) != 0)
+        return REGEX_OVER_BUDGET;
+    int rc = regcomp(out, pattern, flags | REG_EXTENDED);
+    if (rc == 0)
+        return REGEX_COMPILED;
+    regerror(rc, out, why, whylen);
+    return REGEX_INVALID;
 }

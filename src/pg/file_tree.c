@@ -1,12 +1,12 @@
 /* Lists a directory tree once, then works on its files from a few threads: creating or
  * unlinking ~1000 small files is what makes a data directory slow to copy or remove. */
 #include "pg/file_tree.h"
+#include "pg/cluster_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,19 +17,6 @@
 #define MAX_THREADS 4
 /* Below this many files a thread costs more than it saves. */
 #define FILES_PER_THREAD 64
-
-static void tree_error(char *err, size_t errlen, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void tree_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
 
 static int listing_append(tree_listing *listing, char *path, const struct stat *st)
 {
@@ -118,7 +105,7 @@ int tree_list(int root_fd, const char *root_path, tree_listing *out, char *err, 
     int error = list_directory(root_fd, NULL, out, &failed_at);
     if (error == 0)
         return 0;
-    tree_error(err, errlen, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
+    cluster_error(err, errlen, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
                failed_at ? failed_at : "", strerror(error));
     tree_listing_free(out);
     return -1;
@@ -172,7 +159,7 @@ static void *work_on_slice(void *arg)
             continue;
         pthread_mutex_lock(&work->message_lock);
         if (!atomic_load(&work->failed))
-            tree_error(work->err, work->errlen, "%s", message);
+            cluster_error(work->err, work->errlen, "%s", message);
         atomic_store(&work->failed, true);
         pthread_mutex_unlock(&work->message_lock);
     }

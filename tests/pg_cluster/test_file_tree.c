@@ -292,7 +292,7 @@ static void test_first_failure_is_reported_and_stops_the_work(void **state)
     tree_listing_free(&listing);
 }
 
-static void test_listing_a_missing_directory_names_it(void **state)
+static void test_copy_of_a_missing_directory_names_it(void **state)
 {
     (void)state;
     char err[1024] = "";
@@ -314,7 +314,7 @@ int main(void)
             test_remove_deletes_everything_including_read_only_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_failure_is_reported_and_stops_the_work, setup,
                                         teardown),
-        cmocka_unit_test(test_listing_a_missing_directory_names_it),
+        cmocka_unit_test(test_copy_of_a_missing_directory_names_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
