@@ -74,9 +74,18 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
     size_t sum[MAX_GROUP_DEPTH + 1] = {0}; /* size of each open group so far */
     size_t last[MAX_GROUP_DEPTH + 1] = {0}; /* size of the atom a repetition would copy */
     int depth = 0;
+    bool after_repetition = false;
     for (size_t i = 0; i < length;) {
         const char *p = pattern + i;
         size_t factor, step = repetition_at(p, &factor);
+        /* POSIX leaves adjacent repetition operators undefined, and glibc spends seconds
+         * on a dozen of them (the fuzzer's "x?????++++++"). */
+        if (step > 0 && after_repetition) {
+            snprintf(why, whylen, "repetition operators in a row ('%.*s' at character %zu) "
+                     "are undefined in POSIX regular expressions", (int)step, p, i + 1);
+            return -1;
+        }
+        after_repetition = step > 0;
         if (step > 0) {
             sum[depth] = capped((double)sum[depth] + (double)last[depth] * (double)(factor - 1));
             last[depth] = capped((double)last[depth] * (double)factor);
@@ -100,8 +109,8 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
         }
         for (int d = depth; d >= 0; d--)
             if (sum[d] > REGEX_MAX_COPIES) {
-                snprintf(why, whylen, "its repetitions (such as stacked '+' or nested "
-                         "'{m,n}') would make the regex library copy it more than %d times",
+                snprintf(why, whylen, "its nested repetitions ('(…(x+)+…)+', "
+                         "'{m,n}' inside '{m,n}') would make the regex library copy it more than %d times",
                          REGEX_MAX_COPIES);
                 return -1;
             }

@@ -435,15 +435,22 @@ static void test_errors_metrics_and_yaml(void **state)
     char text[4096];
     snprintf(text, sizeof text, "variants: {A: ./a}\nmetrics: [{name: tx, regex: \"n: "
              "([0-9]+)%s\", better: higher}]\n", "++++++++++++++++++++++++++++++++++++++++");
-    parse_fails_with(text, "spin.yaml:2:29: metric regex refused: its repetitions (such as "
-                           "stacked '+' or nested '{m,n}') would make the regex library copy it "
-                           "more than 20000 times");
+    parse_fails(text, "spin.yaml:2:29: metric regex refused: repetition operators in a row ('+' "
+                      "at character 13) are undefined in POSIX regular expressions");
+    parse_fails("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"v?{2}([0-9]+)\", better: "
+                "higher}]\n", "spin.yaml:2:29: metric regex refused: repetition operators in a "
+                "row ('{2}' at character 3) are undefined in POSIX regular expressions");
+    parse_fails("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((((((((((((((((x+)+)+)+)+)+)"
+                "+)+)+)+)+)+)+)+)+)\", better: higher}]\n",
+                "spin.yaml:2:29: metric regex refused: its nested repetitions ('(…(x+)+…)+', "
+                "'{m,n}' inside '{m,n}') would make the regex library copy it more than 20000 "
+                "times");
     parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((([0-9]{1,60}){1,60})"
                      "{1,60})\", better: higher}]\n",
-                     "spin.yaml:2:29: metric regex refused: its repetitions");
+                     "spin.yaml:2:29: metric regex refused: its nested repetitions");
     parse_fails_with("variants: {A: ./a}\nmetrics: [{name: tx, regex: \"((([0-9]{60,}){60,})"
                      "{60,})\", better: higher}]\n",
-                     "spin.yaml:2:29: metric regex refused: its repetitions");
+                     "spin.yaml:2:29: metric regex refused: its nested repetitions");
     snprintf(text, sizeof text, "variants: {A: ./a}\nmetrics: [{name: tx, regex: \"(x)%01100d\", "
              "better: higher}]\n", 0);
     parse_fails_with(text, "spin.yaml:2:29: metric regex refused: it is 1103 characters long");
@@ -463,6 +470,17 @@ static void test_errors_metrics_and_yaml(void **state)
                 "spin.yaml:2:17: duplicate metric 'wall'");
     parse_fails("a: 1\nb: [1, 2\n",
                 "spin.yaml:3:1: invalid YAML: flow sequence without a closing bracket");
+    /* Found by the fuzzer: a flow error whose token spans lines 80 or more columns wide
+     * crashed libfyaml 0.7.12 while it drew the source line for its message. */
+    char wide[1024];
+    snprintf(wide, sizeof wide, "resqltrict-aliasing, patches: [/n%.47s%.27sh: \"-Q -c 4 -T 3 "
+             "-hssssteap\"h\n%.56s%.88sYYYYYYtmp bench\"",
+             "sssssssssssssssssssssssssssssssssssssssssssssssssssssssssss",
+             "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t",
+             "ssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssssss",
+             "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t"
+             "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t");
+    parse_fails(wide, "spin.yaml:1:136: invalid YAML: missing comma in flow sequence");
     parse_fails("", "spin.yaml:1:1: the file holds no YAML document");
     parse_fails("name: \"caf\xc3\xa9\"\nseed: \xff\n",
                 "spin.yaml:2:7: not UTF-8 text (a malformed byte sequence)");
