@@ -20,6 +20,10 @@
 #define BIMODAL_COEFFICIENT 0.6
 #define OUTLIER_Z 3.5
 #define OUTLIER_MIN_N 5
+/* At most this many distinct values among at least twice as many: discrete data. */
+#define DISCRETE_MAX_LEVELS 10
+/* Rounding to more significant digits than this is described by its decimal step instead. */
+#define ROUNDING_WORDS_MAX_DIGITS 4
 
 const char *adjust_method_name(adjust_method method)
 {
@@ -108,6 +112,46 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
     return rc;
 }
 
+/* Ties and zeros change what an interval means; each is said once per comparison. */
+static int diagnose_comparison(analysis_result *r, const analysis_series *series,
+                               const analysis_comparison *c)
+{
+    const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+    if (!c->ok)
+        return add_warning(r, "comparison-failed", x, strdup(c->error));
+    const comparison *k = &c->result;
+    size_t values = k->n_baseline + k->n_candidate;
+    char rounding[64];
+    analysis_describe_rounding(k, rounding, sizeof rounding);
+    int rc = 0;
+    if (k->resolution_limited)
+        rc |= add_warning(r, "discrete", x, format_text(
+            "%s vs %s: the values are rounded (%s), which can move the ratio by %.2g%%, and "
+            "the interval could not absorb that (the values spread over less than two steps, "
+            "or the interval is narrower than one): it is widened by %.2g%% on each side",
+            x->variant, b->variant, rounding, k->relative_step * 100, k->relative_step * 100));
+    else if (k->distinct_values <= DISCRETE_MAX_LEVELS && values >= 2 * k->distinct_values)
+        rc |= add_warning(r, "discrete", x, format_text(
+            "%s vs %s: the %zu values take only %zu distinct values: the interval treats %s as "
+            "%s shifted, which values on a few levels cannot be exactly; read it as approximate",
+            x->variant, b->variant, values, k->distinct_values, x->variant, b->variant));
+    if (k->set_aside > 0)
+        rc |= add_warning(r, "zeros", x, format_text(
+            "%s vs %s: in %zu of %zu blocks both measured exactly the same value: the test of "
+            "no change sets them aside (Wilcoxon's rule, as R does); the estimate and the "
+            "interval include them",
+            x->variant, b->variant, k->set_aside, k->n_baseline));
+    return rc;
+}
+
+void analysis_describe_rounding(const comparison *c, char *buf, size_t len)
+{
+    if (c->digits > 0 && c->digits <= ROUNDING_WORDS_MAX_DIGITS)
+        snprintf(buf, len, "to %d significant digit%s", c->digits, c->digits == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "to multiples of %g", c->step);
+}
+
 bool analysis_same_group(const analysis_series *a, const analysis_series *b)
 {
     return strcmp(a->point, b->point) == 0 && strcmp(a->metric, b->metric) == 0;
@@ -138,27 +182,32 @@ static void plan_comparisons(const analysis_series *series, size_t n_series, ana
     r->n_comparisons = k;
 }
 
+static int compute_one(const analysis_series *series, const analysis_options *o, double level,
+                       analysis_comparison *c)
+{
+    const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+    comparison_options co = {
+        .method = o->method, .paired = o->paired, .confidence = level, .margin = o->margin,
+        .higher_is_better = b->higher_is_better, .seed = o->seed, .resamples = 0,
+    };
+    free(c->error);
+    c->error = NULL;
+    stats_status st = compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);
+    c->ok = st == STATS_OK;
+    if (st == STATS_ERR_NOMEM)
+        return -1;
+    if (!c->ok && (c->error = format_text("%s vs %s: cannot compare: %s", x->variant,
+                                          b->variant, stats_status_message(st))) == NULL)
+        return -1;
+    return 0;
+}
+
 static int compute_comparisons(const analysis_series *series, const analysis_options *o,
                                double level, analysis_result *r)
 {
-    comparison_options co = {
-        .method = o->method, .paired = o->paired, .confidence = level, .margin = o->margin,
-        .seed = o->seed, .resamples = 0,
-    };
-    for (size_t k = 0; k < r->n_comparisons; k++) {
-        analysis_comparison *c = &r->comparisons[k];
-        const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
-        co.higher_is_better = b->higher_is_better;
-        free(c->error);
-        c->error = NULL;
-        stats_status st = compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);
-        c->ok = st == STATS_OK;
-        if (st == STATS_ERR_NOMEM)
+    for (size_t k = 0; k < r->n_comparisons; k++)
+        if (compute_one(series, o, level, &r->comparisons[k]) != 0)
             return -1;
-        if (!c->ok && (c->error = format_text("%s vs %s: cannot compare: %s", x->variant,
-                                              b->variant, stats_status_message(st))) == NULL)
-            return -1;
-    }
     return 0;
 }
 
@@ -202,6 +251,13 @@ static int adjust_for_family(const analysis_series *series, const analysis_optio
     r->interval_confidence = 1.0 - share * alpha / (double)m;
     if (compute_comparisons(series, o, r->interval_confidence, r) != 0)
         goto done;
+    /* Benjamini & Yekutieli's false-coverage guarantee covers the intervals of the selected
+     * comparisons only; the others get Bonferroni's level, so that no equivalence is claimed
+     * from an interval nothing guarantees. */
+    for (size_t k = 0; k < m; k++)
+        if (o->adjust == ADJUST_BH && !(adjusted[k] <= alpha) &&
+            compute_one(series, o, 1.0 - alpha / (double)m, &r->comparisons[k]) != 0)
+            goto done;
     for (size_t k = 0; k < m; k++)
         r->comparisons[k].p_adjusted = adjusted[k];
     rc = 0;
@@ -241,10 +297,10 @@ static int combine_group(const analysis_series *series, const analysis_options *
     const analysis_series *b = &series[lead->baseline], *x = &series[lead->candidate];
     *ov = (analysis_overall){b->variant, x->variant, x->metric, k, combined.ratio,
                              combined.ci_low, combined.ci_high, o->confidence, {0}};
-    verdict_input in = {.ratio = combined.ratio, .ci_low = combined.ci_low,
-                        .ci_high = combined.ci_high, .confidence = o->confidence,
+    verdict_input in = {.estimate = log(combined.ratio), .low = log(combined.ci_low),
+                        .high = log(combined.ci_high), .confidence = o->confidence,
                         .achieved_confidence = o->confidence, .margin = o->margin,
-                        .higher_is_better = b->higher_is_better, .paired = o->paired,
+                        .higher_is_better = b->higher_is_better, .usable_share = 1.0,
                         .n_baseline = b->n, .n_candidate = x->n};
     ov->decision = verdict_decide(&in);
     return 0;
@@ -292,9 +348,7 @@ int analysis_run(const analysis_series *series, size_t n_series, const analysis_
         adjust_for_family(series, options, out) != 0 || compute_overall(series, options, out) != 0)
         goto nomem;
     for (size_t k = 0; k < out->n_comparisons; k++)
-        if (!out->comparisons[k].ok &&
-            add_warning(out, "comparison-failed", &series[out->comparisons[k].candidate],
-                        strdup(out->comparisons[k].error)) != 0)
+        if (diagnose_comparison(out, series, &out->comparisons[k]) != 0)
             goto nomem;
     return 0;
 nomem:

@@ -75,5 +75,8 @@ void analysis_result_free(analysis_result *result);
 int analysis_add_warning(analysis_result *result, const char *code, const char *point,
                          const char *variant, const char *message);
 const char *adjust_method_name(adjust_method method);
+/* How a comparison's values are rounded, for messages: "to 2 significant digits" or
+ * "to multiples of 0.01". */
+void analysis_describe_rounding(const comparison *c, char *buf, size_t len);
 
 #endif

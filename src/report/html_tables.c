@@ -98,7 +98,8 @@ static void verdict_numbers(FILE *out, const report_input *in, const analysis_co
     percent_text(c->ok ? r->ci_high : NAN, hi, sizeof hi);
     fprintf(out, "<td class=\"num\">%s</td>", est);
     if (c->ok)
-        fprintf(out, "<td class=\"num\">[%s, %s] <small>(%.4g%%)</small></td>", lo, hi,
+        fprintf(out, "<td class=\"num\">%s%s, %s%s <small>(%.4g%%)</small></td>",
+                query_low_bracket(r), lo, hi, query_high_bracket(r),
                 (r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence) * 100);
     else
         fputs("<td class=\"num\">–</td>", out);

@@ -154,6 +154,7 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     json_object_set_new(item, "estimate", number_or_null(r->ratio));
     json_object_set_new(item, "ci", json_pack("[o,o]", number_or_null(r->ci_low),
                                               number_or_null(r->ci_high)));
+    json_object_set_new(item, "ci_open", json_pack("[b,b]", r->low_open, r->high_open));
     json_object_set_new(item, "confidence", json_real(r->confidence));
     json_object_set_new(item, "achieved_confidence", number_or_null(r->achieved_confidence));
     json_object_set_new(item, "p_value", number_or_null(r->p_value));
@@ -162,6 +163,9 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     json_object_set_new(item, "df", number_or_null(r->df));
     json_object_set_new(item, "verdict", json_string(verdict_kind_name(r->decision.kind)));
     json_object_set_new(item, "negligible", json_boolean(r->decision.negligible));
+    json_object_set_new(item, "resolution_limited", json_boolean(r->resolution_limited));
+    json_object_set_new(item, "rounding_allowance", number_or_null(r->relative_step));
+    json_object_set_new(item, "zeros_set_aside", json_integer((json_int_t)r->set_aside));
     json_object_set_new(item, "needed_blocks", r->decision.needed_blocks >= 0
                                                    ? json_integer(r->decision.needed_blocks)
                                                    : json_null());

@@ -5,6 +5,7 @@
 
 #include "report/output_file.h"
 #include "report/report.h"
+#include "report/report_query.h"
 #include "stats/verdict_rules.h"
 
 static void write_cell(FILE *f, const char *text)
@@ -43,8 +44,9 @@ static void write_comparisons(FILE *f, const report_input *in)
         }
         const comparison *r = &c->result;
         write_percent_cell(f, r->ratio);
-        fprintf(f, " [%+.2f%%, %+.2f%%] at %.4g%% |", (r->ci_low - 1) * 100,
-                (r->ci_high - 1) * 100, r->achieved_confidence * 100);
+        fprintf(f, " %s%+.2f%%, %+.2f%%%s at %.4g%% |", query_low_bracket(r),
+                (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r),
+                r->achieved_confidence * 100);
         fprintf(f, " %.2g |", r->p_value);
         fprintf(f, " %s%s", verdict_kind_name(r->decision.kind),
                 r->decision.negligible ? " (negligible)" : "");

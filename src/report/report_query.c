@@ -107,3 +107,13 @@ double query_percent(double ratio)
 {
     return (ratio - 1.0) * 100.0;
 }
+
+const char *query_low_bracket(const comparison *r)
+{
+    return r->low_open ? "(" : "[";
+}
+
+const char *query_high_bracket(const comparison *r)
+{
+    return r->high_open ? ")" : "]";
+}

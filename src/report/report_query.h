@@ -34,5 +34,9 @@ const char *query_metric_unit(const char *metric);
 void query_metric_label(const char *metric, char *buf, size_t len);
 /* Change of a ratio in percent: 1.031 -> 3.1. */
 double query_percent(double ratio);
+/* The interval's brackets: "(" or ")" where that end is excluded (it rests exactly on a tied
+ * difference the test rejects, usually a ratio of 1), "[" or "]" otherwise. */
+const char *query_low_bracket(const comparison *r);
+const char *query_high_bracket(const comparison *r);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/ascii_plot.h"
+#include "report/report_query.h"
 #include "report/text_charts.h"
 #include "stats/verdict_rules.h"
 
@@ -73,8 +74,9 @@ static void print_interval_line(const report_input *in, const analysis_compariso
     format_percent(r->ratio, est, sizeof est);
     format_percent(r->ci_low, lo, sizeof lo);
     format_percent(r->ci_high, hi, sizeof hi);
-    fprintf(out, " %c vs %c: %s [%s, %s]", marker_of(c->candidate - first),
-            marker_of(c->baseline - first), est, lo, hi);
+    fprintf(out, " %c vs %c: %s %s%s, %s%s", marker_of(c->candidate - first),
+            marker_of(c->baseline - first), est, query_low_bracket(r), lo, hi,
+            query_high_bracket(r));
     if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
         fprintf(out, " (%g%% CI; %g%% is not reachable with %zu runs)",
                 r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
@@ -117,6 +119,15 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
 {
     const verdict_decision *d = &c->result.decision;
     fputs("   inconclusive: ", out);
+    if (d->reason == UNDECIDED_RESOLUTION) {
+        char rounding[64];
+        analysis_describe_rounding(&c->result, rounding, sizeof rounding);
+        fprintf(out, "the values are rounded (%s), which can move the ratio by %.2g%%: too "
+                "coarse to show a change within ±%g%% or to rule one out; more runs of this "
+                "metric cannot decide: measure with more digits\n", rounding,
+                c->result.relative_step * 100, in->options->margin * 100);
+        return;
+    }
     if (d->reason == UNDECIDED_CONFIDENCE)
         fprintf(out, "%zu runs per side cannot reach %g%% confidence; ", c->result.n_baseline,
                 c->result.confidence * 100);

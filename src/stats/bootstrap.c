@@ -1,19 +1,19 @@
-/* Seeded BCa bootstrap confidence interval for median(x) - median(y) (Efron & Tibshirani,
- * "An Introduction to the Bootstrap", 1993, ch. 14), paired by block or unpaired. */
+/* Seeded BCa bootstrap confidence intervals (Efron & Tibshirani, "An Introduction to the
+ * Bootstrap", 1993, ch. 14): median shift of two samples, location of paired differences. */
 #include "bootstrap.h"
 
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "descriptive.h"
 #include "distributions.h"
+#include "hodges_lehmann.h"
+#include "random.h"
 
-/* The samples and how to resample them; the scratch buffers hold one resample. */
+/* Two independent samples; the scratch buffers hold one resample. */
 typedef struct {
     const double *x, *y;
     size_t m, n;
-    bool paired;
     double *x_star, *y_star;
 } resampling;
 
@@ -40,46 +40,43 @@ static double median_in_place(double *values, size_t n)
     return stats_median_sorted(values, n);
 }
 
-/* mt19937 takes a 32-bit seed (GSL keeps only the low 32 bits); folding the high half in
- * keeps seeds that differ only above bit 31 apart, and leaves seeds below 2^32 unchanged,
- * so a run can be reproduced with plain GSL. GSL maps seed 0 to its default, 4357. */
-static unsigned long fold_seed(uint64_t seed)
-{
-    return (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu);
-}
-
 /* ---- replicates -------------------------------------------------------------------- */
 
-/* One bootstrap replicate. Paired: n block indices, each carrying (x_i, y_i) together, so
- * the within-block correlation survives. Unpaired: each group is resampled on its own. */
-static double one_replicate(resampling *r, gsl_rng *rng)
+/* One bootstrap replicate of median(x*) - median(y*), each group resampled on its own. */
+static double one_replicate(resampling *r, stats_random *random)
 {
-    if (r->paired) {
-        for (size_t k = 0; k < r->n; k++) {
-            size_t i = gsl_rng_uniform_int(rng, r->n);
-            r->x_star[k] = r->x[i];
-            r->y_star[k] = r->y[i];
-        }
-    } else {
-        for (size_t k = 0; k < r->m; k++)
-            r->x_star[k] = r->x[gsl_rng_uniform_int(rng, r->m)];
-        for (size_t k = 0; k < r->n; k++)
-            r->y_star[k] = r->y[gsl_rng_uniform_int(rng, r->n)];
-    }
+    for (size_t k = 0; k < r->m; k++)
+        r->x_star[k] = r->x[stats_random_below(random, r->m)];
+    for (size_t k = 0; k < r->n; k++)
+        r->y_star[k] = r->y[stats_random_below(random, r->n)];
     return median_in_place(r->x_star, r->m) - median_in_place(r->y_star, r->n);
 }
 
-static stats_status draw_replicates(resampling *r, uint64_t seed, double *replicates,
-                                    size_t resamples)
+static void draw_replicates(resampling *r, uint64_t seed, double *replicates, size_t resamples)
 {
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (rng == NULL)
-        return STATS_ERR_NOMEM;
-    gsl_rng_set(rng, fold_seed(seed));
+    stats_random random;
+    stats_random_seed(&random, seed);
     for (size_t b = 0; b < resamples; b++)
-        replicates[b] = one_replicate(r, rng);
-    gsl_rng_free(rng);
-    return STATS_OK;
+        replicates[b] = one_replicate(r, &random);
+}
+
+/* Replicates of the pseudo-median of n blocks drawn with replacement from d. */
+static stats_status draw_paired_replicates(const double *d, size_t n, uint64_t seed,
+                                           double *replicates, size_t resamples)
+{
+    double *d_star = malloc(n * sizeof *d_star);
+    if (d_star == NULL)
+        return STATS_ERR_NOMEM;
+    stats_random random;
+    stats_random_seed(&random, seed);
+    stats_status status = STATS_OK;
+    for (size_t b = 0; b < resamples && status == STATS_OK; b++) {
+        for (size_t k = 0; k < n; k++)
+            d_star[k] = d[stats_random_below(&random, n)];
+        status = hl_one_sample(d_star, n, &replicates[b]);
+    }
+    free(d_star);
+    return status;
 }
 
 /* ---- jackknife acceleration -------------------------------------------------------- */
@@ -92,35 +89,6 @@ static double median_without(const double *sorted, size_t n, size_t gone)
     double a = sorted[left < gone ? left : left + 1];
     double b = sorted[right < gone ? right : right + 1];
     return left == right ? a : (a + b) / 2.0;
-}
-
-/* Position of each original value in ascending order (ties: any of their positions gives
- * the same leave-one-out median). */
-typedef struct {
-    double value;
-    size_t index;
-} ranked;
-
-static int compare_ranked(const void *a, const void *b)
-{
-    return compare_doubles(&((const ranked *)a)->value, &((const ranked *)b)->value);
-}
-
-static stats_status sort_with_positions(const double *v, size_t n, double *sorted,
-                                        size_t *position)
-{
-    ranked *items = malloc(n * sizeof *items);
-    if (items == NULL)
-        return STATS_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++)
-        items[i] = (ranked){v[i], i};
-    qsort(items, n, sizeof *items, compare_ranked);
-    for (size_t k = 0; k < n; k++) {
-        sorted[k] = items[k].value;
-        position[items[k].index] = k;
-    }
-    free(items);
-    return STATS_OK;
 }
 
 /* a = sum d^3 / (6 (sum d^2)^1.5), d = mean(theta_(.)) - theta_(i) (E&T eq. 14.15);
@@ -140,16 +108,10 @@ static double acceleration_from(const double *jack, size_t count)
     return sum2 > 0.0 ? sum3 / (6.0 * pow(sum2, 1.5)) : 0.0;
 }
 
-/* Leave-one-out statistics: paired, one block at a time; unpaired, each of the m + n
- * observations in turn (the other group's median stays whole). */
-static void jackknife_values(const resampling *r, const double *xs, const size_t *x_pos,
-                             const double *ys, const size_t *y_pos, double *jack)
+/* Leave-one-out statistics: each of the m + n observations in turn (the other group's
+ * median stays whole). */
+static void jackknife_values(const resampling *r, const double *xs, const double *ys, double *jack)
 {
-    if (r->paired) {
-        for (size_t i = 0; i < r->n; i++)
-            jack[i] = median_without(xs, r->m, x_pos[i]) - median_without(ys, r->n, y_pos[i]);
-        return;
-    }
     double median_x = stats_median_sorted(xs, r->m), median_y = stats_median_sorted(ys, r->n);
     for (size_t k = 0; k < r->m; k++)
         jack[k] = median_without(xs, r->m, k) - median_y;
@@ -161,24 +123,38 @@ static void jackknife_values(const resampling *r, const double *xs, const size_t
 static stats_status jackknife_acceleration(const resampling *r, double *estimate,
                                            double *acceleration)
 {
-    size_t count = r->paired ? r->n : r->m + r->n;
-    double *xs = malloc(r->m * sizeof *xs), *ys = malloc(r->n * sizeof *ys);
-    double *jack = malloc(count * sizeof *jack);
-    size_t *x_pos = malloc(r->m * sizeof *x_pos), *y_pos = malloc(r->n * sizeof *y_pos);
-    stats_status status = STATS_ERR_NOMEM;
-    if (xs && ys && jack && x_pos && y_pos &&
-        sort_with_positions(r->x, r->m, xs, x_pos) == STATS_OK &&
-        sort_with_positions(r->y, r->n, ys, y_pos) == STATS_OK) {
+    size_t count = r->m + r->n;
+    double *xs = NULL, *ys = NULL, *jack = malloc(count * sizeof *jack);
+    stats_status status = jack == NULL ? STATS_ERR_NOMEM : stats_sorted_copy(r->x, r->m, &xs);
+    if (status == STATS_OK)
+        status = stats_sorted_copy(r->y, r->n, &ys);
+    if (status == STATS_OK) {
         *estimate = stats_median_sorted(xs, r->m) - stats_median_sorted(ys, r->n);
-        jackknife_values(r, xs, x_pos, ys, y_pos, jack);
+        jackknife_values(r, xs, ys, jack);
         *acceleration = acceleration_from(jack, count);
-        status = STATS_OK;
     }
     free(xs);
     free(ys);
     free(jack);
-    free(x_pos);
-    free(y_pos);
+    return status;
+}
+
+/* Leave-one-block-out pseudo-medians of d, and the pseudo-median of all of d. */
+static stats_status paired_jackknife(const double *d, size_t n, double *estimate,
+                                     double *acceleration)
+{
+    double *kept = malloc((n - 1) * sizeof *kept), *jack = malloc(n * sizeof *jack);
+    stats_status status = kept && jack ? hl_one_sample(d, n, estimate) : STATS_ERR_NOMEM;
+    for (size_t gone = 0; gone < n && status == STATS_OK; gone++) {
+        for (size_t i = 0, k = 0; i < n; i++)
+            if (i != gone)
+                kept[k++] = d[i];
+        status = hl_one_sample(kept, n - 1, &jack[gone]);
+    }
+    if (status == STATS_OK)
+        *acceleration = acceleration_from(jack, n);
+    free(kept);
+    free(jack);
     return status;
 }
 
@@ -225,8 +201,19 @@ static double bootstrap_p_value(const double *replicates, size_t resamples)
     return fmin(1.0, 2.0 * smaller);
 }
 
+/* The normal quantile of the interval, expanded for small samples (Hesterberg, "What
+ * teachers should know about the bootstrap", 2015, sec. 4.3): the bootstrap distribution is
+ * too narrow by about sqrt((n - 1) / n) and has normal rather than t tails, so the level's
+ * quantile becomes sqrt(n / (n - 1)) t_{n-1}. n is the smaller sample (or the blocks). */
+static double expanded_quantile(double confidence, size_t n)
+{
+    double upper = 1.0 - (1.0 - confidence) / 2.0;
+    double t = dist_qt(upper, (double)(n - 1));
+    return sqrt((double)n / (double)(n - 1)) * t;
+}
+
 static void bca_interval(double *replicates, size_t resamples, double estimate,
-                         double acceleration, double confidence, shift_result *out)
+                         double acceleration, double confidence, size_t n, shift_result *out)
 {
     qsort(replicates, resamples, sizeof *replicates, compare_doubles);
     if (replicates[0] == replicates[resamples - 1]) {
@@ -235,55 +222,75 @@ static void bca_interval(double *replicates, size_t resamples, double estimate,
         return;
     }
     double z0 = bias_correction(replicates, resamples, estimate);
-    double z = dist_qnorm(1.0 - (1.0 - confidence) / 2.0);
+    double z = expanded_quantile(confidence, n);
     out->ci_low = stats_quantile_sorted(replicates, resamples,
                                         adjusted_level(z0, acceleration, -z));
     out->ci_high = stats_quantile_sorted(replicates, resamples,
                                          adjusted_level(z0, acceleration, z));
 }
 
-/* ---- entry point ------------------------------------------------------------------- */
+/* ---- entry points ------------------------------------------------------------------ */
 
-static stats_status validate(const double *x, size_t m, const double *y, size_t n, bool paired,
-                             double confidence, size_t resamples, const shift_result *out)
+static bool valid_request(double confidence, size_t resamples, const shift_result *out)
 {
-    if (!(confidence > 0.0 && confidence < 1.0) || resamples < 2 || out == NULL)
-        return STATS_ERR_DOMAIN;
-    if (paired && m != n)
+    return confidence > 0.0 && confidence < 1.0 && resamples >= 2 && out != NULL;
+}
+
+/* Everything but the interval's ends, from the sorted-or-not replicates. */
+static void finish_result(double *replicates, size_t resamples, double estimate,
+                          double acceleration, double confidence, size_t n, shift_result *out)
+{
+    *out = (shift_result){.estimate = estimate, .statistic = NAN, .df = NAN,
+                          .achieved_confidence = confidence, .exact = false};
+    out->p_value = bootstrap_p_value(replicates, resamples);
+    bca_interval(replicates, resamples, estimate, acceleration, confidence, n, out);
+}
+
+stats_status bootstrap_bca_median_shift(const double *x, size_t m, const double *y, size_t n,
+                                        double confidence, uint64_t seed, size_t resamples,
+                                        shift_result *out)
+{
+    if (!valid_request(confidence, resamples, out))
         return STATS_ERR_DOMAIN;
     if (m < 2 || n < 2)
         return STATS_ERR_TOO_FEW; /* the jackknife needs something left after leaving out */
     if (x == NULL || y == NULL || !all_finite(x, m) || !all_finite(y, n))
         return STATS_ERR_DOMAIN;
-    return STATS_OK;
-}
-
-stats_status bootstrap_bca_median_shift(const double *x, size_t m, const double *y, size_t n,
-                                        bool paired, double confidence, uint64_t seed,
-                                        size_t resamples, shift_result *out)
-{
-    stats_status status = validate(x, m, y, n, paired, confidence, resamples, out);
-    if (status != STATS_OK)
-        return status;
-    resampling r = {.x = x, .y = y, .m = m, .n = n, .paired = paired};
+    resampling r = {.x = x, .y = y, .m = m, .n = n};
     r.x_star = malloc(m * sizeof *r.x_star);
     r.y_star = malloc(n * sizeof *r.y_star);
     double *replicates = malloc(resamples * sizeof *replicates);
     double estimate = 0.0, acceleration = 0.0;
-    status = STATS_ERR_NOMEM;
+    stats_status status = STATS_ERR_NOMEM;
     if (r.x_star && r.y_star && replicates &&
-        (status = jackknife_acceleration(&r, &estimate, &acceleration)) == STATS_OK &&
-        (status = draw_replicates(&r, seed, replicates, resamples)) == STATS_OK) {
-        out->estimate = estimate;
-        out->p_value = bootstrap_p_value(replicates, resamples);
-        bca_interval(replicates, resamples, estimate, acceleration, confidence, out);
-        out->statistic = NAN;
-        out->df = NAN;
-        out->achieved_confidence = confidence;
-        out->exact = false;
+        (status = jackknife_acceleration(&r, &estimate, &acceleration)) == STATS_OK) {
+        draw_replicates(&r, seed, replicates, resamples);
+        finish_result(replicates, resamples, estimate, acceleration, confidence, m < n ? m : n,
+                      out);
     }
     free(r.x_star);
     free(r.y_star);
+    free(replicates);
+    return status;
+}
+
+stats_status bootstrap_bca_paired_location(const double *d, size_t n, double confidence,
+                                           uint64_t seed, size_t resamples, shift_result *out)
+{
+    if (!valid_request(confidence, resamples, out))
+        return STATS_ERR_DOMAIN;
+    if (n < 2)
+        return STATS_ERR_TOO_FEW;
+    if (d == NULL || !all_finite(d, n))
+        return STATS_ERR_DOMAIN;
+    double *replicates = malloc(resamples * sizeof *replicates);
+    double estimate = 0.0, acceleration = 0.0;
+    stats_status status = replicates ? paired_jackknife(d, n, &estimate, &acceleration)
+                                     : STATS_ERR_NOMEM;
+    if (status == STATS_OK)
+        status = draw_paired_replicates(d, n, seed, replicates, resamples);
+    if (status == STATS_OK)
+        finish_result(replicates, resamples, estimate, acceleration, confidence, n, out);
     free(replicates);
     return status;
 }

@@ -7,6 +7,7 @@
 
 #include "bootstrap.h"
 #include "rank_tests.h"
+#include "resolution.h"
 #include "t_tests.h"
 
 #define DEFAULT_RESAMPLES 10000
@@ -14,6 +15,11 @@
  * resamples for its interval to keep its level (3 + 3 runs give 10 distinct medians per
  * side), so no level is claimed at all. */
 #define BOOTSTRAP_MIN_N 10
+/* Values spread over fewer rounding steps than this do not dither the rounding away: the
+ * simulations in tests/simulation measure the coverage that results on either side. */
+#ifndef COARSE_SPREAD_STEPS
+#define COARSE_SPREAD_STEPS 2.0
+#endif
 
 const char *comparison_method_name(comparison_method method, bool paired)
 {
@@ -41,19 +47,26 @@ static stats_status logs_of(const double *x, size_t n, double **out)
     return STATS_OK;
 }
 
+/* Paired: every method works on the per-block log differences, so that pairing cancels the
+ * block's machine state whatever the method. */
 static stats_status run_paired(const double *log_b, const double *log_c, size_t n,
                                const comparison_options *o, shift_result *shift)
 {
-    if (o->method == METHOD_BOOTSTRAP)
-        return bootstrap_bca_median_shift(log_c, n, log_b, n, true, o->confidence, o->seed,
-                                          o->resamples ? o->resamples : DEFAULT_RESAMPLES, shift);
     double *diff = malloc(n * sizeof *diff);
     if (diff == NULL)
         return STATS_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         diff[i] = log_c[i] - log_b[i];
-    stats_status st = o->method == METHOD_WELCH ? paired_t_test(diff, n, o->confidence, shift)
-                                                : wilcoxon_signed_rank(diff, n, o->confidence, shift);
+    stats_status st;
+    switch (o->method) {
+    case METHOD_WELCH: st = paired_t_test(diff, n, o->confidence, shift); break;
+    case METHOD_BOOTSTRAP:
+        st = bootstrap_bca_paired_location(diff, n, o->confidence, o->seed,
+                                           o->resamples ? o->resamples : DEFAULT_RESAMPLES, shift);
+        break;
+    case METHOD_WILCOXON:
+    default: st = wilcoxon_signed_rank(diff, n, o->confidence, shift); break;
+    }
     free(diff);
     return st;
 }
@@ -64,7 +77,7 @@ static stats_status run_unpaired(const double *log_b, size_t nb, const double *l
     switch (o->method) {
     case METHOD_WELCH: return welch_t_test(log_c, nc, log_b, nb, o->confidence, shift);
     case METHOD_BOOTSTRAP:
-        return bootstrap_bca_median_shift(log_c, nc, log_b, nb, false, o->confidence, o->seed,
+        return bootstrap_bca_median_shift(log_c, nc, log_b, nb, o->confidence, o->seed,
                                           o->resamples ? o->resamples : DEFAULT_RESAMPLES, shift);
     case METHOD_WILCOXON: break;
     }
@@ -72,40 +85,92 @@ static stats_status run_unpaired(const double *log_b, size_t nb, const double *l
 }
 
 /* Every block showed the same difference (a deterministic metric, such as a count printed
- * by the command): R gives no interval. The shift is then known exactly, but only claimed
- * when the test itself rejects no change at the requested level. */
+ * by the command), or each sample is constant: R gives no interval. The shift is then known
+ * exactly, but only claimed when the test itself rejects no change at the requested level,
+ * and when this many values can reach that level at all (R's rule, as for intervals). */
 static void settle_constant_difference(shift_result *shift, double confidence)
 {
     if (isfinite(shift->ci_low) && isfinite(shift->ci_high))
         return;
     if (!isfinite(shift->estimate))
         return;
+    double alpha = 1.0 - confidence;
     shift->ci_low = shift->ci_high = shift->estimate;
-    shift->achieved_confidence = shift->p_value <= 1.0 - confidence ? confidence : 0.0;
+    bool rejected = shift->p_value <= alpha;
+    bool reachable = !(shift->min_p_value - alpha > alpha / 2.0);
+    shift->achieved_confidence = rejected && reachable ? confidence : 0.0;
 }
 
-static void fill_comparison(const shift_result *shift, const comparison_options *o,
-                            size_t nb, size_t nc, comparison *out)
+/* Rounded values move a location interval by up to a step (each difference of two rounded
+ * values can be off by half a step of each), and rank methods snap to the few values the data
+ * take rather than averaging the rounding out, as means do. That matters when the values are
+ * not spread over several steps (their spread dithers the rounding), or when the interval is
+ * narrower than a step: values rounded to 0.1 s cannot show a 1% difference however many runs
+ * there are. The interval is then widened by the step on each side, keeping the side of 0 the
+ * test established (the test itself stays valid: rounding cannot make equal things differ). */
+static bool widen_to_resolution(shift_result *s, const stats_resolution *resolution,
+                                comparison_method method)
 {
-    out->method_name = comparison_method_name(o->method, o->paired);
-    out->paired = o->paired;
-    out->exact = shift->exact;
-    out->n_baseline = nb;
-    out->n_candidate = nc;
-    out->ratio = exp(shift->estimate);
-    out->ci_low = exp(shift->ci_low);
-    out->ci_high = exp(shift->ci_high);
-    out->p_value = shift->p_value;
-    out->confidence = o->confidence;
-    out->achieved_confidence = shift->achieved_confidence;
-    out->statistic = shift->statistic;
-    out->df = shift->df;
+    double log_step = resolution->log_step;
+    /* A mean averages rounding out once the values themselves spread over the grid
+     * (Sheppard), so the t interval may then be narrower than a step; medians and ranks
+     * snap to the few values what they locate takes, so they need that spread over steps. */
+    bool mean = method == METHOD_WELCH;
+    double spread = mean ? resolution->value_spread : resolution->spread;
+    bool coarse = !(spread >= COARSE_SPREAD_STEPS * log_step);
+    bool finer_than_step = !mean && log_step > (s->ci_high - s->ci_low) / 2.0;
+    if (!(log_step > 0.0) || !(coarse || finer_than_step))
+        return false;
+    bool above = s->ci_low > 0.0 || (s->ci_low == 0.0 && s->low_open);
+    bool below = s->ci_high < 0.0 || (s->ci_high == 0.0 && s->high_open);
+    s->ci_low -= log_step;
+    s->ci_high += log_step;
+    s->low_open = s->high_open = false;
+    /* The step is itself only known to a few digits: an end within a billionth of a step of
+     * 0 is at 0 (a point at one step, widened by it, lands a few ulps either side). */
+    double negligible = log_step * 1e-9;
+    if (above && !(s->ci_low > negligible))
+        s->ci_low = 0.0, s->low_open = true;
+    if (below && !(s->ci_high < -negligible))
+        s->ci_high = 0.0, s->high_open = true;
+    return true;
+}
+
+/* The fewest runs per side with which the method can ever decide at the requested level. */
+static size_t method_min_n(const comparison_options *o)
+{
+    switch (o->method) {
+    case METHOD_WILCOXON: return rank_test_min_n(o->confidence, o->paired);
+    case METHOD_BOOTSTRAP: return BOOTSTRAP_MIN_N;
+    case METHOD_WELCH: break;
+    }
+    return 2;
+}
+
+static void fill_comparison(const shift_result *shift, const stats_resolution *resolution,
+                            bool limited, const comparison_options *o, size_t nb, size_t nc,
+                            comparison *out)
+{
+    *out = (comparison){
+        .method_name = comparison_method_name(o->method, o->paired),
+        .paired = o->paired, .exact = shift->exact, .n_baseline = nb, .n_candidate = nc,
+        .ratio = exp(shift->estimate), .ci_low = exp(shift->ci_low), .ci_high = exp(shift->ci_high),
+        .low_open = shift->low_open, .high_open = shift->high_open,
+        .p_value = shift->p_value, .confidence = o->confidence,
+        .achieved_confidence = shift->achieved_confidence,
+        .statistic = shift->statistic, .df = shift->df, .set_aside = shift->set_aside,
+        .distinct_values = resolution->distinct, .step = resolution->step,
+        .digits = resolution->digits,
+        .relative_step = expm1(resolution->log_step), .resolution_limited = limited,
+    };
+    size_t used = nb - (shift->set_aside < nb ? shift->set_aside : nb);
     verdict_input in = {
-        .ratio = out->ratio, .ci_low = out->ci_low, .ci_high = out->ci_high,
+        .estimate = shift->estimate, .low = shift->ci_low, .high = shift->ci_high,
+        .low_open = shift->low_open, .high_open = shift->high_open,
         .confidence = o->confidence, .achieved_confidence = shift->achieved_confidence,
         .margin = o->margin, .higher_is_better = o->higher_is_better,
-        .paired = o->paired, .exact = shift->exact && o->method == METHOD_WILCOXON,
-        .min_n = o->method == METHOD_BOOTSTRAP ? BOOTSTRAP_MIN_N : 0,
+        .resolution_limited = limited, .min_n = method_min_n(o),
+        .usable_share = nb > 0 ? (double)used / (double)nb : 1.0,
         .n_baseline = nb, .n_candidate = nc,
     };
     out->decision = verdict_decide(&in);
@@ -126,16 +191,21 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     stats_status st = logs_of(baseline, n_baseline, &log_b);
     if (st == STATS_OK)
         st = logs_of(candidate, n_candidate, &log_c);
-    shift_result shift;
+    shift_result shift = {0};
     if (st == STATS_OK)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
     if (st == STATS_OK && options->method == METHOD_BOOTSTRAP &&
         (n_baseline < BOOTSTRAP_MIN_N || n_candidate < BOOTSTRAP_MIN_N))
         shift.achieved_confidence = 0.0;
+    stats_resolution resolution = {0};
+    if (st == STATS_OK)
+        st = stats_resolution_of(baseline, n_baseline, candidate, n_candidate, options->paired,
+                                 &resolution);
     if (st == STATS_OK) {
         settle_constant_difference(&shift, options->confidence);
-        fill_comparison(&shift, options, n_baseline, n_candidate, out);
+        bool limited = widen_to_resolution(&shift, &resolution, options->method);
+        fill_comparison(&shift, &resolution, limited, options, n_baseline, n_candidate, out);
     }
     free(log_b);
     free(log_c);

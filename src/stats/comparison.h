@@ -30,10 +30,19 @@ typedef struct {
     bool paired, exact;
     size_t n_baseline, n_candidate;
     double ratio, ci_low, ci_high; /* candidate / baseline, from the log-scale shift */
+    bool low_open, high_open;  /* that end of the interval is excluded (it rests exactly on a
+                                  tied difference the test rejects, usually a ratio of 1) */
     double p_value;
     double confidence;          /* level the interval was computed at */
     double achieved_confidence; /* lower than confidence when not reachable (R's rule) */
     double statistic, df;
+    size_t set_aside;           /* paired rank test: blocks with a zero difference, set aside */
+    size_t distinct_values;     /* distinct values among both samples */
+    double step;                /* the decimal step the values are multiples of (0: none) */
+    int digits;                 /* the significant digits that write every value (0: none) */
+    double relative_step;       /* how far rounding can move the ratio (0.019 = 1.9%) */
+    bool resolution_limited;    /* the interval was too fine for the values' rounding and was
+                                   widened by relative_step on each side */
     verdict_decision decision;
 } comparison;
 

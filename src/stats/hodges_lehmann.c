@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "random.h"
+
 /* Once this few candidates remain (or no more than one per row), they are gathered and
  * sorted. Small, so that even small samples exercise the selection loop. */
 enum { GATHER_THRESHOLD = 32 };
@@ -77,21 +79,11 @@ static uint64_t cut_size(const pair_matrix *pm, const candidate_window *win, con
     return total;
 }
 
-/* splitmix64: a local generator (no global state); any pivot choice gives the same answer,
- * randomness only keeps the expected number of rounds logarithmic. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 /* The value of a uniformly chosen candidate. */
 static double random_candidate(const pair_matrix *pm, const candidate_window *win,
-                               uint64_t total, uint64_t *state)
+                               uint64_t total, stats_random *random)
 {
-    uint64_t r = next_random(state) % total;
+    uint64_t r = stats_random_below(random, total);
     size_t i = 0;
     while (r >= win->end[i] - win->begin[i]) {
         r -= win->end[i] - win->begin[i];
@@ -130,13 +122,16 @@ static stats_status select_in_windows(const pair_matrix *pm, candidate_window *w
                                       size_t *less_cut, size_t *equal_cut, uint64_t k,
                                       double *out)
 {
-    uint64_t state = 0x5EED0F4B1A5EDull ^ (uint64_t)pm->row_count ^ (k << 20);
+    /* Any pivot gives the same answer; randomness only keeps the expected number of rounds
+     * logarithmic, and a fixed seed keeps the work repeatable. */
+    stats_random random;
+    stats_random_seed(&random, 0x5EED0F4B1A5EDull ^ (uint64_t)pm->row_count ^ (k << 20));
     uint64_t below = 0; /* values left of every window: all smaller than the k-th */
     for (;;) {
         uint64_t total = window_size(pm, win);
         if (total <= GATHER_THRESHOLD || total <= pm->row_count)
             return select_gathered(pm, win, total, k - below - 1, out);
-        double v = random_candidate(pm, win, total, &state);
+        double v = random_candidate(pm, win, total, &random);
         cut_rows(pm, win, v, true, less_cut);
         cut_rows(pm, win, v, false, equal_cut);
         uint64_t less = below + cut_size(pm, win, less_cut);

@@ -286,12 +286,74 @@ static double solve_for_shift(const score_equation *eq, double lo, double hi)
 }
 
 /* The interval ends: where the corrected score passes -z and +z (z = qnorm(alpha / 2) < 0). */
+/* How many critical shifts (where the statistic can jump: the Walsh averages of x, or the
+ * differences x_i - y_j) are <= v, with the arithmetic of hodges_lehmann.c, in O(m + n). */
+static uint64_t critical_at_most(const shift_data *data, double v)
+{
+    uint64_t count = 0;
+    if (data->y == NULL) {
+        size_t boundary = data->m; /* row i: first j >= i whose average exceeds v */
+        for (size_t i = 0; i < data->m; i++) {
+            while (boundary > i && (data->x[i] + data->x[boundary - 1]) / 2 > v)
+                boundary--;
+            if (boundary <= i)
+                break;
+            count += boundary - i;
+        }
+        return count;
+    }
+    size_t start = 0; /* row i: first j whose difference x_i - y_j is <= v */
+    for (size_t i = 0; i < data->m; i++) {
+        while (start < data->n && data->x[i] - data->y[start] > v)
+            start++;
+        count += data->n - start;
+    }
+    return count;
+}
+
+static stats_status critical_kth(const shift_data *data, uint64_t k, double *out)
+{
+    return data->y == NULL ? hl_walsh_kth(data->x, data->m, k, out)
+                           : hl_diff_kth(data->x, data->m, data->y, data->n, k, out);
+}
+
+/* Puts an end found by bisection exactly on the critical shift it stands for, and says
+ * whether that shift is itself in the set (the statistic there lies within the levels z and
+ * -z, z < 0): an end where a tied difference is rejected is open. */
+static void snap_to_critical(const shift_data *data, double z, double *end, bool *open)
+{
+    uint64_t total = data->y == NULL ? (uint64_t)data->m * (data->m + 1) / 2
+                                     : (uint64_t)data->m * data->n;
+    uint64_t below = critical_at_most(data, *end);
+    double at_or_below = NAN, above = NAN;
+    if (below >= 1 && critical_kth(data, below, &at_or_below) != STATS_OK)
+        return;
+    if (below < total && critical_kth(data, below + 1, &above) != STATS_OK)
+        return;
+    double nearest = !isfinite(above) || (isfinite(at_or_below) &&
+                                          *end - at_or_below <= above - *end)
+                         ? at_or_below : above;
+    if (!isfinite(nearest))
+        return;
+    double score = corrected_score(data, nearest);
+    *end = nearest;
+    *open = !(z <= score && score <= -z);
+}
+
 static void normal_interval(const shift_data *data, double lo, double hi, double z,
                             shift_result *out)
 {
     score_equation low_end = {data, -z}, high_end = {data, z};
     out->ci_low = solve_for_shift(&low_end, lo, hi);
     out->ci_high = solve_for_shift(&high_end, lo, hi);
+    snap_to_critical(data, z, &out->ci_low, &out->low_open);
+    snap_to_critical(data, z, &out->ci_high, &out->high_open);
+    if (out->ci_low >= out->ci_high) {
+        /* a test that rejects every shift (discrete data, where B is no shift of A): the
+         * set is the point at which the statistic changes sign */
+        out->ci_high = out->ci_low;
+        out->low_open = out->high_open = false;
+    }
 }
 
 /* R's signif(x, 2): two significant digits, halves rounded to even after scaling. */
@@ -382,25 +444,71 @@ static stats_status signed_rank_exact(const double *x, size_t n, double v, doubl
     return status;
 }
 
-static double median_of_sorted(const double *x, size_t n)
+/* The smallest two-sided p-value any data of this size can give, from the permutation
+ * distribution without ties (ties only make it coarser): 2 / 2^n for the n nonzero paired
+ * differences the test at 0 uses, 2 / C(m + n, m) for two samples. */
+static double permutation_floor(const shift_data *data, size_t usable)
 {
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    if (data->y == NULL)
+        return fmin(1.0, ldexp(2.0, -(int)fmin((double)usable, 1000.0)));
+    double m = (double)data->m, n = (double)data->n;
+    double log_choose = lgamma(m + n + 1) - lgamma(m + 1) - lgamma(n + 1);
+    return fmin(1.0, 2.0 * exp(-log_choose));
 }
 
-/* Normal-approximation interval for the signed-rank test. Where even the extreme shifts
- * cannot reach the requested quantile, R doubles alpha until they can and reports the
- * level it settled on. */
-static void signed_rank_normal_interval(const shift_data *data, double confidence,
-                                        shift_result *out)
+/* No data of this size can reach a level the permutation distribution cannot (R's rule:
+ * the achieved alpha within alpha / 2 of the requested one); the level is capped there. */
+static void cap_at_permutation_floor(const shift_data *data, size_t usable, double confidence,
+                                     shift_result *out)
 {
-    double lo = data->x[0], hi = data->x[data->m - 1];
-    double score_lo = corrected_score(data, lo), score_hi = corrected_score(data, hi);
-    if (!isfinite(score_lo) || !isfinite(score_hi)) {
-        /* every nonzero difference equal: R gives no interval and a zero level */
-        out->ci_low = out->ci_high = NAN;
-        out->achieved_confidence = 0;
+    double floor = permutation_floor(data, usable), alpha = 1 - confidence;
+    if (floor - alpha > alpha / 2)
+        out->achieved_confidence = fmin(out->achieved_confidence, fmax(0, 1 - floor));
+}
+
+/* Makes the interval agree exactly with the test at 0 (whose p-value R reports). With ties
+ * the statistic jumps at data differences, very often exactly at 0, and the bisection's end
+ * then lands a few ulps on either side of it; the test at 0 says which side is right. */
+static void agree_with_test_at_zero(const shift_data *data, double alpha, shift_result *out)
+{
+    double z = dist_qnorm(1 - alpha / 2), score = corrected_score(data, 0);
+    if (!isfinite(score))
         return;
+    if (score > z) { /* every shift in the set is above 0 */
+        if (!(out->ci_low > 0))
+            out->ci_low = 0, out->low_open = true;
+        out->ci_high = fmax(out->ci_high, out->ci_low);
+    } else if (score < -z) { /* every shift in the set is below 0 */
+        if (!(out->ci_high < 0))
+            out->ci_high = 0, out->high_open = true;
+        out->ci_low = fmin(out->ci_low, out->ci_high);
+    } else { /* 0 is in the set */
+        out->ci_low = fmin(out->ci_low, 0);
+        out->ci_high = fmax(out->ci_high, 0);
     }
+}
+
+/* Where the interval is searched ([lo, hi], the extreme data differences) and the shifts
+ * at which reachability is judged: R's extremes themselves for the signed-rank test, shifts
+ * beyond every difference (complete separation) for the rank-sum test. */
+typedef struct {
+    double lo, hi, reach_lo, reach_hi;
+} search_range;
+
+/* Normal-approximation interval for both tests. Where even the extreme shifts cannot reach
+ * the requested quantile, the confidence set is unbounded: alpha doubles until they can and
+ * the level settled on is reported (R's rule for the signed-rank test, applied to the
+ * rank-sum test too, where R clamps to the extremes and decides on them). The level is also
+ * capped by what the permutation distribution of this many values can ever reach.
+ * Returns false when every value is tied at the extremes (then no interval exists). */
+static bool normal_interval_between(const shift_data *data, const search_range *range,
+                                    size_t usable, double confidence, shift_result *out)
+{
+    double score_lo = corrected_score(data, range->reach_lo);
+    double score_hi = corrected_score(data, range->reach_hi);
+    if (!isfinite(corrected_score(data, range->lo)) || !isfinite(corrected_score(data, range->hi)) ||
+        !isfinite(score_lo) || !isfinite(score_hi))
+        return false;
     double alpha = 1 - confidence;
     while (alpha < 2 && (score_lo + dist_qnorm(alpha / 2) < 0 ||
                          score_hi - dist_qnorm(alpha / 2) > 0))
@@ -408,27 +516,47 @@ static void signed_rank_normal_interval(const shift_data *data, double confidenc
     out->achieved_confidence = confidence;
     if (alpha >= 1 || 1 - confidence < alpha * 0.75)
         out->achieved_confidence = 1 - fmin(1, alpha);
-    if (alpha < 1)
-        normal_interval(data, lo, hi, dist_qnorm(alpha / 2), out);
-    else
-        out->ci_low = out->ci_high = median_of_sorted(data->x, data->m);
+    if (alpha < 1) {
+        normal_interval(data, range->lo, range->hi, dist_qnorm(alpha / 2), out);
+        agree_with_test_at_zero(data, alpha, out);
+    } else {
+        out->ci_low = out->ci_high = out->estimate;
+    }
+    cap_at_permutation_floor(data, usable, confidence, out);
+    return true;
 }
 
-/* Copies the nonzero values of d, sorted; reports whether any zero was dropped. */
-static stats_status sorted_nonzero(const double *d, size_t n, double **out, size_t *count,
-                                   bool *had_zeros)
+/* Normal-approximation interval for the signed-rank test on all differences; `usable` of
+ * them are nonzero. */
+static void signed_rank_normal_interval(const shift_data *data, size_t usable, double confidence,
+                                        shift_result *out)
+{
+    /* The set is searched, and reachability judged as R does, at the extreme differences,
+     * zeros included (R judges at the extreme nonzero ones, having dropped the zeros). */
+    double lo = data->x[0], hi = data->x[data->m - 1];
+    search_range range = {lo, hi, lo, hi};
+    out->min_p_value = permutation_floor(data, usable);
+    if (!normal_interval_between(data, &range, usable, confidence, out)) {
+        /* every difference equal: R gives no interval and a zero level; compare_samples
+         * settles the known shift when the test allows it */
+        out->ci_low = out->ci_high = NAN;
+        out->achieved_confidence = 0;
+    }
+}
+
+/* A sorted copy of d, and how many of its values are zero. */
+static stats_status sorted_with_zeros(const double *d, size_t n, double **out, size_t *zeros)
 {
     double *x = malloc(n * sizeof *x);
     if (x == NULL)
         return STATS_ERR_NOMEM;
-    size_t kept = 0;
+    memcpy(x, d, n * sizeof *x);
+    qsort(x, n, sizeof *x, compare_doubles);
+    size_t count = 0;
     for (size_t i = 0; i < n; i++)
-        if (d[i] != 0)
-            x[kept++] = d[i];
-    qsort(x, kept, sizeof *x, compare_doubles);
+        count += x[i] == 0;
     *out = x;
-    *count = kept;
-    *had_zeros = kept < n;
+    *zeros = count;
     return STATS_OK;
 }
 
@@ -454,32 +582,34 @@ stats_status wilcoxon_signed_rank(const double *d, size_t n, double confidence, 
     if (status != STATS_OK || out == NULL)
         return status != STATS_OK ? status : STATS_ERR_DOMAIN;
     double *x;
-    size_t count;
-    bool had_zeros;
-    status = sorted_nonzero(d, n, &x, &count, &had_zeros);
+    size_t zeros;
+    status = sorted_with_zeros(d, n, &x, &zeros);
     if (status != STATS_OK)
         return status;
-    if (count == 0) {
+    if (zeros == n) {
         free(x);
         return STATS_ERR_DEGENERATE; /* every difference is zero */
     }
-    shift_data data = {x, count, NULL, 0};
+    /* Zero differences are data: they take part in the estimate (the Hodges–Lehmann median
+     * of all differences) and in the interval, which is the set of shifts the test does not
+     * reject. The test of a shift sets aside the differences equal to it (Wilcoxon's rule),
+     * so the test of no change sets the zeros aside, and its p-value is R's. R's interval
+     * drops the zeros before searching instead, which is not the inversion of its own test
+     * and is biased when zeros come from rounding (docs/statistics.md). */
+    shift_data data = {x, n, NULL, 0};
     rank_summary at_zero;
     summarize_at(&data, 0, &at_zero);
-    bool exact = count < EXACT_LIMIT && !had_zeros && at_zero.tie_sum == 0;
+    bool exact = n < EXACT_LIMIT && zeros == 0 && at_zero.tie_sum == 0;
     begin_result(out, at_zero.statistic, exact);
-    if (exact) {
-        status = signed_rank_exact(x, count, at_zero.statistic, confidence, out);
-    } else {
+    out->set_aside = zeros;
+    status = hl_one_sample(x, n, &out->estimate);
+    if (status == STATS_OK && exact) {
+        status = signed_rank_exact(x, n, at_zero.statistic, confidence, out);
+    } else if (status == STATS_OK) {
         out->p_value = two_sided_normal_p(corrected_score(&data, 0));
-        signed_rank_normal_interval(&data, confidence, out);
+        signed_rank_normal_interval(&data, n - zeros, confidence, out);
     }
     free(x);
-    /* The estimate is always the Hodges–Lehmann median, here of every difference, zeros
-     * included (DESIGN.md; R's median(diffs) in its exact branch). R's normal branch reports
-     * a uniroot point within 1e-4 of it instead, which wanders on flat stretches. */
-    if (status == STATS_OK)
-        status = hl_one_sample(d, n, &out->estimate);
     return status;
 }
 
@@ -519,18 +649,20 @@ static stats_status rank_sum_exact(const shift_data *data, double w, double conf
     return status;
 }
 
-/* Normal-approximation interval for the rank-sum test, between the extreme shifts. */
-static stats_status rank_sum_normal_interval(const shift_data *data, double confidence,
-                                             shift_result *out)
+/* Normal-approximation interval for the rank-sum test, between the extreme shifts. When each
+ * sample is constant (but they differ) no interval exists: the shift is known exactly and
+ * compare_samples settles it, as for a constant paired difference. */
+static void rank_sum_normal_interval(const shift_data *data, double confidence,
+                                     shift_result *out)
 {
     double lo = data->x[0] - data->y[data->n - 1];
     double hi = data->x[data->m - 1] - data->y[0];
-    double score_lo = corrected_score(data, lo), score_hi = corrected_score(data, hi);
-    if (!isfinite(score_lo) || !isfinite(score_hi))
-        return STATS_ERR_DEGENERATE; /* each sample constant: R stops with an error too */
-    normal_interval(data, lo, hi, dist_qnorm((1 - confidence) / 2), out);
-    out->achieved_confidence = confidence;
-    return STATS_OK;
+    search_range range = {lo, hi, lo - 1, hi + 1}; /* logs: 1 is far beyond any tie */
+    out->min_p_value = permutation_floor(data, data->m + data->n);
+    if (!normal_interval_between(data, &range, data->m + data->n, confidence, out)) {
+        out->ci_low = out->ci_high = NAN;
+        out->achieved_confidence = 0;
+    }
 }
 
 static stats_status sorted_copy(const double *x, size_t n, double **out)
@@ -544,19 +676,22 @@ static stats_status sorted_copy(const double *x, size_t n, double **out)
     return STATS_OK;
 }
 
-static stats_status rank_sum_sorted(const shift_data *data, double confidence, shift_result *out)
+static stats_status rank_sum_sorted(const shift_data *data, double estimate, double confidence,
+                                    shift_result *out)
 {
     rank_summary at_zero;
     summarize_at(data, 0, &at_zero);
     bool exact = data->m < EXACT_LIMIT && data->n < EXACT_LIMIT && at_zero.tie_sum == 0;
     begin_result(out, at_zero.statistic, exact);
+    out->estimate = estimate;
     if (exact)
         return rank_sum_exact(data, at_zero.statistic, confidence, out);
     double z = corrected_score(data, 0);
     if (isnan(z))
         return STATS_ERR_DEGENERATE; /* all m + n values tied */
     out->p_value = two_sided_normal_p(z);
-    return rank_sum_normal_interval(data, confidence, out);
+    rank_sum_normal_interval(data, confidence, out);
+    return STATS_OK;
 }
 
 stats_status wilcoxon_rank_sum(const double *x, size_t m, const double *y, size_t n,
@@ -573,12 +708,13 @@ stats_status wilcoxon_rank_sum(const double *x, size_t m, const double *y, size_
     status = sorted_copy(x, m, &xs);
     if (status == STATS_OK)
         status = sorted_copy(y, n, &ys);
+    double estimate = NAN;
+    if (status == STATS_OK) /* Hodges–Lehmann, in both branches: see wilcoxon_signed_rank */
+        status = hl_two_sample(xs, m, ys, n, &estimate);
     if (status == STATS_OK) {
         shift_data data = {xs, m, ys, n};
-        status = rank_sum_sorted(&data, confidence, out);
+        status = rank_sum_sorted(&data, estimate, confidence, out);
     }
-    if (status == STATS_OK) /* Hodges–Lehmann, in both branches: see wilcoxon_signed_rank */
-        status = hl_two_sample(xs, m, ys, n, &out->estimate);
     free(xs);
     free(ys);
     return status;

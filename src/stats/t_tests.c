@@ -32,15 +32,11 @@ static void fill_t_result(double estimate, double std_error, double df, double c
 {
     double t = estimate / std_error;
     double t_crit = dist_qt(1.0 - (1.0 - confidence) / 2.0, df);
-    out->estimate = estimate;
     /* (t -/+ t_crit) * se, as R computes it, rather than estimate -/+ t_crit * se. */
-    out->ci_low = (t - t_crit) * std_error;
-    out->ci_high = (t + t_crit) * std_error;
-    out->p_value = two_sided_t_p_value(t, df);
-    out->statistic = t;
-    out->df = df;
-    out->achieved_confidence = confidence;
-    out->exact = false;
+    *out = (shift_result){.estimate = estimate, .ci_low = (t - t_crit) * std_error,
+                          .ci_high = (t + t_crit) * std_error,
+                          .p_value = two_sided_t_p_value(t, df), .statistic = t, .df = df,
+                          .achieved_confidence = confidence, .exact = false};
 }
 
 static int contains_non_finite(const double *x, size_t n)

@@ -73,12 +73,20 @@ static long projected_total_n(const verdict_input *in, double half_width, double
     return (long)total;
 }
 
+/* The fewest runs per side that can ever decide: min_n usable runs, and with paired zeros
+ * set aside at the share observed so far, proportionally more runs. */
+static long smallest_workable_n(const verdict_input *in)
+{
+    double share = in->usable_share > 0.0 && in->usable_share <= 1.0 ? in->usable_share : 1.0;
+    double n = ceil((double)in->min_n / share);
+    return n > (double)NEEDED_CAP ? NEEDED_CAP : (long)n;
+}
+
 static long needed_more_blocks(const verdict_input *in)
 {
     size_t n = in->n_baseline < in->n_candidate ? in->n_baseline : in->n_candidate;
-    double log_low = log(in->ci_low), log_high = log(in->ci_high);
-    double half_width = (log_high - log_low) / 2.0;
-    double estimate = fabs(log(in->ratio));
+    double half_width = (in->high - in->low) / 2.0;
+    double estimate = fabs(in->estimate);
     double band = log1p(in->margin);
 
     /* An interval at a lower level than requested is too narrow: widen it first. */
@@ -89,10 +97,11 @@ static long needed_more_blocks(const verdict_input *in)
      * |e| + half-width < band. The easier of the two is the likely outcome. */
     double target = fmax(estimate, band - estimate);
     long total = projected_total_n(in, half_width, target);
-    /* Below this size no amount of agreement between the samples can decide. */
-    long min_n = in->exact ? (long)rank_test_min_n(in->confidence, in->paired) : (long)in->min_n;
-    if (total < min_n)
-        total = min_n;
+    /* Below this size no amount of agreement between the samples can decide, whichever
+     * branch (exact or approximate) the test takes: ties only make it coarser. */
+    long floor = smallest_workable_n(in);
+    if (total >= 0 && total < floor)
+        total = floor;
     if (total < 0)
         return -1;
     long more = total - (long)n;
@@ -104,19 +113,30 @@ static bool reachable(const verdict_input *in)
     return !(in->achieved_confidence < in->confidence - 1e-12);
 }
 
+/* Every shift in the set is above 0 (below 0): the end at 0 counts only if it is open. */
+static bool entirely_above_zero(const verdict_input *in)
+{
+    return in->low > 0.0 || (in->low == 0.0 && in->low_open);
+}
+
+static bool entirely_below_zero(const verdict_input *in)
+{
+    return in->high < 0.0 || (in->high == 0.0 && in->high_open);
+}
+
 verdict_decision verdict_decide(const verdict_input *in)
 {
     verdict_decision d = {VERDICT_INCONCLUSIVE, false, UNDECIDED_WIDE_INTERVAL, -1};
-    double upper_band = 1.0 + in->margin, lower_band = 1.0 / (1.0 + in->margin);
-    bool inside_band = in->ci_low >= lower_band && in->ci_high <= upper_band;
+    double band = log1p(in->margin);
+    bool inside_band = in->low >= -band && in->high <= band;
 
     if (!reachable(in)) {
         d.reason = UNDECIDED_CONFIDENCE;
         d.needed_blocks = needed_more_blocks(in);
         return d;
     }
-    if (in->ci_low > 1.0 || in->ci_high < 1.0) {
-        bool increased = in->ci_low > 1.0;
+    if (entirely_above_zero(in) || entirely_below_zero(in)) {
+        bool increased = entirely_above_zero(in);
         d.kind = increased == in->higher_is_better ? VERDICT_BETTER : VERDICT_WORSE;
         d.negligible = inside_band;
         d.reason = UNDECIDED_NONE;
@@ -125,6 +145,10 @@ verdict_decision verdict_decide(const verdict_input *in)
     if (inside_band) {
         d.kind = VERDICT_EQUIVALENT;
         d.reason = UNDECIDED_NONE;
+        return d;
+    }
+    if (in->resolution_limited) {
+        d.reason = UNDECIDED_RESOLUTION;
         return d;
     }
     d.needed_blocks = needed_more_blocks(in);

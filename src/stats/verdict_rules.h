@@ -16,7 +16,9 @@ typedef enum {
 typedef enum {
     UNDECIDED_NONE,            /* decided */
     UNDECIDED_CONFIDENCE,      /* requested confidence not reachable with this many samples */
-    UNDECIDED_WIDE_INTERVAL    /* interval straddles 1 and leaves the margin band */
+    UNDECIDED_WIDE_INTERVAL,   /* interval straddles 1 and leaves the margin band */
+    UNDECIDED_RESOLUTION       /* the interval is as wide as the data's rounding step allows:
+                                  more runs of the same metric cannot narrow it */
 } undecided_reason;
 
 typedef struct {
@@ -26,16 +28,19 @@ typedef struct {
     long needed_blocks;        /* more runs per side likely to decide; -1 when not applicable */
 } verdict_decision;
 
+/* Everything on the log scale, where the decisions are exact: an end that rests exactly on
+ * 0 (a ratio of exactly 1) is on the side the test put it, whatever exp() would round to. */
 typedef struct {
-    double ratio, ci_low, ci_high;   /* candidate / baseline */
+    double estimate, low, high;      /* log(candidate / baseline) and its interval */
+    bool low_open, high_open;        /* that end is not itself in the confidence set */
     double confidence;               /* level the interval was meant to have */
     double achieved_confidence;      /* level it has (lower when not reachable) */
     double margin;                   /* relative */
     bool higher_is_better;
-    bool paired;
-    bool exact;                      /* exact rank distribution: small-n reachability applies */
-    size_t min_n;                    /* otherwise, the fewest runs per side that can reach
-                                        the level (0: no such minimum) */
+    bool resolution_limited;         /* widened to the data's rounding step (UNDECIDED_RESOLUTION) */
+    size_t min_n;                    /* fewest usable runs per side that can ever decide (0: any) */
+    double usable_share;             /* share of the runs the test used (paired zeros are set
+                                        aside); 1 when all were used */
     size_t n_baseline, n_candidate;
 } verdict_input;
 

@@ -185,3 +185,75 @@ values() {
     [ "$status" -ne 0 ]
     [[ "$output" == *"$DATA/missing/c.html"* ]]
 }
+
+# ---- ties, zeros and rounded values (issue 11) --------------------------------------
+
+@test "an interval end resting exactly on 1 follows the test: inconclusive at p = 0.23" {
+    printf '%s\n' 1 1.1 1 1.1 1 1.2 1.2 1.2 1.1 1 1.1 1 1 1.1 1.1 > "$DATA/a"
+    printf '%s\n' 1.2 1 1.2 1.1 1.2 1 1.1 1.2 > "$DATA/b"
+    output=$("$VERDICT" compare --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    [ "$(jq -r '.comparisons[0].verdict' <<< "$output")" = inconclusive ]
+    [ "$(jq -r '.comparisons[0].resolution_limited' <<< "$output")" = true ]
+    [ "$(jq '[.warnings[] | select(.code == "discrete")] | length' <<< "$output")" -eq 1 ]
+}
+
+@test "a tied end that the test rejects is open and printed as (: worse at p = 0.014" {
+    printf '%s\n' 4.9 4.9 5.1 4.9 5.1 4.8 4.7 4.8 4.8 5.2 5.1 5 5 4.9 5.2 > "$DATA/a"
+    printf '%s\n' 5.1 5.3 5.1 5.2 5 5.1 4.9 5.1 5.4 5.2 > "$DATA/b"
+    output=$("$VERDICT" compare --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    [ "$(jq -r '.comparisons[0].verdict' <<< "$output")" = worse ]
+    [ "$(jq -c '.comparisons[0].ci_open' <<< "$output")" = '[true,false]' ]
+    [ "$(jq '.comparisons[0].ci[0]' <<< "$output")" = 1 ]
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [[ "$output" == *"(+0.00%, +8.4%]"* ]]
+}
+
+@test "discrete values are not called equivalent: 1 and 2 alternating" {
+    for i in $(seq 10); do printf '1\n2\n'; done > "$DATA/a"
+    for i in $(seq 10); do printf '2\n1\n'; done > "$DATA/b"
+    run "$VERDICT" compare "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"inconclusive: the values are rounded (to 1 significant digit)"* ]]
+    [[ "$output" != *"equivalent"* ]]
+}
+
+@test "two constant samples that differ are compared, not refused" {
+    for i in $(seq 10); do echo 2; done > "$DATA/a"
+    for i in $(seq 10); do echo 2.1; done > "$DATA/b"
+    output=$("$VERDICT" compare --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    [ "$(jq -r '.comparisons[0].verdict' <<< "$output")" = worse ]
+    [ "$(jq '.comparisons[0].estimate' <<< "$output")" = 1.05 ]
+}
+
+@test "paired zeros are kept in estimate and interval, and reported" {
+    for i in $(seq 26); do echo 1; done > "$DATA/a"
+    { for i in $(seq 20); do echo 1; done; for i in $(seq 6); do echo 1.1; done; } > "$DATA/b"
+    output=$("$VERDICT" compare --paired --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    [ "$(jq -r '.comparisons[0].verdict' <<< "$output")" = worse ]
+    [ "$(jq '.comparisons[0].zeros_set_aside' <<< "$output")" -eq 20 ]
+    [ "$(jq -r '[.warnings[].code] | index("zeros") != null' <<< "$output")" = true ]
+    # the estimate lies in its interval's closure
+    jq -e '.comparisons[0] | .ci[0] <= .estimate and .estimate <= .ci[1]' <<< "$output"
+}
+
+@test "two against two cannot reach 95% with ties either" {
+    printf '1\n1\n' > "$DATA/a"
+    printf '2\n3\n' > "$DATA/b"
+    output=$("$VERDICT" compare --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    [ "$(jq -r '.comparisons[0].verdict' <<< "$output")" = inconclusive ]
+    jq -e '.comparisons[0].achieved_confidence < 0.95' <<< "$output"
+    # 4 + 4 is the smallest size that can decide
+    [ "$(jq '.comparisons[0].needed_blocks' <<< "$output")" -ge 2 ]
+}
+
+@test "bootstrap seeds 0, 4357 and 2^32 + 1 give different resamples" {
+    values 100 0.05 30 > "$DATA/a"
+    values 103 0.05 30 | awk 'NR % 3 == 0 { $1 = $1 * 1.01 } { print }' > "$DATA/b"
+    for seed in 0 4357 4294967297; do
+        "$VERDICT" compare --method bootstrap --seed $seed --json - "$DATA/a" "$DATA/b" 2>/dev/null |
+            jq -c '.comparisons[0].ci' > "$DATA/ci.$seed"
+    done
+    ! cmp -s "$DATA/ci.0" "$DATA/ci.4357"
+    ! cmp -s "$DATA/ci.0" "$DATA/ci.4294967297"
+    ! cmp -s "$DATA/ci.4357" "$DATA/ci.4294967297"
+}

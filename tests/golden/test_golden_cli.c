@@ -1,5 +1,7 @@
 /* Cross-checks `verdict compare --json -` against R's wilcox.test and t.test for every
- * case of r-reference.json: exact cases to 1e-9, normal approximations as the issue says. */
+ * case of r-reference.json: exact cases to 1e-9, normal approximations as the issue says.
+ * Where verdict's rank interval departs from R's on purpose (paired zeros kept, rounded
+ * values: tests/golden/ties.R), it is checked against R's inverted test in r-ties.json. */
 #include <jansson.h>
 #include <math.h>
 #include <spawn.h>
@@ -112,10 +114,41 @@ static double ci_at(const json_t *obj, size_t i)
     return json_number_value(json_array_get(json_object_get(obj, "ci"), i));
 }
 
-static void check_wilcoxon(tally *t, const char *id, const json_t *got, const json_t *want)
+/* The r-ties.json entry with this id where verdict departs from R's interval, or NULL. */
+static const json_t *departure(const json_t *ties, const char *id)
+{
+    size_t index;
+    const json_t *c;
+    json_array_foreach(json_object_get(ties, "cases"), index, c)
+        if (strcmp(json_string_value(json_object_get(c, "id")), id) == 0 &&
+            json_is_true(json_object_get(c, "departs")))
+            return c;
+    return NULL;
+}
+
+static void check_departure(tally *t, const char *id, const json_t *got, const json_t *want)
+{
+    for (size_t i = 0; i < 2; i++) {
+        check(t, id, i ? "ci high (R's inverted test)" : "ci low (R's inverted test)",
+              ci_at(got, i), ci_at(want, i), close_rel(ci_at(got, i), ci_at(want, i), 1e-8));
+        bool open = json_is_true(json_array_get(json_object_get(got, "ci_open"), i));
+        bool want_open = json_is_true(json_array_get(json_object_get(want, "ci_open"), i));
+        check(t, id, i ? "high end open" : "low end open", open, want_open, open == want_open);
+    }
+    const char *verdict = json_string_value(json_object_get(got, "verdict"));
+    const char *want_verdict = json_string_value(json_object_get(want, "verdict"));
+    check(t, id, "verdict (0 = as R's rules say)", 0, 0,
+          verdict && want_verdict && strcmp(verdict, want_verdict) == 0);
+}
+
+static void check_wilcoxon(tally *t, const char *id, const json_t *got, const json_t *want,
+                           const json_t *ties)
 {
     double width = ci_at(want, 1) - ci_at(want, 0);
-    if (json_is_true(json_object_get(want, "exact"))) {
+    const json_t *departed = departure(ties, id);
+    if (departed != NULL) {
+        check_departure(t, id, got, departed);
+    } else if (json_is_true(json_object_get(want, "exact"))) {
         check(t, id, "estimate", field(got, "estimate"), field(want, "estimate"),
               close_rel(field(got, "estimate"), field(want, "estimate"), 1e-9));
         for (size_t i = 0; i < 2; i++)
@@ -147,7 +180,8 @@ static void check_welch(tally *t, const char *id, const json_t *got, const json_
               close_rel(ci_at(got, i), ci_at(want, i), 1e-9));
 }
 
-static void check_case(tally *t, const char *verdict, const json_t *c, const char *dir)
+static void check_case(tally *t, const char *verdict, const json_t *c, const char *dir,
+                       const json_t *ties)
 {
     const char *id = json_string_value(json_object_get(c, "id"));
     const char *methods[] = {"wilcoxon", "welch"};
@@ -163,7 +197,7 @@ static void check_case(tally *t, const char *verdict, const json_t *c, const cha
             t->failed++;
             printf("FAIL %s %s: verdict produced no comparison\n", id, methods[m]);
         } else if (m == 0) {
-            check_wilcoxon(t, id, got, want);
+            check_wilcoxon(t, id, got, want, ties);
         } else {
             check_welch(t, id, got, want);
         }
@@ -173,15 +207,17 @@ static void check_case(tally *t, const char *verdict, const json_t *c, const cha
 
 int main(int argc, char **argv)
 {
-    const char *golden = getenv("VERDICT_GOLDEN");
-    if (argc != 2 || golden == NULL) {
-        fprintf(stderr, "usage: VERDICT_GOLDEN=r-reference.json test_golden_cli path/to/verdict\n");
+    const char *golden = getenv("VERDICT_GOLDEN"), *ties_path = getenv("VERDICT_TIES");
+    if (argc != 2 || golden == NULL || ties_path == NULL) {
+        fprintf(stderr, "usage: VERDICT_GOLDEN=r-reference.json VERDICT_TIES=r-ties.json "
+                        "test_golden_cli path/to/verdict\n");
         return 1;
     }
     json_error_t error;
-    json_t *root = json_load_file(golden, 0, &error);
-    if (root == NULL) {
-        fprintf(stderr, "%s:%d: %s\n", golden, error.line, error.text);
+    json_t *root = json_load_file(golden, 0, &error), *ties = json_load_file(ties_path, 0, &error);
+    if (root == NULL || ties == NULL) {
+        fprintf(stderr, "%s:%d: %s\n", root == NULL ? golden : ties_path, error.line, error.text);
+        json_decref(root);
         return 1;
     }
     char dir[] = "/tmp/verdict-golden-XXXXXX";
@@ -192,7 +228,7 @@ int main(int argc, char **argv)
     tally t = {0, 0};
     const json_t *cases = json_object_get(root, "cases");
     for (size_t i = 0; i < json_array_size(cases); i++)
-        check_case(&t, argv[1], json_array_get(cases, i), dir);
+        check_case(&t, argv[1], json_array_get(cases, i), dir, ties);
     char path[600];
     snprintf(path, sizeof path, "%s/a.txt", dir);
     unlink(path);
@@ -202,5 +238,6 @@ int main(int argc, char **argv)
     printf("%zu R cases, %d values checked: %d passed, %d failed\n", json_array_size(cases),
            t.checked, t.checked - t.failed, t.failed);
     json_decref(root);
+    json_decref(ties);
     return t.failed == 0 && t.checked > 0 ? 0 : 1;
 }

@@ -8,9 +8,14 @@
 
 json_t *golden_load(void)
 {
-    const char *path = getenv("VERDICT_GOLDEN");
+    return golden_load_from("VERDICT_GOLDEN");
+}
+
+json_t *golden_load_from(const char *variable)
+{
+    const char *path = getenv(variable);
     if (path == NULL) {
-        fprintf(stderr, "VERDICT_GOLDEN is not set (run the tests through meson test)\n");
+        fprintf(stderr, "%s is not set (run the tests through meson test)\n", variable);
         exit(1);
     }
     json_error_t error;

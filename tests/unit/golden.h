@@ -8,6 +8,8 @@
 
 /* Loads the whole document; aborts the test program with a message on failure. */
 json_t *golden_load(void);
+/* The same for the file named by another environment variable (VERDICT_TIES). */
+json_t *golden_load_from(const char *variable);
 /* Copies a JSON array of numbers into a malloc'ed array; *n receives its length. */
 double *golden_numbers(const json_t *array, size_t *n);
 /* |got - want| <= rel * max(|want|, tiny): relative comparison used by the R cross-checks. */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "golden.h"
@@ -29,7 +30,7 @@ static double relative_error(double got, double want)
 
 /* Worst deviations seen over the golden cases, reported at the end. */
 typedef struct {
-    size_t exact_cases, approximate_cases;
+    size_t exact_cases, approximate_cases, departures;
     double exact_max_relative;  /* estimate, ci, p, confidence, statistic */
     double approx_max_relative; /* estimate, p, confidence, statistic */
     double approx_width_share;  /* |endpoint - R| / R's width */
@@ -81,7 +82,20 @@ static stats_status run_case(const json_t *c, shift_result *result)
     return status;
 }
 
-static void check_case(const json_t *c, golden_summary *summary)
+/* The confidence set R's inverted test gives for a golden case, where verdict's interval
+ * departs from R's on purpose (paired zeros: tests/golden/ties.R); NULL for the others. */
+static const json_t *inverted_set(const json_t *ties, const char *id)
+{
+    size_t index;
+    const json_t *c;
+    json_array_foreach(json_object_get(ties, "cases"), index, c)
+        if (strcmp(json_string_value(json_object_get(c, "id")), id) == 0 &&
+            json_is_true(json_object_get(c, "departs")))
+            return json_object_get(c, "set");
+    return NULL;
+}
+
+static void check_case(const json_t *c, const json_t *ties, golden_summary *summary)
 {
     const char *id = json_string_value(json_object_get(c, "id"));
     const json_t *want = json_object_get(c, "wilcoxon");
@@ -109,6 +123,14 @@ static void check_case(const json_t *c, golden_summary *summary)
         summary->exact_cases++;
         expect_relative(id, "ci low", exp(r.ci_low), low, worst);
         expect_relative(id, "ci high", exp(r.ci_high), high, worst);
+    } else if (inverted_set(ties, id) != NULL) {
+        /* zeros kept in the interval: R's inverted test, exactly (ends are data values) */
+        const json_t *set = inverted_set(ties, id);
+        summary->departures++;
+        expect_relative(id, "ci low (inverted test)", exp(r.ci_low),
+                        json_number_value(json_array_get(set, 0)), worst);
+        expect_relative(id, "ci high (inverted test)", exp(r.ci_high),
+                        json_number_value(json_array_get(set, 1)), worst);
     } else {
         summary->approximate_cases++;
         double width = high - low, *share = &summary->approx_width_share;
@@ -122,15 +144,17 @@ static void check_case(const json_t *c, golden_summary *summary)
 static void test_golden_cases(void **state)
 {
     (void)state;
-    json_t *root = golden_load();
+    json_t *root = golden_load(), *ties = golden_load_from("VERDICT_TIES");
     golden_summary summary = {0};
     size_t index;
     json_t *c;
     json_array_foreach(json_object_get(root, "cases"), index, c) {
         if (json_object_get(c, "wilcoxon") != NULL)
-            check_case(c, &summary);
+            check_case(c, ties, &summary);
     }
     json_decref(root);
+    json_decref(ties);
+    assert_int_equal(summary.departures, 1); /* paired-ties-zeros */
     assert_true(summary.exact_cases > 0);
     assert_true(summary.approximate_cases > 0);
     printf("# %zu exact golden cases, max relative error %.3g\n", summary.exact_cases,
@@ -186,9 +210,8 @@ static void signed_case(const char *name, const double *d, size_t n, double conf
 static void test_signed_rank_special_cases(void **state)
 {
     (void)state;
-    /* alpha doubled past 1: R reports median(x) (zeros dropped) twice and level 0 */
-    const double s1[] = {0.1, 0.1, 0, 0.2};
-    signed_case("s1", s1, 4, 0.95, &(r_answer){0.1, 0.1, 0.1, 0.17356816655592155, 6, 0});
+    /* {0.1, 0.1, 0, 0.2}: R drops the zero and doubles alpha past 1 (level 0); with the zero
+     * kept the level is capped by 3 nonzero differences instead: tests/golden/ties.R, "s1" */
     const double s2[] = {0.1, -0.1, 0.3};
     signed_case("s2", s2, 3, 0.8,
                 &(r_answer){0.1, -0.09999999999990207, 0.29999999999990201,
@@ -333,8 +356,14 @@ static void test_errors(void **state)
     assert_int_equal(wilcoxon_rank_sum(some, 3, some, 3, NAN, &r), STATS_ERR_DOMAIN);
     /* every value tied: no variance, R's p-value is NaN */
     assert_int_equal(wilcoxon_rank_sum(constant, 3, constant, 3, 0.95, &r), STATS_ERR_DEGENERATE);
-    /* each sample constant: R stops ("missing value where TRUE/FALSE needed") */
-    assert_int_equal(wilcoxon_rank_sum(constant, 3, some, 1, 0.95, &r), STATS_ERR_DEGENERATE);
+    /* each sample constant but different: R stops ("missing value where TRUE/FALSE
+     * needed"); the shift is known exactly and has a p-value, only no interval, which
+     * compare_samples settles as for a constant paired difference; 3 + 1 values cannot
+     * reach 95% (the permutation floor is 2 / C(4, 1) = 0.5) */
+    assert_int_equal(wilcoxon_rank_sum(constant, 3, some, 1, 0.95, &r), STATS_OK);
+    assert_true(r.estimate == 1.0 && isnan(r.ci_low) && isnan(r.ci_high));
+    assert_true(r.achieved_confidence == 0 && r.p_value > 0 && r.p_value < 1);
+    assert_true(fabs(r.min_p_value - 0.5) < 1e-12);
 }
 
 int main(void)

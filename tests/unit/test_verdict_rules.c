@@ -6,13 +6,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "stats/verdict_rules.h"
 
+/* An interval given as ratios, turned into the log scale the rules work on. */
 static verdict_input interval(double low, double ratio, double high)
 {
-    return (verdict_input){.ratio = ratio, .ci_low = low, .ci_high = high, .confidence = 0.95,
-                           .achieved_confidence = 0.95, .margin = 0.01, .paired = true,
-                           .exact = true, .n_baseline = 20, .n_candidate = 20};
+    return (verdict_input){.estimate = log(ratio), .low = log(low), .high = log(high),
+                           .confidence = 0.95, .achieved_confidence = 0.95, .margin = 0.01,
+                           .min_n = 5, .usable_share = 1.0, .n_baseline = 20,
+                           .n_candidate = 20};
 }
 
 static void test_direction(void **state)
@@ -82,6 +86,55 @@ static void test_minimum_sizes(void **state)
     assert_true(rank_test_min_n(0.99, true) > 5);
 }
 
+/* An end resting exactly on a ratio of 1 decides only when the test excluded it. */
+static void test_open_end_at_one(void **state)
+{
+    (void)state;
+    verdict_input in = interval(1.0, 1.05, 1.1);
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_INCONCLUSIVE);
+    in.low_open = true;
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_WORSE);
+    in = interval(0.9, 0.95, 1.0);
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_INCONCLUSIVE);
+    in.high_open = true;
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_BETTER);
+    /* a few ulps above 0 on the log scale is above 0, whatever exp() rounds it to */
+    in = interval(1.0, 1.05, 1.1);
+    in.low = 4.9e-324;
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_WORSE);
+}
+
+static void test_resolution_limited(void **state)
+{
+    (void)state;
+    verdict_input in = interval(0.92, 1.0, 1.09);
+    in.resolution_limited = true;
+    verdict_decision d = verdict_decide(&in);
+    assert_int_equal(d.kind, VERDICT_INCONCLUSIVE);
+    assert_int_equal(d.reason, UNDECIDED_RESOLUTION);
+    assert_int_equal(d.needed_blocks, -1);
+    in = interval(0.999, 1.0, 1.001); /* a fine step: still equivalent */
+    in.resolution_limited = true;
+    assert_int_equal(verdict_decide(&in).kind, VERDICT_EQUIVALENT);
+}
+
+/* Never fewer than the smallest workable size, and more when paired zeros are set aside. */
+static void test_needed_blocks_floor(void **state)
+{
+    (void)state;
+    verdict_input in = interval(0.5, 1.0, 2.0);
+    in.achieved_confidence = 0.5;
+    in.n_baseline = in.n_candidate = 3;
+    in.min_n = 5;
+    in.usable_share = 2.0 / 3.0;
+    verdict_decision d = verdict_decide(&in);
+    assert_int_equal(d.reason, UNDECIDED_CONFIDENCE);
+    assert_true(3 + d.needed_blocks >= 8); /* 5 usable blocks at two in three */
+    in = interval(0.999, 1.0, 1.03);
+    in.n_baseline = in.n_candidate = 3;
+    assert_true(3 + verdict_decide(&in).needed_blocks >= 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -90,6 +143,9 @@ int main(void)
         cmocka_unit_test(test_needed_blocks_grow_with_spread),
         cmocka_unit_test(test_unreachable_confidence),
         cmocka_unit_test(test_minimum_sizes),
+        cmocka_unit_test(test_open_end_at_one),
+        cmocka_unit_test(test_resolution_limited),
+        cmocka_unit_test(test_needed_blocks_floor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
