@@ -16,14 +16,6 @@ static inline uint32_t crc32c_gf2_times_x(uint32_t r)
     return (r & 1u) ? (r >> 1) ^ CRC32C_POLY_REFLECTED : r >> 1;
 }
 
-/* Divides a residue by x (x is invertible since P has a constant term): the inverse of
- * crc32c_gf2_times_x. With the x^0 coefficient set, add P first so the division is exact;
- * P's x^32 term then lands on x^31 (bit 0). */
-static inline uint32_t crc32c_gf2_divide_by_x(uint32_t r)
-{
-    return (r & CRC32C_X_POW_0) ? ((r ^ CRC32C_POLY_REFLECTED) << 1) | 1u : r << 1;
-}
-
 /* Product of two residues modulo P: shift-and-add over the bits of a, highest degree last. */
 static inline uint32_t crc32c_gf2_multiply(uint32_t a, uint32_t b)
 {

@@ -22,10 +22,6 @@ CRC32C_HIDDEN extern const uint32_t crc32c_shift_table[CRC32C_SHIFT_TABLE_MAX + 
 CRC32C_HIDDEN extern const uint32_t crc32c_shift_pow2_table[64];
 /* crc32c_pow8_table[k] = x^(8 * 2^k) mod P. */
 CRC32C_HIDDEN extern const uint32_t crc32c_pow8_table[64];
-/* crc32c_lead_table[t] = ~0 * x^(8t - 64) mod P for 1 <= t <= 7: the register that, fed a
- * word of 8 - t zero bytes then t data bytes, ends where ~0 fed the t bytes would. */
-CRC32C_HIDDEN extern const uint32_t crc32c_lead_table[8];
-
 /* Slicing-by-8 on the raw register (no pre/post inversion). */
 uint32_t crc32c_sb8_raw(uint32_t reg, const unsigned char *p, size_t len);
 

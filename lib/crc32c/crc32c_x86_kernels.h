@@ -81,45 +81,12 @@ CRC32C_TARGET_BASE static inline uint32_t crc32c_shift_by(uint32_t reg, uint32_t
     return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(product));
 }
 
-/* Raw register after len >= 8 bytes from the initial register ~0 (a fresh CRC). The
- * len % 8 leading bytes go into the top of one word, whose zero bottom bytes the register
- * crc32c_lead_table[len % 8] = ~0 * x^(8 (len % 8) - 64) passes through to become ~0 at
- * the data; the rest is whole words. No tail branches, one crc32 per started word. */
-CRC32C_TARGET_BASE static inline uint32_t crc32c_fresh_stream(const unsigned char *p, size_t len)
-{
-    size_t lead = len & 7, words = len >> 3;
-    uint64_t reg = 0xffffffffu;
-    if (lead != 0) {
-        reg = _mm_crc32_u64(crc32c_lead_table[lead], crc32c_load64(p) << (64 - 8 * lead));
-        p += lead;
-    }
-    switch (words & 3) {
-    case 3:
-        reg = _mm_crc32_u64(reg, crc32c_load64(p));
-        p += 8;
-        /* fall through */
-    case 2:
-        reg = _mm_crc32_u64(reg, crc32c_load64(p));
-        p += 8;
-        /* fall through */
-    case 1:
-        reg = _mm_crc32_u64(reg, crc32c_load64(p));
-        p += 8;
-        /* fall through */
-    default:
-        break;
-    }
-    for (words >>= 2; words != 0; words--, p += 32)
-        reg = crc32c_four_words(reg, p);
-    return (uint32_t)reg;
-}
-
 /* Short buffers (16..CRC32C_X86_SHORT_MAX bytes): the data's CRC does not depend on crc,
  * and crc's contribution is one multiplication, so chained calls overlap. crc == 0 (a
  * fresh CRC, e.g. an independent record) skips the multiply. */
 CRC32C_TARGET_BASE static inline uint32_t crc32c_short_buffer(uint32_t crc, const unsigned char *p, size_t len)
 {
-    uint32_t data_crc = ~crc32c_fresh_stream(p, len);
+    uint32_t data_crc = ~crc32c_one_stream(~0u, p, len);
     if (crc == 0)
         return data_crc;
     return crc32c_shift_by(crc, crc32c_shift_table[len]) ^ data_crc;
@@ -131,7 +98,9 @@ CRC32C_TARGET_BASE static inline uint32_t crc32c_short_buffer(uint32_t crc, cons
  * realignment cost a chained 64-byte call a fifth of its time. */
 CRC32C_TARGET_BASE static inline uint32_t crc32c_x86_short(uint32_t crc, const unsigned char *p, size_t len)
 {
-    return len < 16 ? ~crc32c_one_stream(~crc, p, len) : crc32c_short_buffer(crc, p, len);
+    if (__builtin_expect(len >= 16, 1)) /* the fall-through: no taken branch on entry */
+        return crc32c_short_buffer(crc, p, len);
+    return ~crc32c_one_stream(~crc, p, len);
 }
 
 /* Marks a path's long-buffer function: never inlined into the entry (see above). */

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "crc32c.h"
-#include "crc32c_gf2.h"
 #include "crc32c_internal.h"
 
 enum { MAX_LEN = 4096, MAX_ALIGN = 64, MAX_IMPLS = 16, RACING_THREADS = 4 };
@@ -301,23 +300,6 @@ static void test_selection_never_picks_absent(void)
     check_u32(crc32c_path_requires("no-such-path"), UINT32_MAX, "requires unknown", "select", 0, 0);
 }
 
-/* The generated lead table: lead[t] advanced over 8 - t zero bytes is ~0, and dividing by
- * x undoes multiplying by x. */
-static void test_lead_table(void)
-{
-    for (unsigned t = 1; t < 8; t++) {
-        uint32_t r = crc32c_lead_table[t];
-        for (unsigned i = 0; i < 64 - 8 * t; i++)
-            r = crc32c_gf2_times_x(r);
-        check_u32(r, 0xffffffffu, "lead table", "gen", t, 0);
-    }
-    uint64_t state = 99;
-    for (int i = 0; i < 1000; i++) {
-        uint32_t r = (uint32_t)next_random(&state);
-        check_u32(crc32c_gf2_times_x(crc32c_gf2_divide_by_x(r)), r, "divide by x", "gf2", (size_t)i, 0);
-    }
-}
-
 static void *racing_first_call(void *arg)
 {
     uint32_t *result = arg;
@@ -371,7 +353,6 @@ int main(void)
     test_dispatch_choice(impls, count);
     test_selection_expectations();
     test_selection_never_picks_absent();
-    test_lead_table();
     test_known_vectors(impls, count);
     if (!quick_mode()) {
         test_lengths_and_alignments(impls, count, data, want);
