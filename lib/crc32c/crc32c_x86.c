@@ -94,11 +94,10 @@ CRC32C_TARGET_AVX2 static uint32_t wide_hybrid(uint32_t reg, const unsigned char
     return crc32c_join_streams(crc32c_reduce128(lane), &s, CRC32C_HYBRID_STREAMS, k);
 }
 
+/* Buffers of WIDE_HYBRID_MIN or more (shorter ones take sse42_long, without this one's saved registers). */
 CRC32C_TARGET_AVX2 CRC32C_LONG static uint32_t wide_hybrid_long(uint32_t crc, const unsigned char *p, size_t len)
 {
-    uint32_t reg = ~crc;
-    if (len >= WIDE_HYBRID_MIN)
-        reg = wide_hybrid(reg, &p, &len);
+    uint32_t reg = wide_hybrid(~crc, &p, &len);
     return ~crc32c_streams_raw(reg, p, len);
 }
 
@@ -106,6 +105,8 @@ CRC32C_TARGET_AVX2 uint32_t crc32c_pclmul_hybrid(uint32_t crc, const void *buf, 
 {
     if (len <= CRC32C_X86_SHORT_MAX)
         return crc32c_x86_short(crc, buf, len);
+    if (len < WIDE_HYBRID_MIN)
+        return sse42_long(crc, buf, len);
     return wide_hybrid_long(crc, buf, len);
 }
 
@@ -134,11 +135,10 @@ CRC32C_TARGET_AVX2 static uint32_t narrow_hybrid(uint32_t reg, const unsigned ch
     return crc32c_join_streams(crc32c_reduce128(join_lanes4(&a)), &s, CRC32C_HYBRID_STREAMS, k);
 }
 
+/* Buffers of NARROW_HYBRID_MIN or more (shorter ones take sse42_long, without this one's saved registers). */
 CRC32C_TARGET_AVX2 CRC32C_LONG static uint32_t narrow_hybrid_long(uint32_t crc, const unsigned char *p, size_t len)
 {
-    uint32_t reg = ~crc;
-    if (len >= NARROW_HYBRID_MIN)
-        reg = narrow_hybrid(reg, &p, &len);
+    uint32_t reg = narrow_hybrid(~crc, &p, &len);
     return ~crc32c_streams_raw(reg, p, len);
 }
 
@@ -146,6 +146,8 @@ CRC32C_TARGET_AVX2 uint32_t crc32c_sse42_hybrid(uint32_t crc, const void *buf, s
 {
     if (len <= CRC32C_X86_SHORT_MAX)
         return crc32c_x86_short(crc, buf, len);
+    if (len < NARROW_HYBRID_MIN)
+        return sse42_long(crc, buf, len);
     return narrow_hybrid_long(crc, buf, len);
 }
 

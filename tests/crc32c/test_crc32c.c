@@ -146,7 +146,7 @@ static void test_exact_fit(const crc32c_impl *impls, size_t count, const unsigne
 /* Two-piece chains split at every point, for lengths around the implementations' thresholds. */
 static void test_chained_splits(const crc32c_impl *impls, size_t count, const unsigned char *data, const uint32_t *want)
 {
-    static const size_t lengths[] = {15, 16, 17, 63, 64, 65, 255, 256, 257, 300, 1023, 1024, 1025, 2000, 2047, 2048, 2049,
+    static const size_t lengths[] = {15, 16, 17, 63, 64, 65, 223, 224, 225, 255, 256, 257, 300, 1023, 1024, 1025, 2000, 2047, 2048, 2049,
                                      3000, MAX_LEN};
     for (size_t k = 0; k < count; k++)
         for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
