@@ -25,7 +25,7 @@ CRC32C_TARGET_BASE CRC32C_LONG static uint32_t sse42_long(uint32_t crc, const un
 
 CRC32C_TARGET_BASE uint32_t crc32c_sse42(uint32_t crc, const void *buf, size_t len)
 {
-    if (len <= CRC32C_X86_SHORT_MAX)
+    if (CRC32C_SHORT_FIRST(len <= CRC32C_X86_SHORT_MAX))
         return crc32c_x86_short(crc, buf, len);
     return sse42_long(crc, buf, len);
 }
@@ -37,7 +37,7 @@ CRC32C_TARGET_BASE CRC32C_LONG static uint32_t pclmul_long(uint32_t crc, const u
 
 CRC32C_TARGET_BASE uint32_t crc32c_pclmul(uint32_t crc, const void *buf, size_t len)
 {
-    if (len <= CRC32C_X86_SHORT_MAX)
+    if (CRC32C_SHORT_FIRST(len <= CRC32C_X86_SHORT_MAX))
         return crc32c_x86_short(crc, buf, len);
     return pclmul_long(crc, buf, len);
 }
@@ -103,7 +103,7 @@ CRC32C_TARGET_AVX2 CRC32C_LONG static uint32_t wide_hybrid_long(uint32_t crc, co
 
 CRC32C_TARGET_AVX2 uint32_t crc32c_pclmul_hybrid(uint32_t crc, const void *buf, size_t len)
 {
-    if (len <= CRC32C_X86_SHORT_MAX)
+    if (CRC32C_SHORT_FIRST(len <= CRC32C_X86_SHORT_MAX))
         return crc32c_x86_short(crc, buf, len);
     if (len < WIDE_HYBRID_MIN)
         return sse42_long(crc, buf, len);
@@ -144,7 +144,7 @@ CRC32C_TARGET_AVX2 CRC32C_LONG static uint32_t narrow_hybrid_long(uint32_t crc, 
 
 CRC32C_TARGET_AVX2 uint32_t crc32c_sse42_hybrid(uint32_t crc, const void *buf, size_t len)
 {
-    if (len <= CRC32C_X86_SHORT_MAX)
+    if (CRC32C_SHORT_FIRST(len <= CRC32C_X86_SHORT_MAX))
         return crc32c_x86_short(crc, buf, len);
     if (len < NARROW_HYBRID_MIN)
         return sse42_long(crc, buf, len);

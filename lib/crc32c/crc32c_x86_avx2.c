@@ -90,7 +90,7 @@ CRC32C_TARGET_AVX2_VPCLMUL CRC32C_LONG static uint32_t vpclmul_long(uint32_t crc
 
 CRC32C_TARGET_AVX2_VPCLMUL uint32_t crc32c_avx2_vpclmul(uint32_t crc, const void *buf, size_t len)
 {
-    if (len < FOLD_MIN)
+    if (CRC32C_SHORT_FIRST(len < FOLD_MIN))
         return crc32c_x86_short(crc, buf, len);
     return vpclmul_long(crc, buf, len);
 }
@@ -134,7 +134,7 @@ CRC32C_TARGET_AVX2_VPCLMUL CRC32C_LONG static uint32_t hybrid_long(uint32_t crc,
 
 CRC32C_TARGET_AVX2_VPCLMUL uint32_t crc32c_avx2_hybrid(uint32_t crc, const void *buf, size_t len)
 {
-    if (len < FOLD_MIN)
+    if (CRC32C_SHORT_FIRST(len < FOLD_MIN))
         return crc32c_x86_short(crc, buf, len);
     if (len < HYBRID_MIN)
         return vpclmul_long(crc, buf, len);

@@ -133,7 +133,7 @@ CRC32C_TARGET_AVX512 CRC32C_LONG static uint32_t avx512_long(uint32_t crc, const
 
 CRC32C_TARGET_AVX512 uint32_t crc32c_avx512(uint32_t crc, const void *buf, size_t len)
 {
-    if (len <= CRC32C_X86_SHORT_MAX)
+    if (CRC32C_SHORT_FIRST(len <= CRC32C_X86_SHORT_MAX))
         return crc32c_x86_short(crc, buf, len);
     return avx512_long(crc, buf, len);
 }

@@ -103,6 +103,10 @@ CRC32C_TARGET_BASE static inline uint32_t crc32c_x86_short(uint32_t crc, const u
     return ~crc32c_one_stream(~crc, p, len);
 }
 
+/* For an entry's first test: keeps the short path the fall-through in every path (left to
+ * itself GCC laid one path's entry out behind a taken branch, 13% slower chained calls). */
+#define CRC32C_SHORT_FIRST(cond) __builtin_expect(!!(cond), 1)
+
 /* Marks a path's long-buffer function: never inlined into the entry (see above). */
 #define CRC32C_LONG __attribute__((noinline))
 
