@@ -19,7 +19,8 @@ typedef uint32_t (*crc32c_fn)(uint32_t crc, const void *buf, size_t len);
  * chosen once (or fixed at compile time when the build targets the instructions). */
 uint32_t crc32c(uint32_t crc, const void *buf, size_t len);
 
-/* Name of the implementation that crc32c() uses, e.g. "avx512" or "sb8". */
+/* Name of the implementation that crc32c() uses, e.g. "avx2_hybrid" or "sb8": the one a
+ * table of CPU features (and, where features tie, vendor/family/model) names for this CPU. */
 const char *crc32c_implementation(void);
 
 /* CRC of a followed by b, given crc_a = crc32c(0, a, ...), crc_b = crc32c(0, b, len_b). */
@@ -41,9 +42,13 @@ crc32c_fn crc32c_find(const char *name);
 /* Implementations by name. Calling one the CPU lacks raises SIGILL: ask crc32c_find first. */
 uint32_t crc32c_sb8(uint32_t crc, const void *buf, size_t len); /* portable slicing-by-8 */
 #if defined(__x86_64__)
-uint32_t crc32c_sse42(uint32_t crc, const void *buf, size_t len);  /* crc32 x3 + PCLMULQDQ */
-uint32_t crc32c_pclmul(uint32_t crc, const void *buf, size_t len); /* 128-bit folding */
-uint32_t crc32c_avx512(uint32_t crc, const void *buf, size_t len); /* 512-bit VPCLMULQDQ */
+uint32_t crc32c_sse42(uint32_t crc, const void *buf, size_t len);         /* crc32 x3 + PCLMULQDQ */
+uint32_t crc32c_pclmul(uint32_t crc, const void *buf, size_t len);        /* 128-bit folding */
+uint32_t crc32c_sse42_hybrid(uint32_t crc, const void *buf, size_t len);  /* crc32 x4 + 1/3 folding */
+uint32_t crc32c_pclmul_hybrid(uint32_t crc, const void *buf, size_t len); /* crc32 x4 + 1/2 folding */
+uint32_t crc32c_avx2_vpclmul(uint32_t crc, const void *buf, size_t len);  /* 256-bit VPCLMULQDQ */
+uint32_t crc32c_avx2_hybrid(uint32_t crc, const void *buf, size_t len);   /* crc32 x4 + 256-bit */
+uint32_t crc32c_avx512(uint32_t crc, const void *buf, size_t len);        /* 512-bit VPCLMULQDQ */
 #endif
 #if defined(__aarch64__)
 uint32_t crc32c_armv8(uint32_t crc, const void *buf, size_t len);       /* CRC32 instructions */

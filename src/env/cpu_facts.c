@@ -10,6 +10,7 @@
 #include <cpuid.h>
 #endif
 
+#include "crc32c.h"
 #include "env/machine_internal.h"
 #include "env/proc_text.h"
 
@@ -307,6 +308,8 @@ int collect_cpu_facts(machine_facts *facts)
         rc = add_cpu_model(facts, &f);
     if (rc == 0)
         rc = add_cpu_flags(facts, &f);
+    if (rc == 0) /* the path lib/crc32c's dispatch picked for this CPU */
+        rc = machine_facts_set(facts, "crc32c", crc32c_implementation());
     if (rc == 0)
         rc = add_topology(facts);
     if (rc == 0)

@@ -17,7 +17,8 @@ ${CC:-cc} $flags -o "$work/crc32c_gen" "$lib/crc32c_gen.c"
 "$work/crc32c_gen" "$work/crc32c_consts.h" "$work/crc32c_tables.c"
 
 $cross $flags -I "$lib" -I "$work" -pthread -o "$work/test_crc32c" \
-    "$lib/crc32c_sb8.c" "$lib/crc32c_x86.c" "$lib/crc32c_arm.c" "$lib/crc32c_dispatch.c" \
+    "$lib/crc32c_sb8.c" "$lib/crc32c_x86.c" "$lib/crc32c_x86_avx2.c" "$lib/crc32c_x86_avx512.c" \
+    "$lib/crc32c_arm.c" "$lib/crc32c_cpu.c" "$lib/crc32c_select.c" "$lib/crc32c_dispatch.c" \
     "$work/crc32c_tables.c" "$src/tests/crc32c/test_crc32c.c"
 $cross $flags -shared -fPIC -o "$work/hwcap_mask.so" "$src/tests/crc32c/hwcap_mask.c" -ldl
 

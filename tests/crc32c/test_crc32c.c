@@ -1,5 +1,5 @@
-/* test_crc32c.c: correctness tests for the CRC-32C library: published vectors, and every
- * implementation this CPU runs against slicing-by-8 over lengths, alignments and chains. */
+/* test_crc32c.c: correctness tests for the CRC-32C library: published vectors, every path
+ * this CPU runs against slicing-by-8 over lengths, alignments and chains, and the selection table. */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "crc32c_internal.h"
 
 enum { MAX_LEN = 4096, MAX_ALIGN = 64, MAX_IMPLS = 16, RACING_THREADS = 4 };
 
@@ -145,7 +146,8 @@ static void test_exact_fit(const crc32c_impl *impls, size_t count, const unsigne
 /* Two-piece chains split at every point, for lengths around the implementations' thresholds. */
 static void test_chained_splits(const crc32c_impl *impls, size_t count, const unsigned char *data, const uint32_t *want)
 {
-    static const size_t lengths[] = {15, 16, 17, 63, 64, 65, 255, 256, 257, 300, 1023, 1024, 1025, 2000, MAX_LEN};
+    static const size_t lengths[] = {15, 16, 17, 63, 64, 65, 223, 224, 225, 255, 256, 257, 300, 1023, 1024, 1025, 2000, 2047, 2048, 2049,
+                                     3000, MAX_LEN};
     for (size_t k = 0; k < count; k++)
         for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
             size_t len = lengths[i];
@@ -177,7 +179,8 @@ static void test_mixed_chains(const crc32c_impl *impls, size_t count, const unsi
 /* Large buffers against slicing-by-8: crosses every loop and block size of the fast paths. */
 static void test_large_buffers(const crc32c_impl *impls, size_t count)
 {
-    static const size_t lengths[] = {4097, 6151, 8192, 12289, 65536, 100003, (1u << 20) + 13, 3u << 20};
+    static const size_t lengths[] = {4097, 6151, 8192, 12289, 16383, 16384, 16385, 65536, 100003, (1u << 20) + 13,
+                                     3u << 20};
     size_t max = 3u << 20;
     unsigned char *buffer = malloc(max + 1);
     fill_random(buffer, max + 1, 42);
@@ -200,14 +203,17 @@ static void test_combine(const unsigned char *data, const uint32_t *want)
         }
 }
 
-/* crc32c_implementation() names the best available one, or the one CRC32C_EXPECT_IMPL names. */
+/* crc32c_implementation() names what the selection table picks for this CPU (or what
+ * CRC32C_EXPECT_IMPL names, e.g. under an emulated CPU), and always a path this CPU runs. */
 static void test_dispatch_choice(const crc32c_impl *impls, size_t count)
 {
     const char *chosen = crc32c_implementation();
+    crc32c_cpu cpu = crc32c_probe_cpu();
     const char *expected = getenv("CRC32C_EXPECT_IMPL");
     if (!expected)
-        expected = impls[count - 3].name; /* the best real one, before "crc32c" and "inline" */
-    printf("dispatch chose %s (expected %s); available:", chosen, expected);
+        expected = crc32c_select(&cpu);
+    printf("dispatch chose %s (expected %s; cpu vendor %d family 0x%x model 0x%x features 0x%x); available:", chosen,
+           expected, (int)cpu.vendor, cpu.family, cpu.model, cpu.features);
     for (size_t k = 0; k + 2 < count; k++)
         printf(" %s", impls[k].name);
     printf("\n");
@@ -217,7 +223,81 @@ static void test_dispatch_choice(const crc32c_impl *impls, size_t count)
         failed++;
         fprintf(stderr, "FAIL dispatch chose %s, expected %s\n", chosen, expected);
     }
+    check_u32(crc32c_find(chosen) != NULL, 1, "chosen path runs here", chosen, 0, 0);
     check_u32(crc32c_find("no-such-implementation") == NULL, 1, "find unknown", "find", 0, 0);
+    for (size_t k = 0; k + 2 < count; k++)
+        check_u32(crc32c_cpu_runs(&cpu, impls[k].name), 1, "listed path runs here", impls[k].name, k, 0);
+}
+
+enum {
+    X86_BASE = CRC32C_CPU_SSE42 | CRC32C_CPU_PCLMUL,
+    X86_AVX2 = X86_BASE | CRC32C_CPU_AVX2,
+    X86_VPCLMUL = X86_AVX2 | CRC32C_CPU_VPCLMUL,
+    X86_ALL = X86_VPCLMUL | CRC32C_CPU_AVX512,
+    FEATURE_BITS = 7
+};
+
+struct cpu_case {
+    const char *what;
+    crc32c_cpu cpu;
+    const char *expect;
+};
+
+/* CPUs of every generation the table names, with the path each must get and why. */
+static const struct cpu_case cpu_cases[] = {
+    {"Zen 3 EPYC (measured)", {X86_VPCLMUL, CRC32C_VENDOR_AMD, 0x19, 0x01}, "avx2_hybrid"},
+    {"Zen 3 in a VM hiding VPCLMULQDQ", {X86_AVX2, CRC32C_VENDOR_AMD, 0x19, 0x01}, "sse42_hybrid"},
+    {"Zen 3 without AVX2", {X86_BASE, CRC32C_VENDOR_AMD, 0x19, 0x01}, "sse42"},
+    {"Zen 3 without PCLMULQDQ", {CRC32C_CPU_SSE42, CRC32C_VENDOR_AMD, 0x19, 0x01}, "sb8"},
+    {"Zen 3 Ryzen", {X86_VPCLMUL, CRC32C_VENDOR_AMD, 0x19, 0x21}, "avx2_hybrid"},
+    {"Zen 4 EPYC", {X86_ALL, CRC32C_VENDOR_AMD, 0x19, 0x11}, "avx512"},
+    {"Zen 5 EPYC (measured)", {X86_ALL, CRC32C_VENDOR_AMD, 0x1a, 0x02}, "avx512"},
+    {"Zen 2 EPYC", {X86_AVX2, CRC32C_VENDOR_AMD, 0x17, 0x31}, "sse42_hybrid"},
+    {"Excavator", {X86_AVX2, CRC32C_VENDOR_AMD, 0x15, 0x60}, "sse42"},
+    {"Westmere", {X86_BASE, CRC32C_VENDOR_INTEL, 6, 0x2c}, "sse42"},
+    {"Sandy Bridge (AVX, no AVX2)", {X86_BASE, CRC32C_VENDOR_INTEL, 6, 0x2a}, "sse42"},
+    {"Haswell", {X86_AVX2, CRC32C_VENDOR_INTEL, 6, 0x3c}, "sse42_hybrid"},
+    {"Broadwell-EP", {X86_AVX2, CRC32C_VENDOR_INTEL, 6, 0x4f}, "pclmul_hybrid"},
+    {"Skylake client", {X86_AVX2, CRC32C_VENDOR_INTEL, 6, 0x5e}, "pclmul_hybrid"},
+    {"Cascade Lake (AVX-512F, no VPCLMULQDQ)", {X86_AVX2 | CRC32C_CPU_AVX512, CRC32C_VENDOR_INTEL, 6, 0x55},
+     "pclmul_hybrid"},
+    {"Comet Lake", {X86_AVX2, CRC32C_VENDOR_INTEL, 6, 0xa5}, "pclmul_hybrid"},
+    {"Ice Lake server", {X86_ALL, CRC32C_VENDOR_INTEL, 6, 0x6a}, "avx512"},
+    {"Sapphire Rapids", {X86_ALL, CRC32C_VENDOR_INTEL, 6, 0x8f}, "avx512"},
+    {"Alder Lake (AVX-512 off)", {X86_VPCLMUL, CRC32C_VENDOR_INTEL, 6, 0x97}, "avx2_hybrid"},
+    {"unknown x86 with AVX2", {X86_AVX2, CRC32C_VENDOR_OTHER, 7, 0x01}, "sse42_hybrid"},
+    {"AArch64 with PMULL", {CRC32C_CPU_ARM_CRC32 | CRC32C_CPU_ARM_PMULL, CRC32C_VENDOR_OTHER, 0, 0}, "armv8_pmull"},
+    {"AArch64 without PMULL", {CRC32C_CPU_ARM_CRC32, CRC32C_VENDOR_OTHER, 0, 0}, "armv8"},
+    {"nothing", {0, CRC32C_VENDOR_OTHER, 0, 0}, "sb8"},
+};
+
+enum { CPU_CASES = sizeof cpu_cases / sizeof cpu_cases[0] };
+
+static void test_selection_expectations(void)
+{
+    for (size_t i = 0; i < CPU_CASES; i++) {
+        const char *got = crc32c_select(&cpu_cases[i].cpu);
+        if (strcmp(got, cpu_cases[i].expect) == 0)
+            passed++;
+        else {
+            failed++;
+            fprintf(stderr, "FAIL select for %s: got %s, want %s\n", cpu_cases[i].what, got, cpu_cases[i].expect);
+        }
+    }
+}
+
+/* Whatever a VM hides: every CPU identity above with every subset of features gets a path
+ * whose features it has. */
+static void test_selection_never_picks_absent(void)
+{
+    for (size_t i = 0; i < CPU_CASES; i++)
+        for (unsigned mask = 0; mask < 1u << FEATURE_BITS; mask++) {
+            crc32c_cpu cpu = cpu_cases[i].cpu;
+            cpu.features &= mask;
+            const char *got = crc32c_select(&cpu);
+            check_u32(crc32c_cpu_runs(&cpu, got), 1, "selected path runs", got, i, mask);
+        }
+    check_u32(crc32c_path_requires("no-such-path"), UINT32_MAX, "requires unknown", "select", 0, 0);
 }
 
 static void *racing_first_call(void *arg)
@@ -248,6 +328,14 @@ static bool cpu_lacks_required_implementation(void)
     return required != NULL && crc32c_find(required) == NULL;
 }
 
+/* CRC32C_TEST_QUICK (the emulated-CPU runs): dispatch, vectors, chains and large buffers,
+ * without the every-length-every-alignment sweep that emulation would take minutes over. */
+static bool quick_mode(void)
+{
+    const char *quick = getenv("CRC32C_TEST_QUICK");
+    return quick != NULL && strcmp(quick, "0") != 0;
+}
+
 int main(void)
 {
     if (cpu_lacks_required_implementation()) {
@@ -263,9 +351,13 @@ int main(void)
     reference_prefixes(data, want);
 
     test_dispatch_choice(impls, count);
+    test_selection_expectations();
+    test_selection_never_picks_absent();
     test_known_vectors(impls, count);
-    test_lengths_and_alignments(impls, count, data, want);
-    test_exact_fit(impls, count, data, want);
+    if (!quick_mode()) {
+        test_lengths_and_alignments(impls, count, data, want);
+        test_exact_fit(impls, count, data, want);
+    }
     test_chained_splits(impls, count, data, want);
     test_mixed_chains(impls, count, data, want);
     test_large_buffers(impls, count);
