@@ -29,19 +29,22 @@ static const char *const statement_sql[STMT_COUNT] = {
     [STMT_INSERT_FACT] =
         "INSERT INTO run_fact (run_id, position, key, value) VALUES (?1, ?2, ?3, ?4)",
     [STMT_END_RUN] = "UPDATE run SET status = ?2, ended = " NOW_SQL " WHERE id = ?1",
+    [STMT_NEXT_FACT_POSITION] =
+        "SELECT coalesce(max(position) + 1, 0) FROM run_fact WHERE run_id = ?1",
     /* the experiment comes from the run, so a sample cannot land in the wrong experiment */
     [STMT_INSERT_SAMPLE] =
         "INSERT INTO sample (experiment_id, run_id, point, variant, block, seq, started, wall,"
         " user_seconds, sys_seconds, maxrss_kib, voluntary_switches, involuntary_switches,"
-        " exit_code, timed_out, tainted, taint_reason, steal, other_busy, load1)"
+        " exit_code, timed_out, tainted, taint_reason, steal, other_busy, load1, layout,"
+        " machine)"
         " SELECT experiment_id, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " ?15, ?16, ?17, ?18, ?19 FROM run WHERE id = ?1",
+        " ?15, ?16, ?17, ?18, ?19, ?20, ?21 FROM run WHERE id = ?1",
     [STMT_INSERT_METRIC] =
         "INSERT INTO sample_metric (sample_id, position, name, value) VALUES (?1, ?2, ?3, ?4)",
     [STMT_SELECT_SAMPLES] =
         "SELECT id, point, variant, block, seq, started, wall, user_seconds, sys_seconds,"
         " maxrss_kib, voluntary_switches, involuntary_switches, exit_code, timed_out, tainted,"
-        " taint_reason, steal, other_busy, load1"
+        " taint_reason, steal, other_busy, load1, layout, machine"
         " FROM sample WHERE experiment_id = ?1 ORDER BY seq, id",
     [STMT_SELECT_METRICS] =
         "SELECT name, value FROM sample_metric WHERE sample_id = ?1 ORDER BY position",
@@ -113,15 +116,15 @@ void store_rollback(store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Ends a write: commits when all went well, otherwise rolls back (the message is already
- * in err, written before the rollback could replace SQLite's error text). */
+/* Ends a write: commits after status 0; otherwise rolls back and passes status on
+ * (STORE_PLAN_CHANGED), the message already in err before the rollback could replace it. */
 static int finish_transaction(store *s, int status, const char *doing, char *err,
                               size_t errlen)
 {
     if (status == 0 && store_commit(s, doing, err, errlen) == 0)
         return 0;
     store_rollback(s);
-    return -1;
+    return status < 0 ? status : -1;
 }
 
 sqlite3 *sqlite_store_connection(store *s)
@@ -277,12 +280,14 @@ static int open_experiment_locked(store *s, const store_experiment *e, int64_t *
         return -1;
     if (!*existing)
         return insert_experiment(s, e, id, err, errlen);
-    if (plan_hash != e->plan_hash)
-        return store_message(err, errlen,
-                             "experiment %s in %s was run with a different plan (variants, "
-                             "parameters, seed or repetitions changed); use a new store or "
-                             "restore the file",
-                             e->name, s->path);
+    if (plan_hash != e->plan_hash) {
+        store_message(err, errlen,
+                      "experiment %s in %s was run with a different plan (variants, "
+                      "parameters, seed or repetitions changed); use a new store or "
+                      "restore the file",
+                      e->name, s->path);
+        return STORE_PLAN_CHANGED;
+    }
     if (text_hash != e->text_hash)
         return replace_text(s, *id, e, err, errlen);
     return 0;
@@ -306,22 +311,26 @@ int store_open_experiment(store *s, const store_experiment *e, int64_t *experime
     return finish_transaction(s, status, doing, err, errlen);
 }
 
-static int insert_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                        char *err, size_t errlen)
+/* Facts take positions first, first + 1, ... in the run. */
+static int insert_facts(store *s, int64_t run_id, int64_t first, const store_fact *facts,
+                        size_t n_facts, char *err, size_t errlen)
 {
-    const char *doing = "recording the machine's facts";
+    const char *doing = "recording the run's facts";
     for (size_t i = 0; i < n_facts; i++) {
         sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_FACT, err, errlen);
         if (stmt == NULL)
             return -1;
         sqlite3_bind_int64(stmt, 1, run_id);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
+        sqlite3_bind_int64(stmt, 2, first + (sqlite3_int64)i);
         sqlite3_bind_text(stmt, 3, facts[i].key != NULL ? facts[i].key : "", -1, SQLITE_STATIC);
         /* readers strdup values: never hand them NULL */
         sqlite3_bind_text(stmt, 4, facts[i].value != NULL ? facts[i].value : "", -1,
                           SQLITE_STATIC);
         int rc = sqlite3_step(stmt);
         sqlite3_reset(stmt);
+        if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+            return store_message(err, errlen, "%s: no run %" PRId64 " to add facts to",
+                                 s->path, run_id);
         if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
             return store_message(err, errlen, "%s: fact %s given twice for one run", s->path,
                                  facts[i].key != NULL ? facts[i].key : "");
@@ -348,7 +357,7 @@ static int begin_run_locked(store *s, int64_t experiment_id, const store_fact *f
     if (rc != SQLITE_DONE)
         return store_fail(s, rc, "recording the run", err, errlen);
     *run_id = sqlite3_last_insert_rowid(s->db);
-    return insert_facts(s, *run_id, facts, n_facts, err, errlen);
+    return insert_facts(s, *run_id, 0, facts, n_facts, err, errlen);
 }
 
 int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
@@ -358,6 +367,31 @@ int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, si
     if (store_begin(s, doing, err, errlen) != 0)
         return -1;
     int status = begin_run_locked(s, experiment_id, facts, n_facts, run_id, err, errlen);
+    return finish_transaction(s, status, doing, err, errlen);
+}
+
+static int add_facts_locked(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                            char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, STMT_NEXT_FACT_POSITION, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, run_id);
+    int rc = sqlite3_step(stmt);
+    int64_t first = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW)
+        return store_fail(s, rc, "recording the run's facts", err, errlen);
+    return insert_facts(s, run_id, first, facts, n_facts, err, errlen);
+}
+
+int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                        char *err, size_t errlen)
+{
+    const char *doing = "recording the run's facts";
+    if (store_begin(s, doing, err, errlen) != 0)
+        return -1;
+    int status = add_facts_locked(s, run_id, facts, n_facts, err, errlen);
     return finish_transaction(s, status, doing, err, errlen);
 }
 
@@ -391,6 +425,8 @@ static void bind_sample(sqlite3_stmt *stmt, int64_t run_id, const store_sample *
     bind_reading(stmt, 17, x->steal);
     bind_reading(stmt, 18, x->other_busy);
     bind_reading(stmt, 19, x->load1);
+    sqlite3_bind_int64(stmt, 20, x->layout);
+    sqlite3_bind_text(stmt, 21, x->machine ? x->machine : "", -1, SQLITE_STATIC);
 }
 
 static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_t *sample_id,
@@ -407,9 +443,11 @@ static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_
     sqlite3_reset(stmt);
     if (rc == SQLITE_CONSTRAINT_UNIQUE)
         return store_message(err, errlen,
-                             "%s: a sample for point %s, variant %s, block %ld of this "
-                             "experiment is already stored; a block is never measured twice",
-                             s->path, x->point, x->variant, x->block);
+                             "%s: a sample for point %s, variant %s, layout %ld%s%s, block %ld "
+                             "of this experiment is already stored; a block is never measured "
+                             "twice", s->path, x->point, x->variant, x->layout,
+                             x->machine != NULL && x->machine[0] != '\0' ? ", machine " : "",
+                             x->machine != NULL ? x->machine : "", x->block);
     if (rc != SQLITE_DONE)
         return -1;
     if (inserted != 1)

@@ -110,6 +110,8 @@ static void sample_from_row(sqlite3_stmt *stmt, const metric_list *metrics, stor
     x->steal = column_reading(stmt, 16);
     x->other_busy = column_reading(stmt, 17);
     x->load1 = column_reading(stmt, 18);
+    x->layout = (long)sqlite3_column_int64(stmt, 19);
+    x->machine = column_string(stmt, 20);
     x->metric_names = (const char *const *)metrics->names;
     x->metric_values = metrics->values;
     x->n_metrics = metrics->n;

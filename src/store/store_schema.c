@@ -76,6 +76,16 @@ static const char schema_v1[] =
     "  PRIMARY KEY (sample_id, position),\n"
     "  UNIQUE (sample_id, name)) WITHOUT ROWID;\n";
 
+/* Schema 2: the factors of the design beside point and variant — which code layout of the
+ * variant's build took the sample, and which machine; a block is one per (unit, machine).
+ * Stores of schema 1 keep every sample, at layout 0 on machine "". */
+static const char schema_v2[] =
+    "ALTER TABLE sample ADD COLUMN layout INTEGER NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE sample ADD COLUMN machine TEXT NOT NULL DEFAULT '';\n"
+    "DROP INDEX sample_one_per_block;\n"
+    "CREATE UNIQUE INDEX sample_one_per_block\n"
+    "  ON sample (experiment_id, point, variant, layout, machine, block) WHERE block >= 0;\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -84,6 +94,7 @@ typedef struct {
 /* Schema N+1 is one more entry here (and STORE_SCHEMA_VERSION raised in store.h). */
 static const store_migration migrations[] = {
     {1, schema_v1},
+    {2, schema_v2},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -159,7 +170,10 @@ static int configure_connection(sqlite3 *db, const char *path, char *err, size_t
         return -1;
     }
     const unsigned char *mode = sqlite3_column_text(stmt, 0);
-    bool wal = mode != NULL && strcmp((const char *)mode, "wal") == 0;
+    /* a store in memory (":memory:", a run that keeps nothing) has no log to write */
+    bool wal = mode != NULL && (strcmp((const char *)mode, "wal") == 0 ||
+                                (strcmp(path, ":memory:") == 0 &&
+                                 strcmp((const char *)mode, "memory") == 0));
     sqlite3_finalize(stmt);
     if (!wal)
         return store_message(err, errlen, "%s: cannot switch the store to WAL mode", path);

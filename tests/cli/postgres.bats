@@ -75,7 +75,14 @@ servers_of() {
     REPS=50 SECONDS_PER_RUN=2 experiment interrupted ""
     "$VERDICT" run "$DATA/interrupted.yaml" --store "$DATA/int.db" > "$DATA/int.out" 2>&1 &
     pid=$!
-    sleep 12
+    # Interrupt once a sample is stored (templates, copies and warm-up runs take a while,
+    # longer under sanitizers): by then servers have been started and stopped, and one
+    # may be running.
+    for _ in $(seq 1 600); do
+        [ "$(sqlite3 "$DATA/int.db" 'select count(*) from sample' 2>/dev/null || echo 0)" -ge 1 ] && break
+        sleep 0.2
+    done
+    sleep "0.$((RANDOM % 9 + 1))"
     kill -INT "$pid"
     wait "$pid" || status=$?
     [ "${status:-0}" -eq 130 ]
