@@ -23,6 +23,8 @@ void bench_usage(FILE *out)
         "       verdict run EXPERIMENT.yaml [--store FILE]   run or resume an experiment file\n"
         "       verdict report STORE                       re-analyse a stored experiment\n"
         "       verdict kernel MODULE.so KERNEL KERNEL...   in-process benchmarks\n"
+        "       verdict build EXPERIMENT.yaml              build every variant ahead of time\n"
+        "       verdict cache list|prune                   the cache of builds by content\n"
         "       verdict env [--json FILE]                  machine facts and noise checks\n"
         "\n"
         "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"

@@ -8,11 +8,12 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
+#include "lab/lab_builds.h"
 #include "lab/lab_store.h"
 #include "targets/targets.h"
 
 typedef struct {
-    const char *experiment_path, *store_path;
+    const char *experiment_path, *store_path, *cache_dir;
     report_choices report;
 } run_settings;
 
@@ -28,6 +29,8 @@ static void run_usage(FILE *out)
         "\n"
         "options:\n"
         "      --store FILE        results store (default: EXPERIMENT without .yaml + .db)\n"
+        "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
+        "                          else ~/.cache/verdict; see verdict cache --help)\n"
         "%s"
         "  -h, --help              show this help\n"
         "\n"
@@ -40,8 +43,8 @@ static void run_usage(FILE *out)
 static int apply_run_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
     run_settings *s = settings;
-    if (opt == 's') {
-        s->store_path = arg;
+    if (opt == 's' || opt == 'C') {
+        *(opt == 's' ? &s->store_path : &s->cache_dir) = arg;
         return 0;
     }
     int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
@@ -55,7 +58,8 @@ static int apply_run_option(int opt, const char *arg, void *settings, char *err,
 static int parse_run_args(int argc, char **argv, run_settings *s, char *err, size_t errlen)
 {
     static const struct option options[] = {
-        {"store", required_argument, NULL, 's'}, REPORT_LONG_OPTIONS,
+        {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
+        REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -90,12 +94,20 @@ static int run_file(const run_settings *s)
         return EXIT_USAGE;
     }
     char *default_store = s->store_path ? NULL : lab_default_store_path(s->experiment_path);
+    char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();
     cli_run run = {.program = "verdict run", .e = &e,
                    .store_path = s->store_path ? s->store_path : default_store,
-                   .build_logs = true, .target = {.randomize_env = true},
-                   .report = &s->report, .summary = print_summary};
-    int rc = run.store_path ? cli_run_experiment(&run) : EXIT_INTERNAL;
+                   .build_logs = true, .cache_dir = s->cache_dir ? s->cache_dir : default_cache,
+                   .target = {.randomize_env = true}, .report = &s->report,
+                   .summary = print_summary};
+    int rc = EXIT_INTERNAL;
+    if (run.cache_dir == NULL && experiment_has_sources(&e))
+        fprintf(stderr, "verdict run: no directory for builds: give --cache DIR or set "
+                        "VERDICT_CACHE (HOME is not set)\n");
+    else if (run.store_path)
+        rc = cli_run_experiment(&run);
     free(default_store);
+    free(default_cache);
     experiment_free(&e);
     return rc;
 }

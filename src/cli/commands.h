@@ -7,6 +7,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* verdict build EXPERIMENT; verdict cache list|prune: builds by content */
+int cmd_build(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 /* verdict kernel [OPTIONS] SO KERNEL KERNEL...: in-process benchmarks */
 int cmd_kernel(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */

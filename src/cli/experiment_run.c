@@ -9,6 +9,7 @@
 
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
+#include "lab/lab_builds.h"
 #include "lab/lab_report.h"
 #include "lab/lab_store.h"
 
@@ -89,7 +90,8 @@ static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_ou
     progress_line progress;
     progress_init(&progress, stderr);
     lab_config c = {.e = r->e, .db = db, .experiment_id = experiment_id,
-                    .build_logs = r->build_logs ? r->store_path : NULL, .target = r->target,
+                    .build_logs = r->build_logs ? r->store_path : NULL,
+                    .cache_dir = r->cache_dir, .target = r->target,
                     .analysis = analysis_of(r->e, r->report), .progress = progress_update,
                     .progress_context = &progress, .notes = stderr,
                     .stop = stop_signal_flag()};
@@ -108,6 +110,11 @@ int cli_run_experiment(const cli_run *r)
     lab_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
     error_clear(&err);
+    /* the builds' content keys are part of the plan: known before the store is opened */
+    if (r->cache_dir && lab_builds_prepare(r->e, r->cache_dir, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+        return exit_code_of(err.kind);
+    }
     settle_seed(r);
     if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);

@@ -20,7 +20,8 @@ typedef struct {
     const char *program;         /* "verdict run": the prefix of messages */
     experiment *e;               /* a target chosen; the seed is settled here if not given */
     const char *store_path;      /* ":memory:": nothing kept */
-    bool build_logs;             /* variants' builds log beside the store */
+    bool build_logs;             /* variants' in-place builds log beside the store */
+    const char *cache_dir;       /* builds from sources (NULL: the experiment has none) */
     target_settings target;
     const report_choices *report;
     cli_summary_fn summary;      /* NULL: none */

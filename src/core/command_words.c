@@ -124,6 +124,20 @@ int command_words_copy(const char *const *words, size_t n, command_words *out)
     return 0;
 }
 
+int command_words_append(command_words *words, const char *word)
+{
+    char *copy = strdup(word);
+    char **grown = copy ? realloc(words->words, (words->n + 2) * sizeof *grown) : NULL;
+    if (grown == NULL) {
+        free(copy);
+        return -1;
+    }
+    words->words = grown;
+    words->words[words->n++] = copy;
+    words->words[words->n] = NULL;
+    return 0;
+}
+
 void command_words_free(command_words *words)
 {
     for (size_t i = 0; words->words && i < words->n; i++)

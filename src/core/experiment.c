@@ -418,6 +418,14 @@ void experiment_free(experiment *e)
     memset(e, 0, sizeof *e);
 }
 
+bool experiment_has_sources(const experiment *e)
+{
+    for (size_t v = 0; v < e->n_variants; v++)
+        if (e->variants[v].source.path)
+            return true;
+    return false;
+}
+
 long experiment_variant_index(const experiment *e, const char *name)
 {
     for (size_t v = 0; v < e->n_variants; v++)

@@ -21,15 +21,30 @@ typedef struct {
     char *value;
 } experiment_env;
 
+/* Where a variant's build comes from: a directory as it is on disk (a git work tree's
+ * uncommitted edits included), or a commit of a git repository; plus patches. */
+typedef struct {
+    char *path;             /* absolute; a directory, or the repository of ref; NULL: none */
+    char *ref;              /* a commit, branch or tag; NULL: path as it is on disk */
+    char **patches;         /* absolute paths, applied in order */
+    size_t n_patches, patches_capacity;
+} experiment_source;
+
+/* The placeholder of a variant's built tree: {tree} in its command, cwd, env and build. */
+#define EXPERIMENT_TREE_PLACEHOLDER "tree"
+
 typedef struct {
     char *name;
     char **command;         /* what runs (target command): words with {placeholders}
                                unsubstituted, NULL-terminated; NULL for other targets */
     size_t n_command;
     bool shell;             /* run the single word command[0] through /bin/sh -c */
-    char *build;            /* shell line run once before any sample, or NULL */
-    bool build_is_derived;  /* the target wrote build from keys of its own (a source build
-                               of PostgreSQL); the plan hashes those keys instead */
+    char *build;            /* shell line: with a source, the recipe run in the build's copy
+                               of it; without, run once in place before any sample; or NULL */
+    experiment_source source;
+    char *build_key;        /* the content key of the build (hex), set before the plan is
+                               hashed (lab/lab_builds.c); NULL without a source */
+    char *tree, *install;   /* the build's tree and install prefix, set with build_key */
     char *cwd;              /* or NULL */
     experiment_env *env;
     size_t n_env;
@@ -115,12 +130,21 @@ char *experiment_substitute(const experiment *e, size_t point, const char *text,
  * interpreted by the shell, whatever characters it holds. */
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen);
+/* Both for a variant's own texts, in which {tree} is the variant's built tree (an error
+ * until the build is prepared). */
+char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
+                                    size_t point, const char *text, char *err, size_t errlen);
+char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
+                                          size_t point, const char *text, char *err,
+                                          size_t errlen);
 /* A hash of everything that determines the plan (variants, commands, parameters, seed,
  * repetitions or budget, metrics, the target's keys): resuming with a different plan hash
  * is refused. */
 uint64_t experiment_plan_hash(const experiment *e);
 /* A hash of the file's bytes. */
 uint64_t experiment_text_hash(const experiment *e);
+/* True when some variant is built from a source. */
+bool experiment_has_sources(const experiment *e);
 /* The index of the variant called name, or -1. */
 long experiment_variant_index(const experiment *e, const char *name);
 /* The index of the metric called name, or -1. */

@@ -49,6 +49,12 @@ int loader_read_env(experiment_loader *l, const yaml_field *f, const char *owner
 int loader_read_variants(experiment_loader *l, const yaml_field *f, void *target);
 void loader_free_variant(const experiment *e, experiment_variant *v);
 
+/* experiment_sources.c: a variant's source and patches */
+int loader_read_source(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+int loader_read_patches(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+int loader_check_source(experiment_loader *l, const yaml_field *f, const experiment_variant *v);
+void loader_free_source(experiment_source *s);
+
 /* experiment_metrics.c: metrics, the budget and the failure policy */
 int loader_read_metrics(experiment_loader *l, const yaml_field *f, void *target);
 int loader_read_adaptive(experiment_loader *l, const yaml_field *f, void *target);

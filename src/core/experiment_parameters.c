@@ -173,6 +173,9 @@ static int read_parameter(experiment_loader *l, const yaml_field *f)
         return yaml_fail(&l->r, f->key_node,
                          "parameter name '%s' must be letters, digits and _ (not starting "
                          "with a digit)", f->key);
+    if (strcmp(f->key, EXPERIMENT_TREE_PLACEHOLDER) == 0)
+        return yaml_fail(&l->r, f->key_node, "a parameter may not be called '%s': {%s} is "
+                         "the built tree of a variant's source", f->key, f->key);
     for (size_t i = 0; i < e->n_parameters; i++)
         if (strcmp(e->parameters[i].name, f->key) == 0)
             return yaml_fail(&l->r, f->key_node, "duplicate parameter '%s'", f->key);

@@ -107,10 +107,27 @@ static void put_shell_word(text_buffer *b, const char *value, bool braces_double
     put_string(b, "'");
 }
 
+/* {tree}: the variant's built tree; known (for checking) whether or not it is built yet. */
+static bool tree_placeholder(const char *name, size_t length)
+{
+    return length == strlen(EXPERIMENT_TREE_PLACEHOLDER) &&
+           memcmp(name, EXPERIMENT_TREE_PLACEHOLDER, length) == 0;
+}
+
+static void put_value(text_buffer *out, const char *value, bool quote)
+{
+    if (!quote)
+        put_string(out, value);
+    else
+        put_shell_word(out, value, false);
+}
+
 /* One pass over text: literal runs, "{{" and "}}" as braces, {name} looked up. With out
- * NULL it only checks; with quote each value is written as one single-quoted shell word. */
-static int expand(const experiment *e, const size_t *index, const char *text, bool quote,
-                  text_buffer *out, char *problem, size_t problem_len)
+ * NULL it only checks; with quote each value is written as one single-quoted shell word.
+ * v: the variant whose text it is ({tree}), or NULL. */
+static int expand(const experiment *e, const experiment_variant *v, const size_t *index,
+                  const char *text, bool quote, text_buffer *out, char *problem,
+                  size_t problem_len)
 {
     for (const char *p = text; *p;) {
         size_t literal = strcspn(p, "{}");
@@ -136,18 +153,24 @@ static int expand(const experiment *e, const size_t *index, const char *text, bo
         }
         size_t length = (size_t)(close - p - 1), which = 0;
         const experiment_parameter *param = find_parameter(e, p + 1, length, &which);
+        if (param == NULL && tree_placeholder(p + 1, length)) {
+            if (out && (v == NULL || v->tree == NULL)) {
+                snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
+                         "'source', and %s has none", v ? v->name : "this text");
+                return -1;
+            }
+            if (out)
+                put_value(out, v->tree, quote);
+            p = close + 1;
+            continue;
+        }
         if (param == NULL) {
             snprintf(problem, problem_len, "unknown placeholder {%.*s}",
                      (int)(length > 60 ? 60 : length), p + 1);
             return -1;
         }
-        if (out) {
-            const char *value = param->values[index[which]];
-            if (!quote)
-                put_string(out, value);
-            else
-                put_shell_word(out, value, false);
-        }
+        if (out)
+            put_value(out, param->values[index[which]], quote);
         p = close + 1;
     }
     return 0;
@@ -156,11 +179,11 @@ static int expand(const experiment *e, const size_t *index, const char *text, bo
 int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
                                   size_t problem_len)
 {
-    return expand(e, NULL, text, false, NULL, problem, problem_len);
+    return expand(e, NULL, NULL, text, false, NULL, problem, problem_len);
 }
 
-static char *substitute(const experiment *e, size_t point, const char *text, bool quote,
-                        char *err, size_t errlen)
+static char *substitute(const experiment *e, const experiment_variant *v, size_t point,
+                        const char *text, bool quote, char *err, size_t errlen)
 {
     if (point >= experiment_point_count(e)) {
         snprintf(err, errlen, "point %zu does not exist", point);
@@ -173,7 +196,7 @@ static char *substitute(const experiment *e, size_t point, const char *text, boo
     }
     experiment_point_values(e, point, index);
     text_buffer b = STRBUF_INIT;
-    int rc = expand(e, index, text, quote, &b, err, errlen);
+    int rc = expand(e, v, index, text, quote, &b, err, errlen);
     free(index);
     if (rc != 0) {
         strbuf_free(&b);
@@ -188,13 +211,26 @@ static char *substitute(const experiment *e, size_t point, const char *text, boo
 char *experiment_substitute(const experiment *e, size_t point, const char *text, char *err,
                             size_t errlen)
 {
-    return substitute(e, point, text, false, err, errlen);
+    return substitute(e, NULL, point, text, false, err, errlen);
 }
 
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen)
 {
-    return substitute(e, point, text, true, err, errlen);
+    return substitute(e, NULL, point, text, true, err, errlen);
+}
+
+char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
+                                    size_t point, const char *text, char *err, size_t errlen)
+{
+    return substitute(e, v, point, text, false, err, errlen);
+}
+
+char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
+                                          size_t point, const char *text, char *err,
+                                          size_t errlen)
+{
+    return substitute(e, v, point, text, true, err, errlen);
 }
 
 /* Marks the parameters that text names (text is known to be well formed). */
@@ -240,7 +276,7 @@ int experiment_each_substitution(const experiment *e, const char *text,
     do {
         text_buffer b = STRBUF_INIT;
         char problem[128];
-        if (rc == 0 && expand(e, index, text, false, &b, problem, sizeof problem) != 0)
+        if (rc == 0 && expand(e, NULL, index, text, false, &b, problem, sizeof problem) != 0)
             rc = -1;
         char *value = rc == 0 ? finish(&b) : (strbuf_free(&b), NULL);
         if (rc == 0)
@@ -296,8 +332,23 @@ void plan_hash_pairs(uint64_t *state, char tag, const experiment_env *pairs, siz
     }
 }
 
-/* A build the target derived from keys of its own (a source build) is hashed through those
- * keys, by the target: its line names the cache, and moving the cache is no new plan. */
+/* A build from a source is hashed through its content key, once known: moving the tree
+ * keeps the plan, an edit in it is a new plan. Variants without a source hash as before. */
+static void hash_source(uint64_t *h, const experiment_variant *v)
+{
+    if (v->source.path == NULL)
+        return;
+    if (v->build_key) {
+        plan_hash_field(h, 'K', v->build_key);
+        return;
+    }
+    plan_hash_field(h, 'g', v->source.path);
+    plan_hash_field(h, 'r', v->source.ref);
+    plan_hash_number(h, 'n', v->source.n_patches);
+    for (size_t i = 0; i < v->source.n_patches; i++)
+        plan_hash_field(h, 'p', v->source.patches[i]);
+}
+
 static void hash_variant(uint64_t *h, const experiment *e, const experiment_variant *v)
 {
     plan_hash_field(h, 'V', v->name);
@@ -305,9 +356,10 @@ static void hash_variant(uint64_t *h, const experiment *e, const experiment_vari
     for (size_t i = 0; i < v->n_command; i++)
         plan_hash_field(h, 'w', v->command[i]);
     plan_hash_number(h, 's', v->shell);
-    plan_hash_field(h, 'b', v->build_is_derived ? NULL : v->build);
+    plan_hash_field(h, 'b', v->build);
     plan_hash_field(h, 'd', v->cwd);
     plan_hash_pairs(h, 'e', v->env, v->n_env);
+    hash_source(h, v);
     if (e->target && e->target->hash_variant)
         e->target->hash_variant(h, e, v);
 }

@@ -1,5 +1,5 @@
-/* The variants of an experiment file: their generic keys (command, shell, build, cwd, env),
- * inherited from the top level, and the keys of the experiment's target, read by the target. */
+/* The variants of an experiment file: their generic keys (command, shell, build, cwd, env,
+ * source, patches), inherited from the top level, and the target's keys, read by it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,9 +134,20 @@ static int variant_env(experiment_loader *l, const yaml_field *f, void *target)
     return loader_read_env(l, f, owner, &v->env, &v->n_env);
 }
 
+static int variant_source(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return loader_read_source(l, f, target);
+}
+
+static int variant_patches(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return loader_read_patches(l, f, target);
+}
+
 static const experiment_key generic_variant_keys[] = {
     {"command", variant_command, 1}, {"shell", variant_shell, 1}, {"build", variant_build, 1},
-    {"cwd", variant_cwd, 1},         {"env", variant_env, 1},
+    {"cwd", variant_cwd, 1},         {"env", variant_env, 1},     {"source", variant_source, 1},
+    {"patches", variant_patches, 1},
 };
 
 enum { MAX_VARIANT_KEYS = 48 };
@@ -200,6 +211,8 @@ static int finish_variant(experiment_loader *l, const yaml_field *f, experiment_
         if (rc != 0)
             return -1;
     }
+    if (loader_check_source(l, f, v) != 0)
+        return -1;
     return k->finish_variant ? k->finish_variant(l, f, v) : 0;
 }
 
@@ -292,4 +305,8 @@ void loader_free_variant(const experiment *e, experiment_variant *v)
     free(v->build);
     free(v->cwd);
     loader_free_pairs(v->env, v->n_env);
+    loader_free_source(&v->source);
+    free(v->build_key);
+    free(v->tree);
+    free(v->install);
 }

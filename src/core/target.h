@@ -63,6 +63,7 @@ struct target_kind {
     size_t n_variant_keys;
     const char *no_command;      /* why 'command' and 'shell' are refused; NULL: allowed */
     const char *no_build;        /* why 'build' is refused; NULL: allowed */
+    const char *no_source;       /* why 'source' and 'patches' are refused; NULL: allowed */
     const char *no_helpers;      /* why setup, teardown and prepare are refused; NULL: allowed */
     const char *no_process;      /* why env, cwd and timeout are refused; NULL: allowed */
     int (*begin_file)(experiment_loader *l);  /* sets up e->target_options */
@@ -78,6 +79,14 @@ struct target_kind {
      * on the command line; NULL for targets only files use */
     void (*write_keys)(strbuf *b, const experiment *e);
     void (*write_variant_keys)(strbuf *b, const experiment_variant *v, const char *separator);
+    /* the recipe that builds a variant's source (PostgreSQL: configure or meson, installed
+     * into $PREFIX) and the options that go into its key and its "$@"; NULL: the variant's
+     * own 'build' line, or nothing to build */
+    int (*build_recipe)(const experiment *e, const experiment_variant *v, strbuf *recipe,
+                        command_words *options, verdict_error *err);
+    /* the executable a variant's runs measure, whose SHA-256 the store keeps; NULL: the
+     * first word of the variant's command */
+    int (*measured_binary)(const experiment *e, const experiment_variant *v, strbuf *path);
     const target_metric *metrics;       /* builtin metrics; the first is the default */
     size_t n_metrics;
     bool regex_metrics;          /* NAME=/REGEX/ extractions from a run's output allowed */

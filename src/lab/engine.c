@@ -14,6 +14,7 @@
 #include "core/schedule.h"
 #include "core/stopping.h"
 #include "env/machine.h"
+#include "lab/lab_builds.h"
 #include "lab/lab_helpers.h"
 #include "lab/lab_store.h"
 #include "lab/point_index.h"
@@ -55,6 +56,7 @@ typedef struct {
     double *values;              /* one measurement's metric values */
     const char **metric_names;
     strbuf warnings;             /* "code\tpoint\tvariant\tmessage" lines */
+    strbuf measured;             /* what each variant ran (LAB_BUILDS_FACT lines) */
     point_table table;
 } engine;
 
@@ -504,8 +506,8 @@ static int open_target(engine *g, verdict_error *err)
         lab_check_helper(e, &e->prepare, "prepare", err) != 0 ||
         lab_check_helper(e, &e->teardown, "cleanup", err) != 0)
         return -1;
-    if (g->c->build_logs &&
-        lab_run_builds(e, g->c->build_logs, g->c->stop, g->c->notes, err) != 0)
+    if (lab_builds_ensure(e, g->c->cache_dir, g->c->build_logs, g->c->stop, g->c->notes, NULL,
+                          NULL, &g->measured, err) != 0)
         return -1;
     return e->target->open(e, &g->c->target, &g->t, err);
 }
@@ -517,6 +519,8 @@ static int record_facts(engine *g, verdict_error *err)
     if (machine_facts_collect(&facts, why, sizeof why) != 0)
         facts.n = 0;
     int rc = machine_facts_set(&facts, "verdict", VERDICT_VERSION);
+    if (rc == 0 && g->measured.length)
+        rc = machine_facts_set(&facts, LAB_BUILDS_FACT, strbuf_text(&g->measured));
     store_fact *rows = calloc(facts.n + 1, sizeof *rows);
     if (rc == 0 && rows) {
         for (size_t i = 0; i < facts.n; i++)
@@ -575,6 +579,7 @@ static void engine_free(engine *g)
     free(g->table.values);
     free(g->table.present);
     strbuf_free(&g->warnings);
+    strbuf_free(&g->measured);
 }
 
 static int prepare_engine(engine *g, verdict_error *err)
@@ -595,7 +600,8 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
 {
     const experiment *e = c->e;
     engine g = {.c = c, .e = e, .out = out, .n_units = e->n_variants, .n_metrics = e->n_metrics,
-                .start = runner_monotonic_seconds(), .warnings = STRBUF_INIT};
+                .start = runner_monotonic_seconds(), .warnings = STRBUF_INIT,
+                .measured = STRBUF_INIT};
     memset(out, 0, sizeof *out);
     error_clear(err);
     stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};

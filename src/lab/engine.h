@@ -31,7 +31,9 @@ typedef struct {
     const experiment *e;             /* what to run (a target chosen, the seed settled) */
     store *db;                       /* opened, the experiment registered (lab_open_store) */
     int64_t experiment_id;
-    const char *build_logs;          /* prefix of build logs (the store's path) */
+    const char *build_logs;          /* prefix of in-place build logs (the store's path);
+                                        NULL: such builds are not run */
+    const char *cache_dir;           /* where builds from sources live (lab_builds.h) */
     target_settings target;          /* --pin, --no-randomize-env */
     analysis_options analysis;       /* for adaptive looks; confidence: the family's level */
     lab_progress_fn progress;

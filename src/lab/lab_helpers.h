@@ -1,5 +1,5 @@
-/* What runs around the measurements: each variant's build before any sample, and the
- * setup, teardown and prepare commands of an experiment, failures reported with stderr. */
+/* What runs around the measurements: the setup, teardown and prepare commands of an
+ * experiment, failures reported with the end of their stderr. */
 #ifndef VERDICT_LAB_LAB_HELPERS_H
 #define VERDICT_LAB_LAB_HELPERS_H
 
@@ -23,10 +23,5 @@ int lab_check_helper(const experiment *e, const experiment_helper *h, const char
  * 0, or -1 with err (kind command failed, or interrupted). */
 int lab_run_helper(const experiment *e, const command_words *words, const char *role,
                    const char *cwd, volatile sig_atomic_t *stop, verdict_error *err);
-
-/* Runs every variant's build once, its output in LOG_PREFIX.build-NAME.log; a failing
- * build stops with the log's tail (kind command failed). notes: "building A" lines. */
-int lab_run_builds(const experiment *e, const char *log_prefix, volatile sig_atomic_t *stop,
-                   FILE *notes, verdict_error *err);
 
 #endif

@@ -110,6 +110,7 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
         report_input in = {
             .experiment_name = e->name, .seed = e->seed, .has_seed = e->has_seed,
             .options = &o->analysis, .environment = r.facts, .n_environment = r.n_facts,
+            .from_runs = true, .builds = r.builds, .n_builds = r.n_builds,
             .variants = r.variants, .n_variants = r.n_variants, .points = r.points,
             .n_points = r.n_points, .samples = r.samples, .n_samples = r.n_samples,
             .series = r.series, .n_series = r.n_series, .analysis = kept, .looks = looks};

@@ -42,5 +42,9 @@ int lab_open_store(const char *path, const experiment *e, store **db, int64_t *e
         return 0;
     store_close(*db);
     *db = NULL;
+    if (rc == STORE_PLAN_CHANGED && experiment_has_sources(e))
+        return error_set(err, ERROR_USAGE, "%s (the content of the variants' sources is part "
+                         "of the plan: a commit or an edit since the stored samples is a new "
+                         "build, measured in a new store)", why);
     return error_set(err, rc == STORE_PLAN_CHANGED ? ERROR_USAGE : ERROR_INTERNAL, "%s", why);
 }

@@ -9,6 +9,7 @@
 #include "common/array.h"
 #include "common/strbuf.h"
 #include "core/target.h"
+#include "lab/lab_builds.h"
 #include "lab/point_index.h"
 
 /* Process readings every sample has, shown beside the experiment's metrics (the first two
@@ -173,10 +174,13 @@ static int keep_sample(void *context, const store_sample *s)
         values[k] = reading(s, r->sample_metric_names[k]);
     const char *variant = keep_string(r, s->variant), *point = keep_string(r, s->point);
     const char *reason = s->taint_reason ? keep_string(r, s->taint_reason) : NULL;
-    if (variant == NULL || point == NULL || (s->taint_reason && reason == NULL))
+    const char *machine = keep_string(r, s->machine ? s->machine : "");
+    if (variant == NULL || point == NULL || machine == NULL ||
+        (s->taint_reason && reason == NULL))
         return error_set(c->err, ERROR_INTERNAL, "out of memory");
     r->samples[r->n_samples++] = (report_sample){
-        .variant = variant, .point = point, .block = s->block, .seq = s->seq,
+        .variant = variant, .point = point, .layout = s->layout, .machine = machine,
+        .block = s->block, .seq = s->seq,
         .metric_names = NULL, .metric_values = NULL, .n_metrics = width,
         .exit_code = s->exit_code, .tainted = s->tainted, .taint_reason = reason,
         .started = s->started, .steal = s->steal, .other_busy = s->other_busy,
@@ -430,21 +434,47 @@ static int add_warning_line(lab_results *r, char *line)
     return 0;
 }
 
+/* "variant\tlayout\tkey\tsha256\tbinary" (lab/lab_builds.h). */
+static int add_build_line(lab_results *r, char *line)
+{
+    char *fields[5];
+    for (int f = 0; f < 5; f++) {
+        fields[f] = line;
+        char *tab = f < 4 ? strchr(line, '\t') : NULL;
+        if (f < 4 && tab == NULL)
+            return 0; /* not a line of ours: ignored */
+        if (tab)
+            *tab = '\0', line = tab + 1;
+    }
+    if (array_reserve((void **)&r->builds, &r->builds_capacity, r->n_builds + 1,
+                      sizeof *r->builds) != 0)
+        return -1;
+    r->builds[r->n_builds++] = (report_build){fields[0], strtol(fields[1], NULL, 10),
+                                              fields[2], fields[3], fields[4]};
+    return 0;
+}
+
+static int keep_lines(lab_results *r, const char *value, int (*add)(lab_results *, char *))
+{
+    char *text = (char *)keep_string(r, value);
+    for (char *line = text; line && *line;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        if (add(r, line) != 0)
+            return -1;
+        line = next ? next : line + strlen(line);
+    }
+    return text ? 0 : -1;
+}
+
 static int keep_fact(void *context, const char *key, const char *value)
 {
     lab_results *r = context;
-    if (strncmp(key, LAB_WARNINGS_FACT, strlen(LAB_WARNINGS_FACT)) == 0) {
-        char *text = (char *)keep_string(r, value);
-        for (char *line = text; line && *line;) {
-            char *next = strchr(line, '\n');
-            if (next)
-                *next++ = '\0';
-            if (add_warning_line(r, line) != 0)
-                return -1;
-            line = next ? next : line + strlen(line);
-        }
-        return text ? 0 : -1;
-    }
+    if (strcmp(key, LAB_BUILDS_FACT) == 0)
+        return keep_lines(r, value, add_build_line);
+    if (strncmp(key, LAB_WARNINGS_FACT, strlen(LAB_WARNINGS_FACT)) == 0)
+        return keep_lines(r, value, add_warning_line);
     if (array_reserve((void **)&r->facts, &r->facts_capacity, r->n_facts + 1,
                       sizeof *r->facts) != 0)
         return -1;
@@ -499,6 +529,7 @@ void lab_results_free(lab_results *r)
     free(r->series_values);
     free(r->facts);
     free(r->warnings);
+    free(r->builds);
     free(r->complete_blocks);
     free(r->runs);
     free(r->disturbed);

@@ -28,6 +28,8 @@ typedef struct {
     size_t n_facts;
     lab_warning *warnings;           /* left by the engine and the target */
     size_t n_warnings;
+    report_build *builds;            /* what each variant ran (LAB_BUILDS_FACT) */
+    size_t n_builds, builds_capacity;
     size_t *complete_blocks;         /* per point, of the first metric */
     size_t *runs, *disturbed;        /* per (point, variant): runs in blocks, tainted ones */
     const char **disturbance;        /* per (point, variant): one taint reason, or NULL */

@@ -63,6 +63,20 @@ static json_t *environment_json(const report_input *in)
     return env;
 }
 
+static json_t *builds_json(const report_input *in)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; i < in->n_builds; i++) {
+        const report_build *b = &in->builds[i];
+        json_array_append_new(array, json_pack(
+            "{s:s, s:I, s:o, s:o, s:o}", "variant", b->variant, "layout", (json_int_t)b->layout,
+            "key", b->key[0] ? json_string(b->key) : json_null(),
+            "sha256", b->sha256[0] ? json_string(b->sha256) : json_null(),
+            "binary", b->binary[0] ? json_string(b->binary) : json_null()));
+    }
+    return array;
+}
+
 static json_t *variants_json(const report_input *in)
 {
     json_t *array = json_array();
@@ -106,6 +120,11 @@ static json_t *samples_json(const report_input *in)
             "tainted", s->tainted);
         if (s->tainted && s->taint_reason)
             json_object_set_new(item, "taint_reason", json_string(s->taint_reason));
+        if (in->from_runs) { /* samples verdict measured carry the design's factors */
+            json_object_set_new(item, "layout", json_integer(s->layout));
+            json_object_set_new(item, "machine", s->machine && s->machine[0]
+                                                     ? json_string(s->machine) : json_null());
+        }
         if (s->has_interference) {
             json_object_set_new(item, "started", number_or_null(s->started));
             json_object_set_new(item, "interference",
@@ -209,13 +228,17 @@ static json_t *warnings_json(const report_input *in)
 
 static json_t *document_json(const report_input *in)
 {
-    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                     "schema", "verdict/1", "tool", "name", "verdict", "version", VERDICT_VERSION,
-                     "experiment", experiment_json(in), "environment", environment_json(in),
-                     "variants", variants_json(in), "points", points_json(in),
-                     "samples", samples_json(in), "summaries", summaries_json(in),
-                     "comparisons", comparisons_json(in), "overall", overall_json(in),
-                     "warnings", warnings_json(in));
+    json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                            "schema", "verdict/1", "tool", "name", "verdict", "version",
+                            VERDICT_VERSION, "experiment", experiment_json(in),
+                            "environment", environment_json(in), "variants", variants_json(in),
+                            "points", points_json(in), "samples", samples_json(in),
+                            "summaries", summaries_json(in), "comparisons",
+                            comparisons_json(in), "overall", overall_json(in),
+                            "warnings", warnings_json(in));
+    if (doc && in->from_runs)
+        json_object_set_new(doc, "builds", builds_json(in));
+    return doc;
 }
 
 int report_write_json(const report_input *in, const char *path, char *err, size_t errlen)

@@ -45,7 +45,7 @@ static int substituted_words(const experiment *e, const experiment_variant *v, s
 {
     memset(out, 0, sizeof *out);
     if (v->shell) {
-        char *line = experiment_substitute_shell(e, point, v->command[0], err, errlen);
+        char *line = experiment_substitute_variant_shell(e, v, point, v->command[0], err, errlen);
         const char *words[] = {"/bin/sh", "-c", line};
         int rc = line && command_words_copy(words, 3, out) == 0 ? 0 : -1;
         free(line);
@@ -55,7 +55,8 @@ static int substituted_words(const experiment *e, const experiment_variant *v, s
     if (out->words == NULL)
         return -1;
     for (size_t i = 0; i < v->n_command; i++, out->n++)
-        if ((out->words[i] = experiment_substitute(e, point, v->command[i], err, errlen)) == NULL)
+        if ((out->words[i] = experiment_substitute_variant(e, v, point, v->command[i], err,
+                                                           errlen)) == NULL)
             return -1;
     return 0;
 }
@@ -65,7 +66,7 @@ static char **substituted_env(const experiment *e, const experiment_variant *v, 
 {
     char **env = calloc(v->n_env + 1, sizeof *env);
     for (size_t i = 0; env && i < v->n_env; i++) {
-        char *value = experiment_substitute(e, point, v->env[i].value, err, errlen);
+        char *value = experiment_substitute_variant(e, v, point, v->env[i].value, err, errlen);
         strbuf pair = STRBUF_INIT;
         strbuf_appendf(&pair, "%s=%s", v->env[i].name, value ? value : "");
         free(value);
@@ -96,7 +97,8 @@ static int prepare_run(target *t, size_t v, size_t point, verdict_error *err)
     const experiment_variant *ev = &e->variants[v];
     command_run *r = &t->runs[v];
     char why[1024] = "";
-    if (ev->cwd && (r->cwd = experiment_substitute(e, point, ev->cwd, why, sizeof why)) == NULL)
+    if (ev->cwd &&
+        (r->cwd = experiment_substitute_variant(e, ev, point, ev->cwd, why, sizeof why)) == NULL)
         return error_set(err, ERROR_USAGE, "%s: variant %s: cwd: %s", e->path, ev->name, why);
     if ((r->env = substituted_env(e, ev, point, why, sizeof why)) == NULL ||
         substituted_words(e, ev, point, &r->argv, why, sizeof why) != 0)

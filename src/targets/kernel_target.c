@@ -402,6 +402,7 @@ const target_kind kernel_target = {
     .n_variant_keys = ARRAY_SIZE(kernel_variant_keys),
     .no_command = "the kernel, a function of the module, is what runs",
     .no_build = "build the module yourself and give it as 'module'",
+    .no_source = "build the module yourself and give it as 'module'",
     .no_helpers = "a kernel runs inside verdict: prepare its data in the module's setup",
     .no_process = "a kernel runs inside verdict's own process, which has no environment, "
                   "directory or time limit of its own",

@@ -1,96 +1,63 @@
-/* The PostgreSQL target's recipe for a source tree: copied into the cache, patched,
- * configured, built and installed once per key of its ingredients; interrupted builds redone. */
-#include <inttypes.h>
+/* The PostgreSQL target's recipe for a variant's source: ./configure, or meson (PostgreSQL
+ * 16 and later build with either; 15 only with configure), installed into $PREFIX. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/hash.h"
 #include "common/strbuf.h"
-#include "core/experiment_loader.h"
-#include "core/plan_hash.h"
+#include "pg/cluster.h"
 #include "targets/postgres_options.h"
 
-static uint64_t build_key(const postgres_variant *v)
+/* The recipe runs in the build's copy of the tree with PREFIX, MAKEFLAGS (-jN) and, when
+ * ccache is installed, ccache first in PATH (src/build). Its arguments are the options:
+ * the way ("configure", "meson" or "auto"), CFLAGS (or ""), then that way's own options;
+ * they are part of the build's key. */
+static const char recipe[] =
+    "way=$1; cflags=$2; shift 2\n"
+    "if [ -n \"$cflags\" ]; then CFLAGS=$cflags; export CFLAGS; fi\n"
+    "if [ \"$way\" = auto ]; then\n"
+    "  if [ -f configure ]; then way=configure; elif [ -f meson.build ]; then way=meson;\n"
+    "  else echo 'verdict: the source has neither configure nor meson.build' >&2; exit 2; fi\n"
+    "fi\n"
+    "if [ \"$way\" = configure ]; then\n"
+    "  ./configure --prefix=\"$PREFIX\" \"$@\" && make && make install\n"
+    "else\n"
+    "  meson setup _verdict_build --prefix=\"$PREFIX\" \"$@\" &&\n"
+    "    ninja -C _verdict_build install\n"
+    "fi\n";
+
+int postgres_build_recipe(const experiment *e, const experiment_variant *ev, strbuf *out,
+                          command_words *options, verdict_error *err)
 {
-    uint64_t h = HASH_FNV_OFFSET;
-    plan_hash_field(&h, '#', "verdict-pg-build/1"); /* bump when the build recipe changes */
-    plan_hash_field(&h, 's', v->source);
-    plan_hash_field(&h, 'o', v->configure);
-    plan_hash_field(&h, 'f', v->cflags);
-    plan_hash_number(&h, 'n', v->n_patches);
-    for (size_t i = 0; i < v->n_patches; i++)
-        plan_hash_number(&h, 'p', v->patch_hashes[i]);
-    return h;
+    (void)e;
+    const postgres_variant *v = postgres_variant_of(ev);
+    const command_words *own = v->meson ? &v->meson_words : &v->configure_words;
+    const char *way = v->meson ? "meson" : v->configure ? "configure" : "auto";
+    int rc = command_words_append(options, way) |
+             command_words_append(options, v->cflags ? v->cflags : "");
+    for (size_t i = 0; rc == 0 && i < own->n; i++)
+        rc = command_words_append(options, own->words[i]);
+    strbuf_append(out, recipe);
+    if (rc != 0 || strbuf_status(out) != 0)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    return 0;
 }
 
-static char *joined(const char *a, const char *b)
+/* The server is what a PostgreSQL experiment compares. */
+int postgres_measured_binary(const experiment *e, const experiment_variant *ev, strbuf *path)
 {
-    strbuf out = STRBUF_INIT;
-    strbuf_appendf(&out, "%s%s", a, b);
-    return strbuf_detach(&out);
-}
-
-/* before, then a shell word, so that "--prefix=" and the quoted path make one word. */
-static void put_word_after(strbuf *b, const char *before, const char *word)
-{
-    strbuf_append(b, before);
-    loader_put_shell_word(b, word);
-}
-
-/* Patches, configure and make run in a copy of the tree (the user's tree stays clean); the
- * marker file is written last, so an interrupted build is redone rather than trusted. ccache
- * goes before the user's configure options, which may still set CC themselves. */
-static void put_build_line(strbuf *b, const postgres_variant *v, const char *dir)
-{
-    char *marker = joined(dir, "/installed"), *src = joined(dir, "/src");
-    char *inst = joined(dir, "/install"), *tree = joined(v->source, "/.");
-    if (!marker || !src || !inst || !tree) {
-        b->failed = true;
-    } else {
-        put_word_after(b, "[ -e ", marker);
-        put_word_after(b, " ] || ( rm -rf ", src);
-        put_word_after(b, " ", inst);
-        put_word_after(b, " && mkdir -p ", src);
-        put_word_after(b, " && cp -a ", tree);
-        put_word_after(b, " ", src);
-        put_word_after(b, " && cd ", src);
-        for (size_t i = 0; i < v->n_patches; i++)
-            put_word_after(b, i == 0 ? " && for p in " : " ", v->patches[i]);
-        if (v->n_patches)
-            strbuf_append(b, "; do patch -p1 < \"$p\" || exit 1; done");
-        strbuf_append(b, " && if command -v ccache >/dev/null; then set -- CC='ccache gcc'; "
-                         "else set --; fi");
-        put_word_after(b, " && ./configure --prefix=", inst);
-        strbuf_append(b, " \"$@\"");
-        for (size_t i = 0; i < v->configure_words.n; i++)
-            put_word_after(b, " ", v->configure_words.words[i]);
-        if (v->cflags)
-            put_word_after(b, " CFLAGS=", v->cflags);
-        strbuf_append(b, " && make -j\"$(nproc)\" && make install");
-        put_word_after(b, " && touch ", marker);
-        strbuf_append(b, " )");
-    }
-    free(marker);
-    free(src);
-    free(inst);
-    free(tree);
-}
-
-int postgres_source_build(experiment_variant *ev, const char *cache_dir)
-{
-    postgres_variant *v = postgres_variant_of(ev);
-    char key[32];
-    snprintf(key, sizeof key, "/builds/%016" PRIx64, build_key(v));
-    char *dir = joined(cache_dir, key);
-    strbuf b = STRBUF_INIT;
-    if (dir)
-        put_build_line(&b, v, dir);
-    free(v->bindir);
-    free(ev->build);
-    v->bindir = dir ? joined(dir, "/install/bin") : NULL;
-    ev->build = dir ? strbuf_detach(&b) : (strbuf_free(&b), NULL);
-    ev->build_is_derived = true;
-    free(dir);
-    return v->bindir && ev->build ? 0 : -1;
+    (void)e;
+    const postgres_variant *v = postgres_variant_of(ev);
+    char found[1024] = "/usr/bin";
+    if (v->conninfo)
+        return -1; /* a server verdict does not start: no binary of its own to name */
+    if (ev->install)
+        strbuf_appendf(path, "%s/bin/postgres", ev->install);
+    else if (v->bindir)
+        strbuf_appendf(path, "%s/postgres", v->bindir);
+    else if (cluster_find_bindir(found, sizeof found) == 0)
+        strbuf_appendf(path, "%s/postgres", found);
+    else
+        return -1;
+    return strbuf_status(path);
 }

@@ -87,35 +87,6 @@ static int read_settings(experiment_loader *l, const yaml_field *f, experiment_e
 
 /* ---- paths and patches ---- */
 
-/* A patch's identity in a build key is its content: editing it makes a new build. Only
- * regular files of sane size, so that /dev/zero or a FIFO cannot hang the loader. */
-static const char *hash_file(const char *path, uint64_t *out)
-{
-    enum { MAX_PATCH = 64 << 20 };
-    struct stat st;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return strerror(errno);
-    const char *why = fstat(fileno(f), &st) != 0 ? "cannot stat"
-                      : !S_ISREG(st.st_mode)        ? "not a regular file"
-                      : st.st_size > MAX_PATCH      ? "larger than 64 MiB"
-                                                    : NULL;
-    if (why) {
-        fclose(f);
-        return why;
-    }
-    char buf[65536];
-    size_t n, total = 0;
-    uint64_t h = HASH_FNV_OFFSET;
-    while (total <= MAX_PATCH && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-        h = hash_fnv1a(h, buf, n);
-        total += n;
-    }
-    int failed = ferror(f);
-    fclose(f);
-    *out = h;
-    return failed ? "read error" : total > MAX_PATCH ? "larger than 64 MiB" : NULL;
-}
 
 /* ---- the workload ---- */
 
@@ -363,25 +334,6 @@ static int variant_bindir(experiment_loader *l, const yaml_field *f, void *targe
     return loader_absolute_path(l, f, &pg_variant(target)->bindir);
 }
 
-/* Checked now, so that a mistyped tree fails here rather than deep inside a build. */
-static int variant_source(experiment_loader *l, const yaml_field *f, void *target)
-{
-    postgres_variant *v = pg_variant(target);
-    struct stat st;
-    if (loader_existing_path(l, f, "source", &v->source) != 0)
-        return -1;
-    char *configure = malloc(strlen(v->source) + sizeof "/configure");
-    if (configure == NULL)
-        return yaml_fail_field(loader_reader(l), f, "out of memory");
-    sprintf(configure, "%s/configure", v->source);
-    int found = stat(configure, &st) == 0 && S_ISREG(st.st_mode);
-    free(configure);
-    if (!found)
-        return yaml_fail_field(loader_reader(l), f, "source '%s' has no configure script: give the top "
-                               "directory of a PostgreSQL source tree", v->source);
-    return 0;
-}
-
 static void note_source_only(postgres_variant *v, const yaml_field *f)
 {
     if (v->source_only == NULL) {
@@ -404,39 +356,24 @@ static int variant_configure(experiment_loader *l, const yaml_field *f, void *ta
     return 0;
 }
 
+static int variant_meson(experiment_loader *l, const yaml_field *f, void *target)
+{
+    postgres_variant *v = pg_variant(target);
+    char problem[256];
+    note_source_only(v, f);
+    if (yaml_string(loader_reader(l), f, "a string of `meson setup` options", &v->meson) != 0)
+        return -1;
+    if (v->meson[strspn(v->meson, " \t\r\n")] == '\0')
+        return 0; /* no options */
+    if (command_words_split(v->meson, &v->meson_words, problem, sizeof problem) != 0)
+        return yaml_fail_field(loader_reader(l), f, "'meson': %s", problem);
+    return 0;
+}
+
 static int variant_cflags(experiment_loader *l, const yaml_field *f, void *target)
 {
     note_source_only(pg_variant(target), f);
     return yaml_string(loader_reader(l), f, "a string", &pg_variant(target)->cflags);
-}
-
-static int add_patch(experiment_loader *l, struct fy_node *item, postgres_variant *v)
-{
-    yaml_field p = {.key = "patches", .key_node = NULL, .value = item};
-    if (array_reserve((void **)&v->patches, &v->patches_capacity, v->n_patches + 1,
-                      sizeof *v->patches) != 0 ||
-        array_reserve((void **)&v->patch_hashes, &v->patch_hashes_capacity, v->n_patches + 1,
-                      sizeof *v->patch_hashes) != 0)
-        return yaml_fail(loader_reader(l), item, "out of memory");
-    char *path = NULL;
-    if (loader_existing_path(l, &p, "patch", &path) != 0)
-        return -1;
-    v->patches[v->n_patches++] = path;
-    const char *why = hash_file(path, &v->patch_hashes[v->n_patches - 1]);
-    return why ? yaml_fail(loader_reader(l), item, "patch '%s': cannot read: %s", path, why) : 0;
-}
-
-static int variant_patches(experiment_loader *l, const yaml_field *f, void *target)
-{
-    note_source_only(pg_variant(target), f);
-    if (!loader_is_sequence(f))
-        return yaml_fail_field(loader_reader(l), f, "'patches' must be a list of patch files");
-    void *iter = NULL;
-    struct fy_node *item;
-    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL)
-        if (add_patch(l, item, pg_variant(target)) != 0)
-            return -1;
-    return 0;
 }
 
 static int variant_conninfo(experiment_loader *l, const yaml_field *f, void *target)
@@ -468,27 +405,49 @@ static int check_conninfo_variant(experiment_loader *l, const yaml_field *f,
     return 0;
 }
 
+/* A directory is checked now, so that a mistyped tree fails here rather than deep inside
+ * a build (a git ref is checked when it is exported). */
+static int check_source_tree(experiment_loader *l, const yaml_field *f,
+                             const experiment_variant *ev)
+{
+    const char *found = NULL;
+    static const char *const builds[] = {"configure", "meson.build"};
+    for (size_t i = 0; i < 2 && found == NULL; i++) {
+        strbuf path = STRBUF_INIT;
+        struct stat st;
+        strbuf_appendf(&path, "%s/%s", ev->source.path, builds[i]);
+        if (stat(strbuf_text(&path), &st) == 0 && S_ISREG(st.st_mode))
+            found = builds[i];
+        strbuf_free(&path);
+    }
+    if (found == NULL)
+        return yaml_fail(loader_reader(l), f->key_node, "the source of variant %s, '%s', has "
+                         "neither configure nor meson.build: give the top directory of a "
+                         "PostgreSQL source tree", ev->name, ev->source.path);
+    return 0;
+}
+
 int postgres_finish_variant(experiment_loader *l, const yaml_field *f,
                                    experiment_variant *ev)
 {
     postgres_variant *v = pg_variant(ev);
-    const postgres_options *pg = postgres_options_of(loader_experiment(l));
     if (v == NULL)
         return yaml_fail(loader_reader(l), f->key_node, "out of memory");
-    int given = (v->bindir != NULL) + (v->source != NULL) + (v->conninfo != NULL);
+    int given = (v->bindir != NULL) + (ev->source.path != NULL) + (v->conninfo != NULL);
     if (given != 1)
         return yaml_fail(loader_reader(l), f->key_node, "variant %s has %s of bindir, source and "
                          "conninfo: give exactly one (an installed PostgreSQL, a source tree "
                          "verdict builds, or a running server)", ev->name,
                          given ? "more than one" : "none");
-    if (v->source_only && v->source == NULL)
+    if (v->source_only && ev->source.path == NULL)
         return yaml_fail(loader_reader(l), v->source_only, "'%s' of variant %s needs 'source': "
                          "it describes a build from source", v->source_only_key, ev->name);
+    if (v->configure && v->meson)
+        return yaml_fail(loader_reader(l), f->key_node, "variant %s gives both 'configure' and "
+                         "'meson': a tree is built one way", ev->name);
     if (v->conninfo)
         return check_conninfo_variant(l, f, ev, v);
-    if (v->source && postgres_source_build(ev, pg->cache_dir) != 0)
-        return yaml_fail(loader_reader(l), f->key_node, "out of memory");
-    return 0;
+    return ev->source.path && ev->source.ref == NULL ? check_source_tree(l, f, ev) : 0;
 }
 
 /* "A: text" is no server. */
@@ -533,28 +492,24 @@ const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS] = {
 };
 
 const experiment_key postgres_variant_keys[POSTGRES_N_VARIANT_KEYS] = {
-    {"bindir", variant_bindir, 1},     {"source", variant_source, 1},
-    {"configure", variant_configure, 1}, {"cflags", variant_cflags, 1},
-    {"patches", variant_patches, 1},   {"conninfo", variant_conninfo, 1},
-    {"settings", variant_settings, 1},
+    {"bindir", variant_bindir, 1},       {"configure", variant_configure, 1},
+    {"meson", variant_meson, 1},         {"cflags", variant_cflags, 1},
+    {"conninfo", variant_conninfo, 1},   {"settings", variant_settings, 1},
 };
 
 /* ---- the plan ---- */
 
-/* A source variant's bindir is CACHE/builds/KEY/install/bin: the plan takes the part after
- * CACHE, whose KEY stands for the patches' contents, and not the build line, which names
- * CACHE: moving the cache must not make a new plan. */
+/* A source variant's build is in the plan through its content key (core): the recipe's
+ * options are in that key, and named here too so that a plan read back is the same. */
 void postgres_hash_variant(uint64_t *h, const experiment *e, const experiment_variant *ev)
 {
+    (void)e;
     const postgres_variant *v = postgres_variant_of(ev);
-    const char *cache = postgres_options_of(e)->cache_dir;
     if (v == NULL)
         return;
-    bool in_cache = v->source && cache && v->bindir &&
-                    strncmp(v->bindir, cache, strlen(cache)) == 0;
-    plan_hash_field(h, 'B', in_cache ? v->bindir + strlen(cache) : v->bindir);
-    plan_hash_field(h, 'S', v->source);
+    plan_hash_field(h, 'B', v->bindir);
     plan_hash_field(h, 'O', v->configure);
+    plan_hash_field(h, 'N', v->meson);
     plan_hash_field(h, 'F', v->cflags);
     plan_hash_field(h, 'C', v->conninfo);
     plan_hash_pairs(h, 'G', v->settings, v->n_settings);
@@ -584,16 +539,13 @@ void postgres_free_variant(experiment_variant *ev)
     if (v == NULL)
         return;
     free(v->bindir);
-    free(v->source);
     free(v->configure);
+    free(v->meson);
     free(v->cflags);
-    for (size_t i = 0; i < v->n_patches; i++)
-        free(v->patches[i]);
-    free(v->patches);
     free(v->conninfo);
     loader_free_pairs(v->settings, v->n_settings);
     command_words_free(&v->configure_words);
-    free(v->patch_hashes);
+    command_words_free(&v->meson_words);
     free(v);
     ev->options = NULL;
 }

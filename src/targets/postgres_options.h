@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+#include "common/strbuf.h"
 #include "core/command_words.h"
 #include "core/experiment.h"
 #include "core/experiment_loader.h"
@@ -32,24 +34,20 @@ typedef struct {
     bool has_workload;
 } postgres_options;
 
-/* Exactly one of bindir (an installed build), source (built by verdict: then bindir is the
- * install's bin directory and build the shell line that configures, builds and installs it),
- * or conninfo (a server the user runs). */
+/* Exactly one of bindir (an installed build), a 'source' (the variant's generic key: built
+ * by verdict with configure or meson, then bindir is the install's bin directory), or
+ * conninfo (a server the user runs). */
 typedef struct {
     char *bindir;
-    char *source;
     char *configure;            /* extra ./configure options, or NULL */
+    char *meson;                /* extra `meson setup` options, or NULL */
     char *cflags;               /* CFLAGS, or NULL */
-    char **patches;             /* patch files applied with patch -p1, in order */
-    size_t n_patches;
     char *conninfo;
     experiment_env *settings;   /* this variant's postgresql.conf overrides */
     size_t n_settings;
     /* while the file is read */
-    command_words configure_words;
-    uint64_t *patch_hashes;     /* the contents of the patches, in order */
-    size_t patches_capacity, patch_hashes_capacity;
-    struct fy_node *source_only; /* key of configure, cflags or patches, if given */
+    command_words configure_words, meson_words;
+    struct fy_node *source_only; /* key of configure, meson or cflags, if given */
     char source_only_key[16];
 } postgres_variant;
 
@@ -63,19 +61,18 @@ static inline postgres_variant *postgres_variant_of(const experiment_variant *v)
     return v->options;
 }
 
-/* postgres_build.c: for a variant built from source, fills bindir with
- * CACHE/builds/KEY/install/bin and the variant's build with the shell line that builds and
- * installs it unless that was done before. KEY is 16 hex digits of a hash of the source
- * path, the configure options, the cflags and the patches' contents. 0, or -1 when out of
- * memory. */
-int postgres_source_build(experiment_variant *v, const char *cache_dir);
+/* postgres_build.c: the recipe of a variant built from its source, ./configure or meson
+ * installed into $PREFIX, and the options that go into its build key (target_kind). */
+int postgres_build_recipe(const experiment *e, const experiment_variant *v, strbuf *recipe,
+                          command_words *options, verdict_error *err);
+int postgres_measured_binary(const experiment *e, const experiment_variant *v, strbuf *path);
 
 /* Where templates and builds are kept unless 'cache_dir' says otherwise. */
 #define POSTGRES_DEFAULT_CACHE_DIR "/var/tmp/verdict-pg"
 
 /* postgres_keys.c: the target's keys (its part of target_kind) */
 #define POSTGRES_N_TOP_KEYS 2
-#define POSTGRES_N_VARIANT_KEYS 7
+#define POSTGRES_N_VARIANT_KEYS 6
 extern const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS];
 extern const experiment_key postgres_variant_keys[POSTGRES_N_VARIANT_KEYS];
 int postgres_begin_file(experiment_loader *l);

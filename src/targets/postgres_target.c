@@ -34,6 +34,7 @@ typedef struct {
     cluster_template_spec spec;
     char **settings;             /* "name=value" lines, owned */
     char *pgbench;               /* BINDIR/pgbench */
+    char *bindir;                /* the build run: bindir, a source build's, or found */
     cluster_instance instance;
     bool running, unwarmed;      /* unwarmed: started, warm_runs not yet made */
     command_words run_argv;
@@ -123,11 +124,19 @@ static int prepare_server(target *t, size_t v, const char *default_bindir, verdi
     const experiment_variant *ev = &t->e->variants[v];
     const postgres_variant *pv = postgres_variant_of(ev);
     pg_server *s = &t->servers[v];
-    const char *bindir = pv && pv->bindir ? pv->bindir : default_bindir;
+    strbuf built = STRBUF_INIT; /* a source variant runs the build's install */
+    if (ev->install)
+        strbuf_appendf(&built, "%s/bin", ev->install);
+    const char *bindir = ev->install ? strbuf_text(&built)
+                         : pv && pv->bindir ? pv->bindir : default_bindir;
     strbuf pgbench = STRBUF_INIT;
     strbuf_appendf(&pgbench, "%s/pgbench", bindir);
-    if ((s->pgbench = strbuf_detach(&pgbench)) == NULL)
+    if ((s->pgbench = strbuf_detach(&pgbench)) == NULL || (s->bindir = strdup(bindir)) == NULL) {
+        strbuf_free(&built);
         return error_set(err, ERROR_INTERNAL, "out of memory");
+    }
+    strbuf_free(&built);
+    bindir = s->bindir;
     if (pv && pv->conninfo)
         return 0;
     size_t n = 0;
@@ -389,10 +398,12 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
         free(s->env);
         free(s->cwd);
         s->envp = NULL;
-        s->cwd = ev->cwd ? experiment_substitute(e, point, ev->cwd, why, sizeof why) : NULL;
+        s->cwd = ev->cwd ? experiment_substitute_variant(e, ev, point, ev->cwd, why, sizeof why)
+                         : NULL;
         s->env = calloc(ev->n_env + 1, sizeof *s->env);
         for (size_t i = 0; s->env && i < ev->n_env; i++) {
-            char *value = experiment_substitute(e, point, ev->env[i].value, why, sizeof why);
+            char *value = experiment_substitute_variant(e, ev, point, ev->env[i].value, why,
+                                                        sizeof why);
             strbuf pair = STRBUF_INIT;
             strbuf_appendf(&pair, "%s=%s", ev->env[i].name, value ? value : "");
             free(value);
@@ -495,6 +506,7 @@ static void free_server(pg_server *s)
         free(s->settings[i]);
     free(s->settings);
     free(s->pgbench);
+    free(s->bindir);
     command_words_free(&s->run_argv);
     for (size_t i = 0; s->env && s->env[i]; i++)
         free(s->env[i]);
@@ -566,7 +578,10 @@ const target_kind postgres_target = {
     .variant_keys = postgres_variant_keys,
     .n_variant_keys = POSTGRES_N_VARIANT_KEYS,
     .no_command = "the workload (pgbench) is the command",
-    .no_build = "give 'source' and verdict builds it (or 'bindir' for a build of yours)",
+    .no_build = "give 'source' and verdict builds it with configure or meson (or 'bindir' "
+                "for a build of yours)",
+    .build_recipe = postgres_build_recipe,
+    .measured_binary = postgres_measured_binary,
     .begin_file = postgres_begin_file,
     .variant_scalar = postgres_variant_scalar,
     .finish_variant = postgres_finish_variant,

@@ -4,12 +4,23 @@
 # are neither better nor worse; Ctrl-C leaves no server behind; pin policies hold for the
 # live processes; warm runs happen. Skipped without PostgreSQL 15.
 
+# A cache of templates for this run of the file alone: servers_of below must see only
+# this run's servers, whatever else runs verdict on the machine (another suite, a user).
+setup_file() {
+    export PG_TEST_CACHE=${PG_CACHE:-/var/tmp/verdict-pg-tests-$$-$(date +%s%N)}
+}
+
+teardown_file() {
+    [ -z "${PG_CACHE:-}" ] && rm -rf "$PG_TEST_CACHE"
+    true
+}
+
 setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
     [ -x "$BINDIR/postgres" ] || skip "no PostgreSQL at $BINDIR"
     DATA=$(mktemp -d)
-    CACHE=${PG_CACHE:-/var/tmp/verdict-pg-tests}
+    CACHE=$PG_TEST_CACHE
 }
 
 teardown() {

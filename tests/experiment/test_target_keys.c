@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "core/experiment.h"
 #include "core/experiment_writer.h"
+#include "lab/lab_builds.h"
 #include "parse_expect.h"
 #include "targets/command_target.h"
 #include "targets/kernel_target.h"
@@ -76,9 +77,9 @@ static void test_postgres_example_model(void **state)
         assert_string_equal(v->bindir, "/usr/lib/postgresql/15/bin");
         assert_null(ev->command);
         assert_int_equal(ev->n_command, 0);
-        assert_null(v->source);
+        assert_null(ev->source.path);
         assert_null(ev->build);
-        assert_false(ev->build_is_derived);
+        assert_null(ev->build_key);
         assert_null(v->conninfo);
     }
     assert_int_equal(postgres_variant_of(&e.variants[0])->n_settings, 0);
@@ -322,7 +323,6 @@ static void load_ok(const char *dir, experiment *e)
 
 static const char source_experiment[] =
     "target: postgres\n"
-    "postgres: {cache_dir: cache}\n"
     "variants:\n"
     "  A: {bindir: /usr/lib/postgresql/15/bin}\n"
     "  B:\n"
@@ -331,22 +331,6 @@ static const char source_experiment[] =
     "    cflags: -O3 -fstrict-aliasing\n"
     "    patches: [one.patch]\n"
     "workload: {pgbench: [-S]}\n";
-
-/* The build line verdict should write for source_experiment in dir with this key. */
-static char *expected_build(const char *dir, const char *key)
-{
-    char d[512], *out = NULL;
-    snprintf(d, sizeof d, "%s/cache/builds/%s", dir, key);
-    assert_true(asprintf(&out,
-             "[ -e '%s/installed' ] || ( rm -rf '%s/src' '%s/install' && mkdir -p '%s/src' && "
-             "cp -a '%s/pg {1}'\\''s/.' '%s/src' && cd '%s/src' && for p in '%s/one.patch'; do "
-             "patch -p1 < \"$p\" || exit 1; done && if command -v ccache >/dev/null; then set "
-             "-- CC='ccache gcc'; else set --; fi && ./configure --prefix='%s/install' \"$@\" "
-             "'--enable-debug' '--with-extra-version=-x y' CFLAGS='-O3 -fstrict-aliasing' && "
-             "make -j\"$(nproc)\" && make install && touch '%s/installed' )",
-             d, d, d, d, dir, d, d, dir, d, d) > 0);
-    return out;
-}
 
 /* A fake PostgreSQL tree: configure writes the prefix and its arguments where make finds
  * them, and make install makes bin/postgres and a copy of the patched file. */
@@ -367,24 +351,12 @@ static void make_fake_tree(const char *dir)
     assert_int_equal(chmod(tree, 0755), 0);
 }
 
-/* Runs B's build line through /bin/sh, as verdict run does, and checks the install. */
-static void run_build(const experiment *e, const char *dir)
+/* The build's content key and directories, as verdict run gives them before the plan. */
+static void prepare_ok(experiment *e, const char *cache)
 {
-    char err[256], path[1024], line[1024];
-    char *build = experiment_substitute_shell(e, 0, e->variants[1].build, err, sizeof err);
-    assert_non_null(build);
-    char *command = malloc(strlen(build) + 64);
-    sprintf(command, "( %s ) >/dev/null 2>&1", build);
-    assert_int_equal(system(command), 0);
-    free(command);
-    free(build);
-    snprintf(path, sizeof path, "%s/../file.c", postgres_variant_of(&e->variants[1])->bindir);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    assert_non_null(fgets(line, sizeof line, f));
-    fclose(f);
-    assert_string_equal(line, "int x = 2;\n"); /* patched */
-    (void)dir;
+    verdict_error err;
+    if (lab_builds_prepare(e, cache, &err) != 0)
+        fail_msg("%s", err.message);
 }
 
 static void test_postgres_source_build(void **state)
@@ -401,57 +373,56 @@ static void test_postgres_source_build(void **state)
     load_ok(real, &e);
     const experiment_variant *eb = &e.variants[1];
     const postgres_variant *b = postgres_variant_of(eb);
-    assert_true(eb->build_is_derived);
-    char expected[4096], key[17];
-    snprintf(expected, sizeof expected, "%s/cache/builds/", real);
-    assert_int_equal(strncmp(b->bindir, expected, strlen(expected)), 0);
-    snprintf(key, sizeof key, "%s", b->bindir + strlen(expected));
-    assert_int_equal(strspn(key, "0123456789abcdef"), 16);
-    assert_string_equal(b->bindir + strlen(expected) + 16, "/install/bin");
+    char expected[4096], cache[1024];
     snprintf(expected, sizeof expected, "%s/pg {1}'s", real);
-    assert_string_equal(b->source, expected);
+    assert_string_equal(eb->source.path, expected);
+    assert_null(eb->source.ref);
     snprintf(expected, sizeof expected, "%s/one.patch", real);
-    assert_int_equal(b->n_patches, 1);
-    assert_string_equal(b->patches[0], expected);
+    assert_int_equal(eb->source.n_patches, 1);
+    assert_string_equal(eb->source.patches[0], expected);
     assert_string_equal(b->cflags, "-O3 -fstrict-aliasing");
     assert_string_equal(b->configure, "--enable-debug --with-extra-version='-x y'");
-    char err[256];
-    char *line = experiment_substitute_shell(&e, 0, eb->build, err, sizeof err);
-    char *build = expected_build(real, key);
-    assert_string_equal(line, build);
-    free(build);
-    free(line);
-    if (system("command -v patch >/dev/null && command -v make >/dev/null") == 0)
-        run_build(&e, real);
+    assert_null(b->bindir);
+    assert_null(eb->build); /* the target's recipe builds it */
+    assert_null(eb->build_key);
+
+    /* prepared: a content key, the build's directories in the cache, a plan of its own */
+    snprintf(cache, sizeof cache, "%s/cache", real);
+    uint64_t unprepared = experiment_plan_hash(&e);
+    prepare_ok(&e, cache);
+    assert_int_equal(strspn(eb->build_key, "0123456789abcdef"), 64);
+    snprintf(expected, sizeof expected, "%s/builds/%.16s/install", cache, eb->build_key);
+    assert_string_equal(eb->install, expected);
+    assert_int_not_equal(unprepared, experiment_plan_hash(&e));
 
     /* A patch's content is part of the key, and of the plan. */
     write_file(real, "one.patch", "--- a/file.c\n+++ b/file.c\n@@ -1 +1 @@\n-int x = 1;\n"
                                   "+int x = 3;\n");
     load_ok(real, &f);
-    assert_string_not_equal(b->bindir, postgres_variant_of(&f.variants[1])->bindir);
+    prepare_ok(&f, cache);
+    assert_string_not_equal(eb->build_key, f.variants[1].build_key);
     assert_int_not_equal(experiment_plan_hash(&e), experiment_plan_hash(&f));
     experiment_free(&f);
 
-    /* The cache's place is not. */
-    char moved[1024];
-    snprintf(moved, sizeof moved, "%s", source_experiment);
-    memcpy(strstr(moved, "cache_dir: cache"), "cache_dir: other", 16);
-    write_file(real, "exp.yaml", moved);
+    /* The cache's place is not: the same content in another cache is the same plan. */
     write_file(real, "one.patch", "--- a/file.c\n+++ b/file.c\n@@ -1 +1 @@\n-int x = 1;\n"
                                   "+int x = 2;\n");
     load_ok(real, &f);
-    assert_string_not_equal(b->bindir, postgres_variant_of(&f.variants[1])->bindir);
+    snprintf(cache, sizeof cache, "%s/other", real);
+    prepare_ok(&f, cache);
+    assert_string_not_equal(eb->install, f.variants[1].install);
     assert_int_equal(experiment_plan_hash(&e), experiment_plan_hash(&f));
     experiment_free(&f);
 
     /* A missing patch is named. */
+    char moved[1024];
     snprintf(moved, sizeof moved, "%s", source_experiment);
     memcpy(strstr(moved, "[one.patch]"), "[two.patch]", 11);
     write_file(real, "exp.yaml", moved);
     char path[1024], message[2048];
     snprintf(path, sizeof path, "%s/exp.yaml", real);
     assert_int_equal(targets_load_experiment(path, &f, message, sizeof message), -1);
-    snprintf(expected, sizeof expected, "%s:9:15: patch '%s/two.patch': No such file or "
+    snprintf(expected, sizeof expected, "%s:8:15: patch '%s/two.patch': No such file or "
              "directory", path, real);
     assert_string_equal(message, expected);
     experiment_free(&e);

@@ -22,15 +22,13 @@ static void check_command_variant(const experiment_variant *v)
         abort();
 }
 
-/* No command: exactly one of bindir, source (which fills bindir and build) or conninfo. */
+/* No command and no build line: exactly one of bindir, source or conninfo. */
 static void check_postgres_variant(const experiment_variant *v)
 {
     const postgres_variant *pg = postgres_variant_of(v);
-    if (v->command != NULL || v->n_command != 0 || v->shell || pg == NULL)
+    if (v->command != NULL || v->n_command != 0 || v->shell || pg == NULL || v->build != NULL)
         abort();
-    if ((pg->bindir != NULL) + (pg->conninfo != NULL) != 1)
-        abort();
-    if (pg->source != NULL && (pg->bindir == NULL || v->build == NULL || !v->build_is_derived))
+    if ((pg->bindir != NULL) + (v->source.path != NULL) + (pg->conninfo != NULL) != 1)
         abort();
     for (size_t i = 0; i < pg->n_settings; i++)
         if (pg->settings[i].name == NULL || pg->settings[i].value == NULL)
