@@ -20,7 +20,7 @@ static int helper_key(experiment_loader *l, const yaml_field *f, const char *con
     if (l->e->target->no_helpers)
         return loader_refuse_key(l, f, l->e->target->no_helpers);
     out->shell = true;
-    return loader_read_template(l, f, context, &out->line);
+    return loader_read_template(l, f, context, LOADER_SHARED_TEXT, &out->line);
 }
 
 static int top_setup(experiment_loader *l, const yaml_field *f, void *target)
@@ -86,7 +86,7 @@ static int top_cwd(experiment_loader *l, const yaml_field *f, void *target)
     (void)target;
     if (l->e->target->no_process)
         return loader_refuse_key(l, f, l->e->target->no_process);
-    return loader_read_template(l, f, "the top-level cwd", &l->cwd);
+    return loader_read_template(l, f, "the top-level cwd", LOADER_VARIANT_TEXT, &l->cwd);
 }
 
 static int top_confidence(experiment_loader *l, const yaml_field *f, void *target)

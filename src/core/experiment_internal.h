@@ -36,7 +36,7 @@ struct experiment_loader {
 
 /* experiment_keys.c */
 int loader_check_placeholders(experiment_loader *l, struct fy_node *where, const char *text,
-                              const char *context);
+                              const char *context, loader_text_owner owner);
 /* The target (of any in the table) whose top-level or variant keys include key, or NULL. */
 const target_kind *loader_owner_of(const experiment_loader *l, const char *key, bool variant);
 

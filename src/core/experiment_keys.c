@@ -159,21 +159,21 @@ static void parameter_names(const experiment *e, char *out, size_t size)
 }
 
 int loader_check_placeholders(experiment_loader *l, struct fy_node *where, const char *text,
-                              const char *context)
+                              const char *context, loader_text_owner owner)
 {
-    char problem[128], names[256];
-    if (experiment_placeholders_check(l->e, text, problem, sizeof problem) == 0)
+    char problem[160], names[256];
+    if (experiment_placeholders_check(l->e, text, owner, problem, sizeof problem) == 0)
         return 0;
     parameter_names(l->e, names, sizeof names);
     return yaml_fail(&l->r, where, "%s in %s; parameters are: %s", problem, context, names);
 }
 
 int loader_read_template(experiment_loader *l, const yaml_field *f, const char *context,
-                         char **out)
+                         loader_text_owner owner, char **out)
 {
     if (yaml_string(&l->r, f, "a string", out) != 0)
         return -1;
-    return loader_check_placeholders(l, f->value, *out, context);
+    return loader_check_placeholders(l, f->value, *out, context, owner);
 }
 
 static bool table_has(const experiment_key *keys, size_t n, const char *key)
@@ -238,7 +238,7 @@ void loader_free_pairs(experiment_env *pairs, size_t n)
 
 /* label names the list in messages: "command" or "pgbench". */
 static int command_from_list(experiment_loader *l, const yaml_field *f, command_words *w,
-                             const char *label, const char *context)
+                             const char *label, const char *context, loader_text_owner owner)
 {
     void *iter = NULL;
     struct fy_node *item;
@@ -255,7 +255,7 @@ static int command_from_list(experiment_loader *l, const yaml_field *f, command_
         w->words[w->n + 1] = NULL;
         if (w->words[w->n++] == NULL)
             return yaml_fail(&l->r, item, "out of memory");
-        if (loader_check_placeholders(l, item, w->words[w->n - 1], context) != 0)
+        if (loader_check_placeholders(l, item, w->words[w->n - 1], context, owner) != 0)
             return -1;
     }
     if (w->n == 0)
@@ -293,14 +293,14 @@ static int command_from_string(experiment_loader *l, const yaml_field *f, bool s
 /* A list of words, or a string split like a shell (one word with shell), placeholders
  * checked in each word. */
 int loader_read_words(experiment_loader *l, const yaml_field *f, bool shell, const char *label,
-                      const char *context, command_words *w)
+                      const char *context, loader_text_owner owner, command_words *w)
 {
     if (loader_is_sequence(f))
-        return command_from_list(l, f, w, label, context);
+        return command_from_list(l, f, w, label, context, owner);
     int rc = command_from_string(l, f, shell, label, w);
     /* A string's words all point at the string (list words were checked one by one). */
     for (size_t i = 0; rc == 0 && i < w->n; i++)
-        rc = loader_check_placeholders(l, f->value, w->words[i], context);
+        rc = loader_check_placeholders(l, f->value, w->words[i], context, owner);
     return rc;
 }
 

@@ -43,13 +43,19 @@ int loader_need_mapping(experiment_loader *l, const yaml_field *f, const char *w
 /* The node of word i of a list of words (for messages), or the string's node. */
 struct fy_node *loader_word_node(const yaml_field *f, size_t i);
 
+/* Whose text a template is: a variant's own (its command, cwd, env, build, or a top-level
+ * default copied into each variant), where {tree} names the variant's built tree; or one
+ * the whole experiment shares (setup, the workload, the kernel's arg), where {tree} would
+ * name no tree and is refused when the file is read rather than when the run reaches it. */
+typedef enum { LOADER_SHARED_TEXT, LOADER_VARIANT_TEXT } loader_text_owner;
+
 /* A list of words, or a string split like a shell (one word with shell), placeholders
  * checked in each word. label names the list in messages ("command", "pgbench"). */
 int loader_read_words(experiment_loader *l, const yaml_field *f, bool shell, const char *label,
-                      const char *context, command_words *out);
+                      const char *context, loader_text_owner owner, command_words *out);
 /* A shell line or path that may hold placeholders. */
 int loader_read_template(experiment_loader *l, const yaml_field *f, const char *context,
-                         char **out);
+                         loader_text_owner owner, char **out);
 /* Relative paths are relative to the experiment file's directory, and made absolute. */
 int loader_absolute_path(experiment_loader *l, const yaml_field *f, char **out);
 /* An absolute path of something that exists (symbolic links resolved). */
@@ -59,10 +65,13 @@ int loader_existing_path(experiment_loader *l, const yaml_field *f, const char *
 int loader_set_pair(experiment_env **list, size_t *n, const char *name, const char *value);
 void loader_free_pairs(experiment_env *pairs, size_t n);
 
-/* Checks the {placeholders} of text against the experiment's parameters: 0, or -1 with
- * the problem ("unknown placeholder {m}", "unmatched '{'") in problem. */
-int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
-                                  size_t problem_len);
+/* Checks the {placeholders} of text against the experiment's parameters ({tree} too when
+ * owner is LOADER_VARIANT_TEXT): 0, or -1 with the problem ("unknown placeholder {m}",
+ * "unmatched '{'") in problem. */
+int experiment_placeholders_check(const experiment *e, const char *text,
+                                  loader_text_owner owner, char *problem, size_t problem_len);
+/* Whether text (which passed the check) names {tree}; "{{tree}}" is a literal. */
+bool experiment_names_tree(const experiment *e, const char *text);
 /* Calls visit with every text that text becomes over the points: once per combination of
  * the values of the parameters it names. Stops at the first nonzero return and returns it;
  * -1 when out of memory. text must have passed experiment_placeholders_check. */

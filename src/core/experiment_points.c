@@ -122,11 +122,38 @@ static void put_value(text_buffer *out, const char *value, bool quote)
         put_shell_word(out, value, false);
 }
 
+/* What one pass of expand works with. index NULL: only check (nothing is written). */
+typedef struct {
+    const experiment *e;
+    const experiment_variant *v; /* the variant whose text it is ({tree}), or NULL */
+    const size_t *index;         /* the value index of every parameter at the point */
+    bool quote;                  /* each value as one single-quoted shell word */
+    bool tree_allowed;           /* checking: {tree} is a placeholder of this text */
+    bool names_tree;             /* out: the text named {tree} */
+} expansion;
+
+/* {tree}: written when a variant's tree is known; when checking, allowed or refused. */
+static int expand_tree(expansion *x, text_buffer *out, char *problem, size_t problem_len)
+{
+    x->names_tree = true;
+    if (out == NULL && !x->tree_allowed) {
+        snprintf(problem, problem_len, "{tree} names a variant's built tree, so it belongs in "
+                 "a variant's command, cwd or env");
+        return -1;
+    }
+    if (out && (x->v == NULL || x->v->tree == NULL)) {
+        snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
+                 "'source', and %s has none", x->v ? x->v->name : "this text");
+        return -1;
+    }
+    if (out)
+        put_value(out, x->v->tree, x->quote);
+    return 0;
+}
+
 /* One pass over text: literal runs, "{{" and "}}" as braces, {name} looked up. With out
- * NULL it only checks; with quote each value is written as one single-quoted shell word.
- * v: the variant whose text it is ({tree}), or NULL. */
-static int expand(const experiment *e, const experiment_variant *v, const size_t *index,
-                  const char *text, bool quote, text_buffer *out, char *problem,
+ * NULL it only checks. */
+static int expand(expansion *x, const char *text, text_buffer *out, char *problem,
                   size_t problem_len)
 {
     for (const char *p = text; *p;) {
@@ -152,34 +179,34 @@ static int expand(const experiment *e, const experiment_variant *v, const size_t
             return -1;
         }
         size_t length = (size_t)(close - p - 1), which = 0;
-        const experiment_parameter *param = find_parameter(e, p + 1, length, &which);
+        const experiment_parameter *param = find_parameter(x->e, p + 1, length, &which);
         if (param == NULL && tree_placeholder(p + 1, length)) {
-            if (out && (v == NULL || v->tree == NULL)) {
-                snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
-                         "'source', and %s has none", v ? v->name : "this text");
+            if (expand_tree(x, out, problem, problem_len) != 0)
                 return -1;
-            }
-            if (out)
-                put_value(out, v->tree, quote);
-            p = close + 1;
-            continue;
-        }
-        if (param == NULL) {
+        } else if (param == NULL) {
             snprintf(problem, problem_len, "unknown placeholder {%.*s}",
                      (int)(length > 60 ? 60 : length), p + 1);
             return -1;
+        } else if (out) {
+            put_value(out, param->values[x->index[which]], x->quote);
         }
-        if (out)
-            put_value(out, param->values[index[which]], quote);
         p = close + 1;
     }
     return 0;
 }
 
-int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
-                                  size_t problem_len)
+int experiment_placeholders_check(const experiment *e, const char *text,
+                                  loader_text_owner owner, char *problem, size_t problem_len)
 {
-    return expand(e, NULL, NULL, text, false, NULL, problem, problem_len);
+    expansion x = {.e = e, .tree_allowed = owner == LOADER_VARIANT_TEXT};
+    return expand(&x, text, NULL, problem, problem_len);
+}
+
+bool experiment_names_tree(const experiment *e, const char *text)
+{
+    char problem[160];
+    expansion x = {.e = e, .tree_allowed = true};
+    return text && expand(&x, text, NULL, problem, sizeof problem) == 0 && x.names_tree;
 }
 
 static char *substitute(const experiment *e, const experiment_variant *v, size_t point,
@@ -196,7 +223,8 @@ static char *substitute(const experiment *e, const experiment_variant *v, size_t
     }
     experiment_point_values(e, point, index);
     text_buffer b = STRBUF_INIT;
-    int rc = expand(e, v, index, text, quote, &b, err, errlen);
+    expansion x = {.e = e, .v = v, .index = index, .quote = quote};
+    int rc = expand(&x, text, &b, err, errlen);
     free(index);
     if (rc != 0) {
         strbuf_free(&b);
@@ -276,7 +304,8 @@ int experiment_each_substitution(const experiment *e, const char *text,
     do {
         text_buffer b = STRBUF_INIT;
         char problem[128];
-        if (rc == 0 && expand(e, NULL, index, text, false, &b, problem, sizeof problem) != 0)
+        expansion x = {.e = e, .index = index};
+        if (rc == 0 && expand(&x, text, &b, problem, sizeof problem) != 0)
             rc = -1;
         char *value = rc == 0 ? finish(&b) : (strbuf_free(&b), NULL);
         if (rc == 0)

@@ -87,25 +87,25 @@ int loader_read_patches(experiment_loader *l, const yaml_field *f, experiment_va
     return 0;
 }
 
-/* Whether text names {tree}. */
-static bool names_tree(const char *text)
-{
-    return text && strstr(text, "{" EXPERIMENT_TREE_PLACEHOLDER "}") != NULL;
-}
-
-/* Patches and {tree} need a source; with one, there is a tree to name. */
+/* Patches and {tree} need a source; with one, there is a tree to name (but not in the
+ * build, which runs in it). */
 int loader_check_source(experiment_loader *l, const yaml_field *f, const experiment_variant *v)
 {
+    const experiment *e = l->e;
+    /* The recipe is keyed before the tree has a path, and runs inside the tree. */
+    if (experiment_names_tree(e, v->build))
+        return yaml_fail(&l->r, f->key_node, "variant %s's build names {tree}, but the build "
+                         "runs inside the tree: write . (or $PWD) instead", v->name);
     if (v->source.path)
         return 0;
     if (v->source.n_patches)
         return yaml_fail(&l->r, f->key_node, "variant %s has 'patches' but no 'source' to "
                          "apply them to", v->name);
-    bool tree = names_tree(v->build) || names_tree(v->cwd);
+    bool tree = experiment_names_tree(e, v->cwd);
     for (size_t i = 0; i < v->n_command; i++)
-        tree |= names_tree(v->command[i]);
+        tree |= experiment_names_tree(e, v->command[i]);
     for (size_t i = 0; i < v->n_env; i++)
-        tree |= names_tree(v->env[i].value);
+        tree |= experiment_names_tree(e, v->env[i].value);
     if (tree)
         return yaml_fail(&l->r, f->key_node, "variant %s names {tree}, the built tree of a "
                          "'source', but has no 'source'", v->name);

@@ -24,7 +24,7 @@ static int read_env_entry(experiment_loader *l, const yaml_field *v, const char 
                                "it: %s: \"...\")", v->key, v->key);
     char *copy = strndup(value, length);
     snprintf(context, sizeof context, "%s env %.40s", owner, v->key);
-    int rc = copy ? loader_check_placeholders(l, v->value, copy, context) : -1;
+    int rc = copy ? loader_check_placeholders(l, v->value, copy, context, LOADER_VARIANT_TEXT) : -1;
     if (rc == 0 && loader_set_pair(list, n, v->key, copy) != 0)
         rc = yaml_fail(&l->r, v->key_node, "out of memory");
     free(copy);
@@ -70,7 +70,7 @@ static int read_command(experiment_loader *l, const yaml_field *f, bool shell, e
         rc = yaml_fail_field(&l->r, f, "with shell: true, 'command' must be one string (a "
                              "shell line), not a list");
     else
-        rc = loader_read_words(l, f, shell, "command", context, &w);
+        rc = loader_read_words(l, f, shell, "command", context, LOADER_VARIANT_TEXT, &w);
     if (rc == 0)
         rc = take_words(l, f, v, &w);
     command_words_free(&w);
@@ -110,7 +110,7 @@ static int variant_build(experiment_loader *l, const yaml_field *f, void *target
     if (l->e->target->no_build)
         return refused(l, f, l->e->target->no_build);
     snprintf(context, sizeof context, "variant %.40s's build", v->name);
-    return loader_read_template(l, f, context, &v->build);
+    return loader_read_template(l, f, context, LOADER_VARIANT_TEXT, &v->build);
 }
 
 static int variant_cwd(experiment_loader *l, const yaml_field *f, void *target)
@@ -121,7 +121,7 @@ static int variant_cwd(experiment_loader *l, const yaml_field *f, void *target)
         return refused(l, f, l->e->target->no_process);
     snprintf(context, sizeof context, "variant %.40s's cwd", v->name);
     l->draft->has_cwd = true;
-    return loader_read_template(l, f, context, &v->cwd);
+    return loader_read_template(l, f, context, LOADER_VARIANT_TEXT, &v->cwd);
 }
 
 static int variant_env(experiment_loader *l, const yaml_field *f, void *target)

@@ -45,7 +45,7 @@ static void variant_build_free(variant_build *b)
 }
 
 /* The recipe is the target's (PostgreSQL's configure or meson) or the variant's build line
- * at the first point ({tree} is refused there: the recipe runs in the tree); without either,
+ * at the first point (the loader refuses {tree} there: the recipe runs in the tree); without either,
  * the exported tree is the build. */
 static int describe_build(const experiment *e, const experiment_variant *v,
                           const char *cache_dir, variant_build *b, verdict_error *err)

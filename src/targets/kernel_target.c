@@ -79,7 +79,8 @@ static int key_iterations(experiment_loader *l, const yaml_field *f, void *targe
 static int key_arg(experiment_loader *l, const yaml_field *f, void *target)
 {
     (void)target;
-    return loader_read_template(l, f, "the kernel's arg", &options_of(loader_experiment(l))->arg);
+    return loader_read_template(l, f, "the kernel's arg", LOADER_SHARED_TEXT,
+                                &options_of(loader_experiment(l))->arg);
 }
 
 static int top_kernel(experiment_loader *l, const yaml_field *f, void *target)

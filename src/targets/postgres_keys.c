@@ -217,7 +217,7 @@ static int workload_pgbench(experiment_loader *l, const yaml_field *f, void *tar
 {
     postgres_options *e = target;
     command_words w = {NULL, 0};
-    int rc = loader_read_words(l, f, false, "pgbench", "the workload", &w);
+    int rc = loader_read_words(l, f, false, "pgbench", "the workload", LOADER_SHARED_TEXT, &w);
     if (rc == 0)
         rc = check_workload_words(l, f, &w);
     if (rc == 0) {

@@ -69,22 +69,31 @@ static void check_target_options(const experiment *e)
     }
 }
 
-/* A template the loader accepted must substitute at point p, as words and as a shell line. */
-static void check_template(const experiment *e, size_t p, const char *text)
+/* A template the loader accepted must substitute at point p, as words and as a shell line:
+ * a variant's own text with the variant (its {tree}), a shared text without any. */
+static void check_template(const experiment *e, const experiment_variant *v, size_t p,
+                           const char *text)
 {
     char err[256];
     if (text == NULL)
         return;
-    char *word = experiment_substitute(e, p, text, err, sizeof err);
-    char *line = experiment_substitute_shell(e, p, text, err, sizeof err);
+    char *word = experiment_substitute_variant(e, v, p, text, err, sizeof err);
+    char *line = experiment_substitute_variant_shell(e, v, p, text, err, sizeof err);
     if (word == NULL || line == NULL)
         abort();
     free(word);
     free(line);
 }
 
+/* A variant built from a source has a tree once prepared: give it one, as the lab would. */
+static void prepare_tree(experiment_variant *v)
+{
+    if (v->source.path && v->tree == NULL && (v->tree = strdup("/fuzz/tree")) == NULL)
+        abort();
+}
+
 /* Every placeholder the loader accepted must substitute at every point it checks. */
-static void check_points(const experiment *e)
+static void check_points(experiment *e)
 {
     size_t points = experiment_point_count(e);
     if (points == 0)
@@ -95,22 +104,23 @@ static void check_points(const experiment *e)
             abort();
         free(id);
         for (size_t i = 0; i < e->n_variants; i++) {
-            const experiment_variant *v = &e->variants[i];
+            experiment_variant *v = &e->variants[i];
+            prepare_tree(v);
             for (size_t w = 0; w < v->n_command; w++)
-                check_template(e, p, v->command[w]);
+                check_template(e, v, p, v->command[w]);
             for (size_t j = 0; j < v->n_env; j++)
-                check_template(e, p, v->env[j].value);
-            check_template(e, p, v->cwd);
-            check_template(e, p, v->build);
+                check_template(e, v, p, v->env[j].value);
+            check_template(e, v, p, v->cwd);
+            check_template(e, v, p, v->build);
         }
-        check_template(e, p, e->setup.line);
-        check_template(e, p, e->teardown.line);
-        check_template(e, p, e->prepare.line);
+        check_template(e, NULL, p, e->setup.line);
+        check_template(e, NULL, p, e->teardown.line);
+        check_template(e, NULL, p, e->prepare.line);
         if (e->target == &kernel_target)
-            check_template(e, p, ((const kernel_options *)e->target_options)->arg);
+            check_template(e, NULL, p, ((const kernel_options *)e->target_options)->arg);
         if (e->target == &postgres_target)
             for (size_t w = 0; w < postgres_options_of(e)->n_workload; w++)
-                check_template(e, p, postgres_options_of(e)->workload[w]);
+                check_template(e, NULL, p, postgres_options_of(e)->workload[w]);
     }
 }
 

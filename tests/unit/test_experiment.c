@@ -402,6 +402,34 @@ static void test_errors_variants_and_parameters(void **state)
                      "spin.yaml:1:18: parameter n has more than");
 }
 
+/* {tree} is a variant's built tree: refused where no variant owns the text or the variant
+ * has no source, as a literal when its braces are doubled. */
+static void test_tree_placeholder(void **state)
+{
+    (void)state;
+    parse_expect_fails("variants: {A: {source: ., command: \"{tree}/a\"}}\nsetup: ls {tree}\n",
+                       "spin.yaml:2:8: {tree} names a variant's built tree, so it belongs in a "
+                       "variant's command, cwd or env in 'setup'; parameters are: (none)");
+    parse_expect_fails("variants: {A: {source: ., build: \"make -C {tree}\", command: ./a}}\n",
+                       "spin.yaml:1:12: variant A's build names {tree}, but the build runs "
+                       "inside the tree: write . (or $PWD) instead");
+    parse_expect_fails("variants: {A: {command: \"{tree}/a\"}}\n",
+                       "spin.yaml:1:12: variant A names {tree}, the built tree of a 'source', "
+                       "but has no 'source'");
+    parse_expect_fails("command: \"{tree}/a\"\nvariants: {A: {source: .}, B: {}}\n",
+                       "spin.yaml:2:28: variant B names {tree}, the built tree of a 'source', "
+                       "but has no 'source'");
+    experiment e;
+    parse_expect_ok("variants: {A: {command: \"echo {{tree}}\"}}\n", &e);
+    char err[128];
+    char *line = experiment_substitute_variant(&e, &e.variants[0], 0, e.variants[0].command[1],
+                                               err, sizeof err);
+    assert_non_null(line);
+    assert_string_equal(line, "{tree}");
+    free(line);
+    experiment_free(&e);
+}
+
 static void test_errors_metrics_and_yaml(void **state)
 {
     (void)state;
@@ -550,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_hashes),
         cmocka_unit_test(test_errors_keys_and_types),
         cmocka_unit_test(test_errors_variants_and_parameters),
+        cmocka_unit_test(test_tree_placeholder),
         cmocka_unit_test(test_errors_metrics_and_yaml),
         cmocka_unit_test(test_load_resolves_directories),
         cmocka_unit_test(test_complex_keys_refused),
