@@ -179,7 +179,7 @@ int cmd_env(int argc, char **argv)
         return parsed > 0 ? EXIT_DONE : EXIT_USAGE;
     }
     machine_facts facts;
-    if (machine_facts_collect(&facts, err, sizeof err) != 0) {
+    if (machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err) != 0) {
         fprintf(stderr, "verdict env: %s\n", err);
         return EXIT_INTERNAL;
     }

@@ -57,14 +57,16 @@ void machine_facts_free(machine_facts *facts)
     facts->n = facts->capacity = 0;
 }
 
-int machine_facts_collect(machine_facts *out, char *err, size_t errlen)
+int machine_facts_collect(machine_facts *out, machine_fact_set which, char *err,
+                          size_t errlen)
 {
     static int (*const collectors[])(machine_facts *) = {
         collect_cpu_facts, collect_frequency_facts, collect_system_facts,
-        collect_compiler_facts,
+        collect_compiler_facts, /* last: left out without compilers */
     };
+    size_t n = sizeof collectors / sizeof collectors[0] - (which == MACHINE_FACTS_ALL ? 0 : 1);
     *out = (machine_facts){NULL, 0, 0};
-    for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
+    for (size_t i = 0; i < n; i++)
         if (collectors[i](out) != 0) {
             machine_facts_free(out);
             snprintf(err, errlen, "machine facts: out of memory");

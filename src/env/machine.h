@@ -15,11 +15,17 @@ typedef struct {
     size_t n, capacity;
 } machine_facts;
 
-/* Collects every fact of docs/environment.md into out (which it initializes). A fact
- * that cannot be read gets "unknown", "none" or "absent", never an error; runs
+/* Which facts to collect: the compilers are facts of a build, and asking them costs tens
+ * of milliseconds (`clang --version` alone 40 ms here), so a run that builds nothing
+ * leaves them out. */
+typedef enum { MACHINE_FACTS_WITHOUT_COMPILERS, MACHINE_FACTS_ALL } machine_fact_set;
+
+/* Collects the facts of docs/environment.md into out (which it initializes). A fact that
+ * cannot be read gets "unknown", "none" or "absent", never an error; with compilers, runs
  * `cc --version`, `gcc --version` and `clang --version` (2 s timeout each). Returns 0, or
  * -1 with a message in err (out of memory); out is then empty. */
-int machine_facts_collect(machine_facts *out, char *err, size_t errlen);
+int machine_facts_collect(machine_facts *out, machine_fact_set which, char *err,
+                          size_t errlen);
 
 /* Adds a fact, or replaces the value of an existing key (the caller adds verdict's own
  * version this way). Returns 0, or -1 when out of memory. */

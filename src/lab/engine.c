@@ -512,11 +512,22 @@ static int open_target(engine *g, verdict_error *err)
     return e->target->open(e, &g->c->target, &g->t, err);
 }
 
+/* Whether the experiment builds anything: only then are the compilers facts of it. */
+static bool builds_something(const experiment *e)
+{
+    for (size_t i = 0; i < e->n_variants; i++)
+        if (e->variants[i].build || e->variants[i].source.path)
+            return true;
+    return false;
+}
+
 static int record_facts(engine *g, verdict_error *err)
 {
     machine_facts facts = {0};
     char why[1024];
-    if (machine_facts_collect(&facts, why, sizeof why) != 0)
+    machine_fact_set which = builds_something(g->e) ? MACHINE_FACTS_ALL
+                                                    : MACHINE_FACTS_WITHOUT_COMPILERS;
+    if (machine_facts_collect(&facts, which, why, sizeof why) != 0)
         facts.n = 0;
     int rc = machine_facts_set(&facts, "verdict", VERDICT_VERSION);
     if (rc == 0 && g->measured.length)

@@ -30,7 +30,7 @@ static void facts_of_this_machine_are_complete(void **state)
     };
     machine_facts facts;
     char err[256];
-    assert_int_equal(machine_facts_collect(&facts, err, sizeof err), 0);
+    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err), 0);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         const char *value = machine_facts_get(&facts, required[i]);
         if (value == NULL || value[0] == '\0')
@@ -45,6 +45,25 @@ static void facts_of_this_machine_are_complete(void **state)
     assert_true(atoi(machine_facts_get(&facts, "cpus_online")) >= 1);
     machine_facts_free(&facts);
     machine_facts_free(&facts); /* freeing twice is harmless */
+}
+
+/* Without compilers: the same facts but cc, gcc and clang, which are never asked. */
+static void facts_without_compilers(void **state)
+{
+    (void)state;
+    machine_facts all, some;
+    char err[256];
+    assert_int_equal(machine_facts_collect(&all, MACHINE_FACTS_ALL, err, sizeof err), 0);
+    assert_int_equal(machine_facts_collect(&some, MACHINE_FACTS_WITHOUT_COMPILERS, err,
+                                           sizeof err), 0);
+    assert_int_equal(some.n + 3, all.n);
+    for (size_t i = 0; i < some.n; i++)
+        assert_string_equal(some.facts[i].key, all.facts[i].key);
+    assert_null(machine_facts_get(&some, "cc"));
+    assert_null(machine_facts_get(&some, "clang"));
+    assert_non_null(machine_facts_get(&all, "gcc"));
+    machine_facts_free(&all);
+    machine_facts_free(&some);
 }
 
 static void facts_set_replaces_and_get_finds(void **state)
@@ -190,7 +209,7 @@ static void checks_run_on_this_machine(void **state)
     (void)state;
     machine_facts facts;
     char err[256];
-    assert_int_equal(machine_facts_collect(&facts, err, sizeof err), 0);
+    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err), 0);
     env_check *checks;
     size_t n;
     assert_int_equal(env_checks_run(&facts, 0.1, &checks, &n, err, sizeof err), 0);
@@ -255,6 +274,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(facts_of_this_machine_are_complete),
+        cmocka_unit_test(facts_without_compilers),
         cmocka_unit_test(facts_set_replaces_and_get_finds),
         cmocka_unit_test(one_check_per_code_in_order),
         cmocka_unit_test(frequency_and_smt_checks),
