@@ -220,18 +220,28 @@ samples() {
 }
 
 # A stand-in for a PostgreSQL tree: its configure records how it was called and writes a
-# Makefile that installs a postgres and a pgbench into the prefix. The recipe verdict runs
-# is the one real trees get (src/targets/postgres_build.c).
+# Makefile that installs a postgres and a pgbench into $(DESTDIR) and the prefix, as
+# autotools makefiles do; with --stray it also installs a module where Debian's source
+# sends them, outside the prefix. The recipe verdict runs is the one real trees get
+# (src/targets/postgres_build.c).
 fake_postgres_tree() {
     mkdir -p "$1"
     cat > "$1/configure" <<'SH'
 #!/bin/sh
-prefix=
-for a in "$@"; do case $a in --prefix=*) prefix=${a#--prefix=} ;; esac; done
+prefix= stray=
+for a in "$@"; do
+    case $a in --prefix=*) prefix=${a#--prefix=} ;; --stray) stray=/usr/lib/postgresql/15/lib ;; esac
+done
 printf '%s\n' "$@" > configure.args
 printf 'CFLAGS=%s\n' "${CFLAGS:-}" >> configure.args
-printf 'all:\n\ttrue\ninstall:\n\tmkdir -p %s/bin\n\tcp configure.args %s/\n\tprintf "#!/bin/sh\\n" > %s/bin/postgres\n\tcp %s/bin/postgres %s/bin/pgbench\n\tchmod +x %s/bin/postgres %s/bin/pgbench\n' \
-    "$prefix" "$prefix" "$prefix" "$prefix" "$prefix" "$prefix" "$prefix" > Makefile
+{
+    printf 'all:\n\ttrue\ninstall:\n\tmkdir -p $(DESTDIR)%s/bin\n' "$prefix"
+    printf '\tcp configure.args $(DESTDIR)%s/\n' "$prefix"
+    printf '\tprintf "#!/bin/sh\\n" > $(DESTDIR)%s/bin/postgres\n' "$prefix"
+    printf '\tcp $(DESTDIR)%s/bin/postgres $(DESTDIR)%s/bin/pgbench\n' "$prefix" "$prefix"
+    printf '\tchmod +x $(DESTDIR)%s/bin/postgres $(DESTDIR)%s/bin/pgbench\n' "$prefix" "$prefix"
+    [ -z "$stray" ] || printf '\tmkdir -p $(DESTDIR)%s\n\ttouch $(DESTDIR)%s/verdict-stray.so\n' "$stray" "$stray"
+} > Makefile
 SH
     chmod +x "$1/configure"
     git -C "$1" init -q
@@ -265,6 +275,27 @@ YAML
     # another flag is another build; the same flags again are cached
     run "$VERDICT" build "$DATA/pg.yaml" --cache "$CACHE"
     [ "$(grep -cE '^[AB] +[0-9a-f]{16}  cached$' <<< "$output")" -eq 2 ]
+}
+
+@test "target postgres: an install that writes outside its prefix is refused, the system untouched" {
+    fake_postgres_tree "$DATA/pg"
+    cat > "$DATA/stray.yaml" <<YAML
+name: pg-stray
+target: postgres
+repetitions: 3
+variants:
+  A: { source: pg, configure: "--stray" }
+workload: { pgbench: ["-S", "-T", "1"] }
+metrics: [tps]
+YAML
+    run "$VERDICT" build "$DATA/stray.yaml" --cache "$CACHE"
+    echo "$output"
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"the install writes outside its prefix"* ]]
+    [[ "$output" == *"/usr/lib/postgresql/15/lib/verdict-stray.so"* ]]
+    [ ! -e /usr/lib/postgresql/15/lib/verdict-stray.so ]
+    # Debian's source is kept inside: the modules' directory names "postgres"
+    grep -qx -- "--libdir=$(ls -d "$CACHE"/builds/*/install)/lib/postgresql" "$CACHE"/builds/*/tree/configure.args
 }
 
 @test "target postgres: a tree with meson.build only is set up with meson" {
