@@ -38,6 +38,9 @@ typedef struct {
     const char *const *options;  /* in the key, and the recipe's "$@" */
     size_t n_options;
     const char *cache_dir;       /* builds live in CACHE_DIR/builds/ (build_ensure only) */
+    bool layouts;                /* built for layout twins: CC is verdict's wrapper, which
+                                    compiles with -ffunction-sections and links with lld,
+                                    recording every link so that a layout can redo it */
 } build_spec;
 
 typedef struct {
@@ -52,6 +55,17 @@ typedef struct {
     char *tree, *install, *log;  /* dir/tree, dir/install, dir/build.log */
     bool cached;                 /* reused: nothing was built this time */
 } build_result;
+
+/* A layout twin of a build: the same objects relinked with lld's --shuffle-sections under
+ * one seed, in BUILD/layouts/SEED16/, so that only the order of the functions differs. */
+typedef struct {
+    char *dir;                   /* BUILD/layouts/SEED16 */
+    char *tree, *install;        /* dir/tree, dir/install: hard links to the build's files,
+                                    the relinked outputs and their installed copies new */
+    uint64_t seed;
+    bool cached;                 /* reused: nothing was relinked this time */
+    size_t n_relinked;           /* outputs relinked (as recorded in dir/relinked) */
+} build_layout;
 
 /* One build directory of a cache, as found on disk. */
 typedef struct {
@@ -83,6 +97,20 @@ void build_key_free(build_key *key);
 int build_ensure(const build_spec *spec, volatile sig_atomic_t *stop, FILE *notes,
                  build_result *result, verdict_error *err);
 void build_result_free(build_result *result);
+
+/* 0 when layouts can be built here; -1 with ERROR_USAGE when ld.lld is missing. */
+int build_layouts_available(verdict_error *err);
+/* Makes sure the layout of SEED of a complete build made with layouts exists: reuses a
+ * complete one, otherwise copies the tree and install as hard links, redoes every recorded
+ * link whose output is still in the tree with the seed, and puts each relinked output in
+ * place of its installed copies; marks it complete last. label (NULL: none) and notes (NULL:
+ * none) as for build_ensure. A failing relink is ERROR_COMMAND_FAILED with the command and
+ * the end of its output; a stop request ERROR_INTERRUPTED; the layout is then redone next
+ * time. out is build_layout_free'd by the caller after success. */
+int build_layout_ensure(const build_result *base, uint64_t seed, const char *label,
+                        volatile sig_atomic_t *stop, FILE *notes, build_layout *out,
+                        verdict_error *err);
+void build_layout_free(build_layout *layout);
 
 /* SHA-256 of a file's bytes, in hex (for the binaries a target measured). */
 int build_file_sha256(const char *path, char hex[BUILD_KEY_HEX + 1], verdict_error *err);

@@ -96,8 +96,8 @@ static int prepare(ensure_state *s, verdict_error *err)
     return rc ? rc : set_paths(s, err);
 }
 
-static int write_file(const char *dir, const char *name, const char *text, bool sync,
-                      verdict_error *err)
+int build_write_file(const char *dir, const char *name, const char *text, bool sync,
+                     verdict_error *err)
 {
     char *path = build_path_join(dir, name);
     FILE *out = path ? fopen(path, "we") : NULL;
@@ -113,33 +113,41 @@ static int write_file(const char *dir, const char *name, const char *text, bool 
     return rc;
 }
 
-/* The last step of a build: the marker appears whole or not at all, after everything. */
-static int mark_complete(const ensure_state *s, verdict_error *err)
+/* The last step of a build (or a layout): the marker appears whole or not at all, after
+ * everything. */
+int build_mark_complete(const char *dir, const char *text, verdict_error *err)
 {
-    char *temporary = build_path_join(s->paths.dir, "complete.tmp");
-    char *marker = build_path_join(s->paths.dir, "complete");
-    strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, "%s\n", s->key.hex);
-    int rc = temporary && marker && strbuf_status(&text) == 0
-                 ? write_file(s->paths.dir, "complete.tmp", strbuf_text(&text), true, err)
-                 : error_set(err, ERROR_INTERNAL, "out of memory");
+    char *temporary = build_path_join(dir, "complete.tmp");
+    char *marker = build_path_join(dir, "complete");
+    int rc = temporary && marker ? build_write_file(dir, "complete.tmp", text, true, err)
+                                 : error_set(err, ERROR_INTERNAL, "out of memory");
     if (rc == 0 && rename(temporary, marker) != 0)
         rc = error_set(err, ERROR_INTERNAL, "cannot rename %s: %s", temporary, strerror(errno));
-    int dir_fd = rc == 0 ? open(s->paths.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    int dir_fd = rc == 0 ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (dir_fd >= 0) {
         fsync(dir_fd); /* the rename itself, durable */
         close(dir_fd);
     }
     free(temporary);
     free(marker);
+    return rc;
+}
+
+static int mark_complete(const ensure_state *s, verdict_error *err)
+{
+    strbuf text = STRBUF_INIT;
+    strbuf_appendf(&text, "%s\n", s->key.hex);
+    int rc = strbuf_status(&text) == 0
+                 ? build_mark_complete(s->paths.dir, strbuf_text(&text), err)
+                 : error_set(err, ERROR_INTERNAL, "out of memory");
     strbuf_free(&text);
     return rc;
 }
 
 /* Last use, for pruning: the used file's time. */
-static void touch_used(const ensure_state *s)
+void build_touch_used(const char *dir)
 {
-    char *path = build_path_join(s->paths.dir, "used");
+    char *path = build_path_join(dir, "used");
     int fd = path ? open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
     if (fd >= 0) {
         futimens(fd, NULL);
@@ -179,9 +187,9 @@ static int start_directory(const ensure_state *s, verdict_error *err)
     strbuf key = STRBUF_INIT;
     strbuf_appendf(&key, "%s\n", s->key.hex);
     int rc = strbuf_status(&key) == 0 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
-    rc = rc ? rc : write_file(s->paths.dir, "key", strbuf_text(&key), false, err);
-    rc = rc ? rc : write_file(s->paths.dir, "ingredients", s->key.ingredients, false, err);
-    rc = rc ? rc : write_file(s->paths.dir, "build.log", "", false, err);
+    rc = rc ? rc : build_write_file(s->paths.dir, "key", strbuf_text(&key), false, err);
+    rc = rc ? rc : build_write_file(s->paths.dir, "ingredients", s->key.ingredients, false, err);
+    rc = rc ? rc : build_write_file(s->paths.dir, "build.log", "", false, err);
     strbuf_free(&key);
     return rc;
 }
@@ -224,7 +232,7 @@ static int reuse_or_build(ensure_state *s, volatile sig_atomic_t *stop, bool *ca
         note(s, "cached");
     }
     *cached = complete == 1;
-    touch_used(s);
+    build_touch_used(s->paths.dir);
     return 0;
 }
 

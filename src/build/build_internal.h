@@ -1,5 +1,5 @@
 /* What the files of the build layer share and nobody else sees: the tagged SHA-256 hasher,
- * the directory walker, running a tool, the resolved inputs and the paths of one build. */
+ * the directory walker, running a tool, the inputs and paths of one build, its layouts. */
 #ifndef VERDICT_BUILD_BUILD_INTERNAL_H
 #define VERDICT_BUILD_BUILD_INTERNAL_H
 
@@ -139,6 +139,12 @@ typedef struct {
     char *dir, *tree, *install, *log;
 } build_paths;
 
+/* The recipe's environment: verdict's, with MAKEFLAGS (-j), PREFIX and ccache first in
+ * PATH; with a wrapper (layouts), CC is it, in MAKEFLAGS too, and VERDICT_LAYOUT_SEED is
+ * seed (NULL: "", a build whose links the wrapper records). NULL when out of memory. */
+char **build_recipe_environment(const build_paths *p, const char *wrapper, const char *seed);
+/* The last lines of a log, for an error message. */
+void build_log_tail(strbuf *b, const char *log);
 /* Appends a line "verdict: TEXT" to the log. */
 int build_log_note(const char *log, verdict_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -146,6 +152,65 @@ int build_apply_patches(const build_inputs *in, const build_paths *p,
                         volatile sig_atomic_t *stop, verdict_error *err);
 int build_run_recipe(const build_spec *spec, const build_paths *p, volatile sig_atomic_t *stop,
                      verdict_error *err);
+
+/* ---- build_cache.c: the files of a build's directory, shared with its layouts ---- */
+
+int build_write_file(const char *dir, const char *name, const char *text, bool sync,
+                     verdict_error *err);
+/* DIR/complete holding text, written last: whole, by a rename, or not at all. */
+int build_mark_complete(const char *dir, const char *text, verdict_error *err);
+/* DIR/used's time is now: pruning keeps what was used recently. */
+void build_touch_used(const char *dir);
+
+/* ---- build_wrapper.c: the compiler wrapper of layouts ---- */
+
+#define BUILD_WRAPPER_NAME "cc-layouts" /* in the build's directory */
+#define BUILD_LINKS_NAME "links"        /* the directory of its records, beside it */
+
+/* Appends word as sh reads it back: as it is when that is safe, else single-quoted. */
+void build_shell_word(strbuf *b, const char *word);
+/* Writes DIR/cc-layouts (executable) and creates DIR/links, empty. */
+int build_wrapper_write(const char *dir, verdict_error *err);
+/* The layouts' part of a key: ld.lld's version and the wrapper's text. ERROR_USAGE when
+ * ld.lld is missing. */
+int build_layouts_hash(build_hasher *h, strbuf *ingredients, verdict_error *err);
+
+/* ---- build_links.c: the links a build recorded ---- */
+
+typedef struct {
+    char *record;                /* the record's file name, for messages */
+    char *cwd;                   /* where it ran (a physical path) */
+    char **words;                /* the compiler's words as given, NULL-terminated */
+    size_t n_words;
+    char *output;                /* its output's real path, below the tree */
+    const char *relative;        /* the output relative to the tree (points into output) */
+    uint64_t size;               /* the output's size in the tree now */
+} build_link;
+
+typedef struct {
+    build_link *items;
+    size_t n, capacity;
+} build_link_list;
+
+/* The links recorded in links_dir, in time order, whose output is a regular file below
+ * tree (absolute and real) now; of several links of one output, the last. */
+int build_links_read(const char *links_dir, const char *tree, build_link_list *list,
+                     verdict_error *err);
+void build_link_list_free(build_link_list *list);
+
+/* ---- build_layout_install.c: the installed copies of relinked outputs ---- */
+
+typedef struct {
+    const char *base_install;    /* the build's install, read only */
+    const char *tree, *install;  /* the layout's */
+    const char *log;             /* the layout's log */
+} build_install_paths;
+
+/* In the layout's install, puts each relinked output in place of the files that hold its
+ * bytes in the build (else of the one file of its name), by a copy renamed over the hard
+ * link; says what it did in report, one line each. */
+int build_layout_install(const build_link_list *links, const build_install_paths *p,
+                         strbuf *report, verdict_error *err);
 
 /* ---- build_lock.c: one builder per key ---- */
 

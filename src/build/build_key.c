@@ -112,6 +112,9 @@ static int resolve(const build_spec *spec, build_key *key, build_inputs *in, bui
         hash_recipe(spec, h, &ingredients);
         hash_toolchain(h, &ingredients);
     }
+    /* Only a build with layouts gets the field, so that the keys of others stay as they were. */
+    if (rc == 0 && spec->layouts)
+        rc = build_layouts_hash(h, &ingredients, err);
     rc = rc ? rc : build_hasher_finish(h, key->hex, err);
     if (rc == 0 && strbuf_status(&ingredients) != 0)
         rc = error_set(err, ERROR_INTERNAL, "out of memory");

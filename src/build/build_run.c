@@ -1,5 +1,5 @@
 /* Runs a build's recipe: /bin/sh -c LINE in the copy, every byte of its output into
- * build.log, with -j for the CPUs verdict may use, PREFIX, and ccache when it is installed. */
+ * build.log, with -j, PREFIX, ccache when it is installed, and CC the layouts' wrapper. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -37,16 +37,45 @@ static bool have_ccache(void)
     return stat(CCACHE_DIR_PATH, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* A word in MAKEFLAGS as make reads it back: blanks and backslashes escaped, $ doubled. */
+static void append_make_word(strbuf *b, const char *word)
+{
+    for (const char *p = word; *p; p++) {
+        if (*p == ' ' || *p == '\t' || *p == '\\')
+            strbuf_append(b, "\\");
+        strbuf_append_bytes(b, *p == '$' ? "$$" : p, *p == '$' ? 2 : 1);
+    }
+}
+
+/* MAKEFLAGS, with the wrapper as a variable of make's command line, since that beats an
+ * assignment in a Makefile (CC = cc) and is passed to every make below. */
+static char *make_flags(const char *wrapper)
+{
+    strbuf b = STRBUF_INIT;
+    strbuf_appendf(&b, "MAKEFLAGS=-j%d", usable_cpus());
+    if (wrapper) {
+        strbuf_append(&b, " CC=");
+        append_make_word(&b, wrapper);
+    }
+    return strbuf_detach(&b);
+}
+
 /* The additions as "NAME=value" texts into set (freed by the caller). With ccache, the
  * tree is its base directory, so that the same sources in another build's tree hit. */
-static size_t recipe_additions(const build_paths *p, char **set)
+static size_t recipe_additions(const build_paths *p, const char *wrapper, const char *seed,
+                               char **set)
 {
     size_t n = 0;
     strbuf b = STRBUF_INIT;
-    strbuf_appendf(&b, "MAKEFLAGS=-j%d", usable_cpus());
-    set[n++] = strbuf_detach(&b);
+    set[n++] = make_flags(wrapper);
     strbuf_appendf(&b, "PREFIX=%s", p->install);
     set[n++] = strbuf_detach(&b);
+    if (wrapper) {
+        strbuf_appendf(&b, "CC=%s", wrapper);
+        set[n++] = strbuf_detach(&b);
+        strbuf_appendf(&b, "VERDICT_LAYOUT_SEED=%s", seed ? seed : "");
+        set[n++] = strbuf_detach(&b);
+    }
     if (!have_ccache())
         return n;
     const char *path = getenv("PATH");
@@ -61,10 +90,10 @@ static size_t recipe_additions(const build_paths *p, char **set)
     return n;
 }
 
-static char **recipe_environment(const build_paths *p)
+char **build_recipe_environment(const build_paths *p, const char *wrapper, const char *seed)
 {
-    char *set[5] = {NULL};
-    size_t n = recipe_additions(p, set);
+    char *set[7] = {NULL};
+    size_t n = recipe_additions(p, wrapper, seed, set);
     bool complete = true;
     for (size_t i = 0; i < n; i++)
         complete = complete && set[i] != NULL;
@@ -92,7 +121,7 @@ static int read_tail(const char *log, char *text, size_t size, size_t *n)
 }
 
 /* The last TAIL_LINES lines of the log, at most TAIL_ROOM bytes of them. */
-static void put_log_tail(strbuf *b, const char *log)
+void build_log_tail(strbuf *b, const char *log)
 {
     char text[4 * TAIL_ROOM];
     size_t n = 0;
@@ -122,7 +151,7 @@ static int recipe_failed(const build_paths *p, const run_result *r, verdict_erro
     exit_text(r->exit_code, r->term_signal, how, sizeof how);
     strbuf b = STRBUF_INIT;
     strbuf_appendf(&b, "the recipe %s; its output is in %s, which ends:\n", how, p->log);
-    put_log_tail(&b, p->log);
+    build_log_tail(&b, p->log);
     int rc = error_set(err, ERROR_COMMAND_FAILED, "%s",
                        strbuf_status(&b) == 0 ? strbuf_text(&b) : "out of memory");
     strbuf_free(&b);
@@ -141,12 +170,30 @@ static const char **recipe_argv(const build_spec *spec, const build_paths *p)
     return argv;
 }
 
+/* With layouts, the wrapper is written into the build's directory first: its path. */
+static int layout_wrapper(const build_spec *spec, const build_paths *p, char **wrapper,
+                          verdict_error *err)
+{
+    *wrapper = NULL;
+    if (!spec->layouts)
+        return 0;
+    if ((*wrapper = build_path_join(p->dir, BUILD_WRAPPER_NAME)) == NULL)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    if (build_wrapper_write(p->dir, err) != 0)
+        return -1;
+    return build_log_note(p->log, err, "layouts: CC is %s, which records the links in %s/%s",
+                          *wrapper, p->dir, BUILD_LINKS_NAME);
+}
+
 int build_run_recipe(const build_spec *spec, const build_paths *p, volatile sig_atomic_t *stop,
                      verdict_error *err)
 {
-    char **envp = recipe_environment(p);
-    const char **argv = recipe_argv(spec, p);
-    int rc = envp && argv ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    char *wrapper = NULL;
+    int rc = layout_wrapper(spec, p, &wrapper, err);
+    char **envp = rc == 0 ? build_recipe_environment(p, wrapper, NULL) : NULL;
+    const char **argv = rc == 0 ? recipe_argv(spec, p) : NULL;
+    if (rc == 0 && (!envp || !argv))
+        rc = error_set(err, ERROR_INTERNAL, "out of memory");
     rc = rc ? rc : build_log_note(p->log, err, "recipe (in %s): %s", p->tree, spec->recipe);
     build_command c = {.argv = argv, .cwd = p->tree, .envp = envp, .stop = stop};
     run_result r;
@@ -162,5 +209,6 @@ int build_run_recipe(const build_spec *spec, const build_paths *p, volatile sig_
     }
     free(argv);
     build_env_free(envp);
+    free(wrapper);
     return rc;
 }

@@ -105,6 +105,44 @@ void build_tree_free(build_tree *tree)
     *tree = (build_tree){NULL, 0, 0};
 }
 
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+    uint64_t bytes;
+} inode_id;
+
+static int compare_inodes(const void *a, const void *b)
+{
+    const inode_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Blocks of the entries, a file with several names below root counted once: a layout's
+ * copy of its build is mostly hard links, which take no room of their own. */
+static int sum_blocks(const build_tree *tree, uint64_t *bytes, verdict_error *err)
+{
+    inode_id *linked = calloc(tree->n + 1, sizeof *linked);
+    if (linked == NULL)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < tree->n; i++) {
+        const struct stat *st = &tree->items[i].st;
+        if (!S_ISDIR(st->st_mode) && st->st_nlink > 1)
+            linked[n++] = (inode_id){st->st_dev, st->st_ino, (uint64_t)st->st_blocks * 512};
+        else
+            *bytes += (uint64_t)st->st_blocks * 512;
+    }
+    if (n > 1)
+        qsort(linked, n, sizeof *linked, compare_inodes);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || compare_inodes(&linked[i - 1], &linked[i]) != 0)
+            *bytes += linked[i].bytes;
+    free(linked);
+    return 0;
+}
+
 int build_tree_bytes(const char *root, uint64_t *bytes, verdict_error *err)
 {
     *bytes = 0;
@@ -119,10 +157,9 @@ int build_tree_bytes(const char *root, uint64_t *bytes, verdict_error *err)
     build_tree tree;
     if (build_tree_list(root, &tree, err) != 0)
         return -1;
-    for (size_t i = 0; i < tree.n; i++)
-        *bytes += (uint64_t)tree.items[i].st.st_blocks * 512;
+    int rc = sum_blocks(&tree, bytes, err);
     build_tree_free(&tree);
-    return 0;
+    return rc;
 }
 
 /* Entries in reverse sorted order: every directory's contents come before it. A build

@@ -167,8 +167,9 @@ static int build_model(char **paths, size_t n, const sample_series *data, bool p
     for (size_t i = 0; i < n; i++) {
         const char *name = display_name(paths, n, i);
         m->variants[i] = (report_variant){.name = name, .file = paths[i]};
-        m->series[i] = (analysis_series){"default", "value", name, data[i].values, data[i].n,
-                                         higher_is_better};
+        m->series[i] = (analysis_series){.point = "default", .metric = "value", .variant = name,
+                                         .values = data[i].values, .n = data[i].n,
+                                         .higher_is_better = higher_is_better};
         for (size_t j = 0; j < data[i].n; j++, k++)
             m->samples[k] = (report_sample){
                 .variant = name, .point = "default", .block = paired ? (long)j : -1,

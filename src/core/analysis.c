@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/experiment.h"
 #include "stats/combine.h"
 #include "stats/diagnostics.h"
+#include "stats/layouts.h"
 #include "stats/multiplicity.h"
 
 /* Thresholds of the diagnostics; each is a warning, never a change of verdict. */
@@ -24,6 +26,9 @@
 #define DISCRETE_MAX_LEVELS 10
 /* Rounding to more significant digits than this is described by its decimal step instead. */
 #define ROUNDING_WORDS_MAX_DIGITS 4
+/* Two builds compared without layout twins and closer than this: code layout alone moves
+ * results that much (issue 19: six links of one program differed by up to 7.3%). */
+#define LAYOUT_WARNING_EFFECT 0.05
 
 const char *adjust_method_name(adjust_method method)
 {
@@ -82,34 +87,71 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
                            const analysis_options *o)
 {
     int rc = 0;
-    if (o->method == METHOD_WILCOXON && s->n < rank_test_min_n(o->confidence, o->paired))
+    char name[300]; /* "A", or "A @3" for layout twin 3 of A */
+    if (s->n_layouts > 1)
+        snprintf(name, sizeof name, "%.280s @%zu", s->variant, s->layout);
+    else
+        snprintf(name, sizeof name, "%.290s", s->variant);
+    /* across layouts the layouts are the sample: their count is judged by the comparison */
+    if (o->method == METHOD_WILCOXON && s->n_layouts <= 1 &&
+        s->n < rank_test_min_n(o->confidence, o->paired))
         rc |= add_warning(r, "too-few-samples", s, format_text(
             "%s: %zu samples cannot reach %g%% confidence with a rank test; at least %zu are needed",
-            s->variant, s->n, o->confidence * 100, rank_test_min_n(o->confidence, o->paired)));
+            name, s->n, o->confidence * 100, rank_test_min_n(o->confidence, o->paired)));
     if (sum->cv > HIGH_CV)
         rc |= add_warning(r, "high-cv", s, format_text(
             "%s: coefficient of variation %.1f%% is high (over %.0f%%): the machine is noisy or "
-            "the workload unstable", s->variant, sum->cv * 100, HIGH_CV * 100));
+            "the workload unstable", name, sum->cv * 100, HIGH_CV * 100));
     trend_result trend;
     if (s->n >= TREND_MIN_N && trend_mann_kendall(s->values, s->n, &trend) == STATS_OK &&
         trend.p_value < TREND_P)
         rc |= add_warning(r, "trend", s, format_text(
             "%s: values %s over the run (Mann-Kendall tau %.2f, p = %.2g): the machine drifted or "
-            "the workload warms up", s->variant, trend.tau > 0 ? "rise" : "fall", trend.tau,
+            "the workload warms up", name, trend.tau > 0 ? "rise" : "fall", trend.tau,
             trend.p_value));
     double coefficient;
     if (s->n >= BIMODAL_MIN_N && bimodality_coefficient(s->values, s->n, &coefficient) == STATS_OK &&
         coefficient > BIMODAL_COEFFICIENT)
         rc |= add_warning(r, "bimodal", s, format_text(
             "%s: values may have two modes (bimodality coefficient %.2f > %.3f): look for slow "
-            "episodes or two code paths", s->variant, coefficient, BIMODAL_COEFFICIENT));
+            "episodes or two code paths", name, coefficient, BIMODAL_COEFFICIENT));
     size_t outliers = 0;
     if (s->n >= OUTLIER_MIN_N && count_outliers_mad(s->values, s->n, OUTLIER_Z, &outliers) == STATS_OK &&
         outliers > 0)
         rc |= add_warning(r, "outliers", s, format_text(
             "%s: %zu of %zu values are outliers (more than %.1f MADs from the median)",
-            s->variant, outliers, s->n, OUTLIER_Z));
+            name, outliers, s->n, OUTLIER_Z));
     return rc;
+}
+
+/* Code layout alone moves a binary's speed: said when two builds were compared without
+ * layout twins and differ by little, and when twins show a binary-level difference to be
+ * within what layout alone does. */
+static int diagnose_layouts(analysis_result *r, const analysis_series *series,
+                            const analysis_comparison *c)
+{
+    const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+    const comparison *k = &c->result;
+    verdict_kind kind = k->decision.kind;
+    bool called = kind == VERDICT_BETTER || kind == VERDICT_WORSE;
+    if (!c->across_layouts) {
+        if (!b->built || !x->built || !(fabs(log(k->ratio)) < log1p(LAYOUT_WARNING_EFFECT)))
+            return 0;
+        return add_warning(r, "layout-untested", x, format_text(
+            "%s vs %s: two builds %.1f%% apart, measured in one code layout each: a change of "
+            "function order alone moves a binary by that much; add 'layouts: 6' to the "
+            "experiment to measure the change across layouts", x->variant, b->variant,
+            fabs(k->ratio - 1) * 100));
+    }
+    const analysis_layouts *l = &c->layouts;
+    if (called || !l->binary_within_noise || !(fabs(l->binary_estimate - 1) >= 0.005))
+        return 0;
+    return add_warning(r, "layout-noise", x, format_text(
+        "%s vs %s: their first builds alone differ by %+.1f%%, within the ±%.1f%% that layout "
+        "and run noise give one build of each here (layout spread %.1f%%); across %zu and %zu "
+        "layouts the change itself is not shown to matter", x->variant, b->variant,
+        (l->binary_estimate - 1) * 100, l->binary_noise_band * 100, l->spread * 100,
+        l->n_candidate, l->n_baseline));
 }
 
 /* Ties and zeros change what an interval means; each is said once per comparison. */
@@ -119,6 +161,8 @@ static int diagnose_comparison(analysis_result *r, const analysis_series *series
     const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
     if (!c->ok)
         return add_warning(r, "comparison-failed", x, strdup(c->error));
+    if (diagnose_layouts(r, series, c) != 0)
+        return -1;
     const comparison *k = &c->result;
     size_t values = k->n_baseline + k->n_candidate;
     char rounding[64];
@@ -157,16 +201,23 @@ bool analysis_same_group(const analysis_series *a, const analysis_series *b)
     return strcmp(a->point, b->point) == 0 && strcmp(a->metric, b->metric) == 0;
 }
 
+/* A variant's first series: the one its comparisons are made from (its later layouts are
+ * read with it). */
+static bool variant_head(const analysis_series *s)
+{
+    return s->layout == 0;
+}
+
 static size_t count_comparisons(const analysis_series *series, size_t n_series)
 {
     size_t count = 0;
     for (size_t i = 1; i < n_series; i++)
-        if (analysis_same_group(&series[i], &series[i - 1]))
+        if (analysis_same_group(&series[i], &series[i - 1]) && variant_head(&series[i]))
             count++;
     return count;
 }
 
-/* Pairs every non-first series of a point with the first series of that point. */
+/* Pairs every non-first variant of a point with the first variant of that point. */
 static void plan_comparisons(const analysis_series *series, size_t n_series, analysis_result *r)
 {
     size_t baseline = 0, k = 0;
@@ -175,11 +226,81 @@ static void plan_comparisons(const analysis_series *series, size_t n_series, ana
             baseline = i;
             continue;
         }
+        if (!variant_head(&series[i]))
+            continue;
         r->comparisons[k].baseline = baseline;
         r->comparisons[k].candidate = i;
         k++;
     }
     r->n_comparisons = k;
+}
+
+static void free_layouts(analysis_comparison *c)
+{
+    free(c->layouts.baseline_locations); /* candidate_locations is part of it */
+    memset(&c->layouts, 0, sizeof c->layouts);
+    c->across_layouts = false;
+}
+
+/* The units of a variant's layouts: series first .. first + K - 1 (one check that they are
+ * what the engine wrote: the same variant, the same blocks). */
+static bool layout_units(const analysis_series *series, size_t first, const double **units)
+{
+    const analysis_series *head = &series[first];
+    for (size_t k = 0; k < head->n_layouts; k++) {
+        const analysis_series *s = &series[first + k];
+        if (s->layout != k || s->n != head->n || strcmp(s->variant, head->variant) != 0 ||
+            !analysis_same_group(s, head))
+            return false;
+        units[k] = s->values;
+    }
+    return true;
+}
+
+/* The layout-aware comparison into c->result and c->layouts. */
+static stats_status compare_across_layouts(const analysis_series *series,
+                                           const analysis_options *o, double level,
+                                           analysis_comparison *c)
+{
+    const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
+    const double *bu[EXPERIMENT_MAX_LAYOUTS], *xu[EXPERIMENT_MAX_LAYOUTS];
+    if (b->n_layouts > EXPERIMENT_MAX_LAYOUTS || x->n_layouts > EXPERIMENT_MAX_LAYOUTS ||
+        !layout_units(series, c->baseline, bu) || !layout_units(series, c->candidate, xu))
+        return STATS_ERR_DOMAIN;
+    layouts_variant lb = {bu, b->n_layouts}, lx = {xu, x->n_layouts};
+    layouts_options lo = {.method = o->method == METHOD_WELCH ? METHOD_WELCH : METHOD_WILCOXON,
+                          .confidence = level, .margin = o->margin,
+                          .higher_is_better = b->higher_is_better};
+    layouts_comparison lc;
+    stats_status st = layouts_compare(&lb, &lx, b->n, &lo, &lc);
+    if (st != STATS_OK)
+        return st;
+    c->result = (comparison){
+        .method_name = lc.method_name, .exact = lc.exact, .n_baseline = lc.n_baseline,
+        .n_candidate = lc.n_candidate, .ratio = lc.ratio, .ci_low = lc.ci_low,
+        .ci_high = lc.ci_high, .low_open = lc.low_open, .high_open = lc.high_open,
+        .p_value = lc.p_value, .confidence = level,
+        .achieved_confidence = lc.achieved_confidence, .statistic = lc.statistic,
+        .df = lc.df, .distinct_values = lc.n_baseline + lc.n_candidate,
+        .relative_step = lc.relative_step, .resolution_limited = lc.resolution_limited,
+        .decision = lc.decision};
+    bool binary = lc.binary_status == STATS_OK;
+    c->across_layouts = true;
+    c->layouts = (analysis_layouts){
+        .n_baseline = lc.n_baseline, .n_candidate = lc.n_candidate,
+        .spread = expm1(lc.layout_spread), .needed_layouts = lc.needed_layouts,
+        .binary_estimate = binary ? lc.binary.ratio : NAN,
+        .binary_low = binary ? lc.binary.ci_low : NAN,
+        .binary_high = binary ? lc.binary.ci_high : NAN,
+        .binary_p = binary ? lc.binary.p_value : NAN,
+        .binary_kind = binary ? lc.binary.decision.kind : VERDICT_INCONCLUSIVE,
+        .binary_within_noise = binary && layouts_within_noise(&lc, lc.binary.ratio),
+        .binary_noise_band = expm1(lc.binary_noise_band),
+        .baseline_locations = lc.baseline_locations,
+        .candidate_locations = lc.candidate_locations};
+    lc.baseline_locations = lc.candidate_locations = NULL; /* now the comparison's */
+    layouts_comparison_free(&lc);
+    return STATS_OK;
 }
 
 static int compute_one(const analysis_series *series, const analysis_options *o, double level,
@@ -192,7 +313,10 @@ static int compute_one(const analysis_series *series, const analysis_options *o,
     };
     free(c->error);
     c->error = NULL;
-    stats_status st = compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);
+    free_layouts(c);
+    stats_status st = b->n_layouts > 1 || x->n_layouts > 1
+                          ? compare_across_layouts(series, o, level, c)
+                          : compare_samples(b->values, b->n, x->values, x->n, &co, &c->result);
     c->ok = st == STATS_OK;
     if (st == STATS_ERR_NOMEM)
         return -1;
@@ -359,8 +483,10 @@ nomem:
 
 void analysis_result_free(analysis_result *result)
 {
-    for (size_t k = 0; k < result->n_comparisons; k++)
+    for (size_t k = 0; k < result->n_comparisons; k++) {
         free(result->comparisons[k].error);
+        free_layouts(&result->comparisons[k]);
+    }
     for (size_t i = 0; i < result->n_warnings; i++) {
         free(result->warnings[i].code);
         free(result->warnings[i].point);

@@ -16,10 +16,15 @@ typedef enum {
     ADJUST_NONE
 } adjust_method;
 
+/* One unit's values at one point of one metric. A variant with layout twins has one
+ * series per layout, contiguous, layout 0 first; its comparisons are made across them. */
 typedef struct {
     const char *point;    /* point id ("default" without a sweep) */
     const char *metric;   /* series of one (point, metric) are contiguous; the first is the baseline */
     const char *variant;
+    size_t layout;        /* which layout twin of the variant (0 without twins) */
+    size_t n_layouts;     /* the variant's layout twins (0 or 1: none) */
+    bool built;           /* a build verdict made from a source (the layout warning) */
     const double *values; /* in measurement order (block order when paired) */
     size_t n;
     bool higher_is_better; /* the metric's direction */
@@ -41,12 +46,29 @@ typedef struct {
     char *code, *point, *variant, *message;
 } analysis_warning;
 
+/* What a comparison across layout twins adds (docs/statistics.md, "Layout twins"). */
 typedef struct {
-    size_t baseline, candidate; /* indices into the series */
+    size_t n_baseline, n_candidate; /* K of each variant */
+    double spread;              /* sd of layout effects, relative (exp(σ) - 1: 0.031 = 3.1%) */
+    long needed_layouts;        /* inconclusive: layouts per variant likely to decide; or -1 */
+    double binary_estimate;     /* the ratio of the two first layouts' binaries alone (NaN:
+                                   not computed), and what comparing them alone would say: */
+    double binary_low, binary_high, binary_p;
+    verdict_kind binary_kind;
+    bool binary_within_noise;   /* layout and run noise alone explain the binary-level ratio */
+    double binary_noise_band;   /* ±this (relative) is what they give a no-op change */
+    double *baseline_locations;  /* per layout, log scale, block-adjusted; one allocation */
+    double *candidate_locations; /* holds both: candidate's follow the baseline's */
+} analysis_layouts;
+
+typedef struct {
+    size_t baseline, candidate; /* indices into the series (layout 0 of each variant) */
     bool ok;                    /* false: the comparison could not be computed */
     char *error;                /* why, when !ok */
     comparison result;
     double p_adjusted;
+    bool across_layouts;        /* result is the layout-aware comparison; layouts is set */
+    analysis_layouts layouts;
 } analysis_comparison;
 
 /* A candidate's effect across all points of a sweep (geometric mean of the ratios). */

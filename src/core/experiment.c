@@ -140,6 +140,7 @@ static const experiment_key generic_top_keys[] = {
     {"timeout", top_timeout, 1},     {"on_failure", loader_read_on_failure, 1},
     {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
+    {"layouts", loader_read_top_layouts, 1},
 };
 
 enum { MAX_TOP_KEYS = 48 };
@@ -228,6 +229,8 @@ static int fill_defaults(experiment_loader *l)
     if (e->name == NULL && (e->name = name_from_path(e->path)) == NULL)
         return yaml_fail(&l->r, l->root, "out of memory");
     if (e->target->finish_file && e->target->finish_file(l) != 0)
+        return -1;
+    if (loader_check_layouts(l) != 0)
         return -1;
     return loader_default_metric(l);
 }

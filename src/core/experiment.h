@@ -32,6 +32,15 @@ typedef struct {
 
 /* The placeholder of a variant's built tree: {tree} in its command, cwd, env and build. */
 #define EXPERIMENT_TREE_PLACEHOLDER "tree"
+/* Layout twins per variant: more cost more links and more runs per block, not more
+ * statistical power than the runs themselves could give. */
+#define EXPERIMENT_MAX_LAYOUTS 64
+
+/* One layout twin of a built variant: the same objects linked in another function order. */
+typedef struct {
+    uint64_t seed;          /* the link's shuffle seed (experiment_layout_seed) */
+    char *tree, *install;   /* the layout's copy of the build, set with build_key */
+} experiment_layout;
 
 typedef struct {
     char *name;
@@ -45,6 +54,8 @@ typedef struct {
     char *build_key;        /* the content key of the build (hex), set before the plan is
                                hashed (lab/lab_builds.c); NULL without a source */
     char *tree, *install;   /* the build's tree and install prefix, set with build_key */
+    size_t n_layouts;       /* layout twins measured (`layouts:`); 1: the build as it is */
+    experiment_layout *layouts; /* n_layouts of them when n_layouts > 1, set with build_key */
     char *cwd;              /* or NULL */
     experiment_env *env;
     size_t n_env;
@@ -94,6 +105,7 @@ typedef struct experiment {
     size_t n_metrics;
     experiment_helper setup, teardown; /* before / after each point */
     experiment_helper prepare;         /* before every measured run */
+    size_t layouts;                    /* the top-level `layouts:` (default of built variants) */
     const target_kind *target;         /* what a run is: a command, a server, a function */
     void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;
@@ -130,13 +142,30 @@ char *experiment_substitute(const experiment *e, size_t point, const char *text,
  * interpreted by the shell, whatever characters it holds. */
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen);
-/* Both for a variant's own texts, in which {tree} is the variant's built tree (an error
- * until the build is prepared). */
+/* Both for a variant's own texts in one of its layouts, in which {tree} is that layout's
+ * built tree (an error until the build is prepared). */
 char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
-                                    size_t point, const char *text, char *err, size_t errlen);
+                                    size_t layout, size_t point, const char *text, char *err,
+                                    size_t errlen);
 char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
-                                          size_t point, const char *text, char *err,
-                                          size_t errlen);
+                                          size_t layout, size_t point, const char *text,
+                                          char *err, size_t errlen);
+/* A variant's layouts: n_layouts, and 1 for a variant made without the loader (0 there). */
+size_t experiment_variant_layouts(const experiment_variant *v);
+/* A variant's built tree and install prefix in one of its layouts (NULL: not built). */
+const char *experiment_variant_tree(const experiment_variant *v, size_t layout);
+const char *experiment_variant_install(const experiment_variant *v, size_t layout);
+/* The shuffle seed of layout k, from the experiment's seed: the same for every variant, so
+ * a rerun links the same layouts (and reuses them from the cache). */
+uint64_t experiment_layout_seed(const experiment *e, size_t k);
+/* The units of a block: every layout of every variant, variant-major. Unit u is layout
+ * *layout of variant experiment_unit_variant(e, u, &layout). */
+size_t experiment_unit_count(const experiment *e);
+size_t experiment_unit_variant(const experiment *e, size_t unit, size_t *layout);
+/* The unit index of a variant's layout. */
+size_t experiment_unit_index(const experiment *e, size_t variant, size_t layout);
+/* Releases a variant's layouts (their trees and installs), keeping n_layouts. */
+void experiment_free_layouts(experiment_variant *v);
 /* A hash of everything that determines the plan (variants, commands, parameters, seed,
  * repetitions or budget, metrics, the target's keys): resuming with a different plan hash
  * is refused. */

@@ -17,6 +17,7 @@ typedef struct {
     yaml_field command;
     bool has_command, has_shell, shell;
     bool has_cwd;
+    struct fy_node *layouts_node; /* where the variant's own 'layouts' was given, or NULL */
 } variant_draft;
 
 struct experiment_loader {
@@ -54,6 +55,13 @@ int loader_read_source(experiment_loader *l, const yaml_field *f, experiment_var
 int loader_read_patches(experiment_loader *l, const yaml_field *f, experiment_variant *v);
 int loader_check_source(experiment_loader *l, const yaml_field *f, const experiment_variant *v);
 void loader_free_source(experiment_source *s);
+
+/* experiment_layouts.c: layout twins */
+int loader_read_top_layouts(experiment_loader *l, const yaml_field *f, void *target);
+int loader_read_variant_layouts(experiment_loader *l, const yaml_field *f, void *target);
+int loader_finish_layouts(experiment_loader *l, const yaml_field *f, experiment_variant *v,
+                          const variant_draft *d);
+int loader_check_layouts(experiment_loader *l);
 
 /* experiment_metrics.c: metrics, the budget and the failure policy */
 int loader_read_metrics(experiment_loader *l, const yaml_field *f, void *target);

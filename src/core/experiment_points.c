@@ -126,6 +126,7 @@ static void put_value(text_buffer *out, const char *value, bool quote)
 typedef struct {
     const experiment *e;
     const experiment_variant *v; /* the variant whose text it is ({tree}), or NULL */
+    size_t layout;               /* and the layout of it that runs */
     const size_t *index;         /* the value index of every parameter at the point */
     bool quote;                  /* each value as one single-quoted shell word */
     bool tree_allowed;           /* checking: {tree} is a placeholder of this text */
@@ -141,13 +142,14 @@ static int expand_tree(expansion *x, text_buffer *out, char *problem, size_t pro
                  "a variant's command, cwd or env");
         return -1;
     }
-    if (out && (x->v == NULL || x->v->tree == NULL)) {
+    const char *tree = x->v ? experiment_variant_tree(x->v, x->layout) : NULL;
+    if (out && tree == NULL) {
         snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
                  "'source', and %s has none", x->v ? x->v->name : "this text");
         return -1;
     }
     if (out)
-        put_value(out, x->v->tree, x->quote);
+        put_value(out, tree, x->quote);
     return 0;
 }
 
@@ -209,8 +211,8 @@ bool experiment_names_tree(const experiment *e, const char *text)
     return text && expand(&x, text, NULL, problem, sizeof problem) == 0 && x.names_tree;
 }
 
-static char *substitute(const experiment *e, const experiment_variant *v, size_t point,
-                        const char *text, bool quote, char *err, size_t errlen)
+static char *substitute(const experiment *e, const experiment_variant *v, size_t layout,
+                        size_t point, const char *text, bool quote, char *err, size_t errlen)
 {
     if (point >= experiment_point_count(e)) {
         snprintf(err, errlen, "point %zu does not exist", point);
@@ -223,7 +225,7 @@ static char *substitute(const experiment *e, const experiment_variant *v, size_t
     }
     experiment_point_values(e, point, index);
     text_buffer b = STRBUF_INIT;
-    expansion x = {.e = e, .v = v, .index = index, .quote = quote};
+    expansion x = {.e = e, .v = v, .layout = layout, .index = index, .quote = quote};
     int rc = expand(&x, text, &b, err, errlen);
     free(index);
     if (rc != 0) {
@@ -239,26 +241,27 @@ static char *substitute(const experiment *e, const experiment_variant *v, size_t
 char *experiment_substitute(const experiment *e, size_t point, const char *text, char *err,
                             size_t errlen)
 {
-    return substitute(e, NULL, point, text, false, err, errlen);
+    return substitute(e, NULL, 0, point, text, false, err, errlen);
 }
 
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen)
 {
-    return substitute(e, NULL, point, text, true, err, errlen);
+    return substitute(e, NULL, 0, point, text, true, err, errlen);
 }
 
 char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
-                                    size_t point, const char *text, char *err, size_t errlen)
+                                    size_t layout, size_t point, const char *text, char *err,
+                                    size_t errlen)
 {
-    return substitute(e, v, point, text, false, err, errlen);
+    return substitute(e, v, layout, point, text, false, err, errlen);
 }
 
 char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
-                                          size_t point, const char *text, char *err,
-                                          size_t errlen)
+                                          size_t layout, size_t point, const char *text,
+                                          char *err, size_t errlen)
 {
-    return substitute(e, v, point, text, true, err, errlen);
+    return substitute(e, v, layout, point, text, true, err, errlen);
 }
 
 /* Marks the parameters that text names (text is known to be well formed). */
@@ -389,6 +392,8 @@ static void hash_variant(uint64_t *h, const experiment *e, const experiment_vari
     plan_hash_field(h, 'd', v->cwd);
     plan_hash_pairs(h, 'e', v->env, v->n_env);
     hash_source(h, v);
+    if (v->n_layouts > 1) /* the seeds follow from the experiment's, hashed with it */
+        plan_hash_number(h, 'L', v->n_layouts);
     if (e->target && e->target->hash_variant)
         e->target->hash_variant(h, e, v);
 }

@@ -147,7 +147,7 @@ static int variant_patches(experiment_loader *l, const yaml_field *f, void *targ
 static const experiment_key generic_variant_keys[] = {
     {"command", variant_command, 1}, {"shell", variant_shell, 1}, {"build", variant_build, 1},
     {"cwd", variant_cwd, 1},         {"env", variant_env, 1},     {"source", variant_source, 1},
-    {"patches", variant_patches, 1},
+    {"patches", variant_patches, 1}, {"layouts", loader_read_variant_layouts, 1},
 };
 
 enum { MAX_VARIANT_KEYS = 48 };
@@ -211,7 +211,7 @@ static int finish_variant(experiment_loader *l, const yaml_field *f, experiment_
         if (rc != 0)
             return -1;
     }
-    if (loader_check_source(l, f, v) != 0)
+    if (loader_check_source(l, f, v) != 0 || loader_finish_layouts(l, f, v, d) != 0)
         return -1;
     return k->finish_variant ? k->finish_variant(l, f, v) : 0;
 }
@@ -309,4 +309,5 @@ void loader_free_variant(const experiment *e, experiment_variant *v)
     free(v->build_key);
     free(v->tree);
     free(v->install);
+    experiment_free_layouts(v);
 }

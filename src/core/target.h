@@ -84,9 +84,10 @@ struct target_kind {
      * own 'build' line, or nothing to build */
     int (*build_recipe)(const experiment *e, const experiment_variant *v, strbuf *recipe,
                         command_words *options, verdict_error *err);
-    /* the executable a variant's runs measure, whose SHA-256 the store keeps; NULL: the
-     * first word of the variant's command */
-    int (*measured_binary)(const experiment *e, const experiment_variant *v, strbuf *path);
+    /* the executable a variant's runs in one of its layouts measure, whose SHA-256 the
+     * store keeps; NULL: the first word of the variant's command */
+    int (*measured_binary)(const experiment *e, const experiment_variant *v, size_t layout,
+                           strbuf *path);
     const target_metric *metrics;       /* builtin metrics; the first is the default */
     size_t n_metrics;
     bool regex_metrics;          /* NAME=/REGEX/ extractions from a run's output allowed */

@@ -80,13 +80,14 @@ static int hold_sample(void *context, const store_sample *s)
         g->seq = s->seq + 1;
     long point = point_index_find(&g->points, s->point);
     long variant = experiment_variant_index(g->e, s->variant);
-    if (point < 0 || variant < 0 || s->block < 0 || s->layout != 0)
+    if (point < 0 || variant < 0 || s->block < 0 || s->layout < 0 ||
+        (size_t)s->layout >= experiment_variant_layouts(&g->e->variants[variant]))
         return 0;
     if (array_reserve((void **)&g->held, &g->held_capacity, g->n_held + 1, sizeof *g->held) != 0)
         return error_set(h->err, ERROR_INTERNAL, "out of memory");
     held_sample *k = &g->held[g->n_held];
     k->point = (size_t)point;
-    k->unit = (size_t)variant;
+    k->unit = experiment_unit_index(g->e, (size_t)variant, (size_t)s->layout);
     k->block = s->block;
     if ((k->values = calloc(g->n_metrics + 1, sizeof *k->values)) == NULL)
         return error_set(h->err, ERROR_INTERNAL, "out of memory");
@@ -231,11 +232,14 @@ static bool metric_series(engine *g, size_t point, size_t m, size_t blocks, doub
             values[u * blocks + complete] = table_value(g, b, u, m);
         complete += all;
     }
-    for (size_t u = 0; u < g->n_units; u++)
+    for (size_t u = 0; u < g->n_units; u++) {
+        size_t layout, v = experiment_unit_variant(g->e, u, &layout);
         series[u] = (analysis_series){
             .point = g->points.ids[point], .metric = g->e->metrics[m].name,
-            .variant = g->e->variants[u].name, .values = values + u * blocks, .n = complete,
-            .higher_is_better = g->e->metrics[m].higher_is_better};
+            .variant = g->e->variants[v].name, .layout = layout,
+            .n_layouts = experiment_variant_layouts(&g->e->variants[v]), .values = values + u * blocks,
+            .n = complete, .higher_is_better = g->e->metrics[m].higher_is_better};
+    }
     return true;
 }
 
@@ -309,7 +313,8 @@ static int measure_unit(engine *g, point_run *p, size_t unit, long block, target
     m->values = g->values;
     for (size_t k = 0; k < g->n_metrics; k++)
         g->values[k] = NAN;
-    target_unit u = {.point = p->point, .variant = unit, .layout = 0, .block = block,
+    size_t layout, variant = experiment_unit_variant(g->e, unit, &layout);
+    target_unit u = {.point = p->point, .variant = variant, .layout = layout, .block = block,
                      .seq = g->seq};
     return g->e->target->measure(g->t, &u, g->c->stop, m, err);
 }
@@ -342,8 +347,10 @@ static int measure_with_policy(engine *g, point_run *p, size_t unit, long block,
 static int commit(engine *g, const point_run *p, size_t unit, long block,
                   const target_measurement *m, double started, verdict_error *err)
 {
+    size_t layout, variant = experiment_unit_variant(g->e, unit, &layout);
     store_sample row = {
-        .point = g->points.ids[p->point], .variant = g->e->variants[unit].name, .layout = 0,
+        .point = g->points.ids[p->point], .variant = g->e->variants[variant].name,
+        .layout = (long)layout,
         .machine = "", .block = block, .seq = g->seq, .started = started, .wall = m->wall,
         .user = m->user, .sys = m->sys, .maxrss_kib = m->maxrss_kib,
         .voluntary_switches = m->voluntary_switches,
@@ -610,7 +617,7 @@ static int prepare_engine(engine *g, verdict_error *err)
 int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
 {
     const experiment *e = c->e;
-    engine g = {.c = c, .e = e, .out = out, .n_units = e->n_variants, .n_metrics = e->n_metrics,
+    engine g = {.c = c, .e = e, .out = out, .n_units = experiment_unit_count(e), .n_metrics = e->n_metrics,
                 .start = runner_monotonic_seconds(), .warnings = STRBUF_INIT,
                 .measured = STRBUF_INIT};
     memset(out, 0, sizeof *out);

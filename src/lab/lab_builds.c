@@ -2,6 +2,7 @@
  * target's recipe or the variant's build line; in-place build lines; the binaries' SHA-256. */
 #include "lab/lab_builds.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,7 @@ static int describe_build(const experiment *e, const experiment_variant *v,
                    .patches = (const char *const *)v->source.patches,
                    .n_patches = v->source.n_patches},
         .recipe = strbuf_text(&b->recipe), .options = (const char *const *)b->options.words,
-        .n_options = b->options.n, .cache_dir = cache_dir};
+        .n_options = b->options.n, .cache_dir = cache_dir, .layouts = v->n_layouts > 1};
     if (strbuf_status(&b->label) != 0 || strbuf_status(&b->recipe) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     return 0;
@@ -83,6 +84,31 @@ static char *joined(const char *dir, const char *name)
     strbuf path = STRBUF_INIT;
     strbuf_appendf(&path, "%s/%s", dir, name);
     return strbuf_detach(&path);
+}
+
+/* Where build_layout_ensure puts layout k of the build in dir (src/build's layout). */
+static int prepare_layouts(const experiment *e, experiment_variant *v, const char *dir,
+                           verdict_error *err)
+{
+    experiment_free_layouts(v);
+    if (v->n_layouts < 2)
+        return 0;
+    v->layouts = calloc(v->n_layouts, sizeof *v->layouts);
+    if (v->layouts == NULL)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    for (size_t k = 0; k < v->n_layouts; k++) {
+        experiment_layout *l = &v->layouts[k];
+        strbuf at = STRBUF_INIT;
+        l->seed = experiment_layout_seed(e, k);
+        strbuf_appendf(&at, "%s/layouts/%016" PRIx64, dir, l->seed);
+        l->tree = joined(strbuf_text(&at), "tree");
+        l->install = joined(strbuf_text(&at), "install");
+        int ok = strbuf_status(&at) == 0 && l->tree && l->install;
+        strbuf_free(&at);
+        if (!ok)
+            return error_set(err, ERROR_INTERNAL, "out of memory");
+    }
+    return 0;
 }
 
 /* The key, and where build_ensure will put that key's build (src/build's layout). */
@@ -105,6 +131,7 @@ static int prepare_variant(const experiment *e, experiment_variant *v, const cha
         v->install = joined(strbuf_text(&dir), "install");
         rc = v->build_key && v->tree && v->install && strbuf_status(&dir) == 0
                  ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = rc ? rc : prepare_layouts(e, v, strbuf_text(&dir), err);
         strbuf_free(&dir);
     }
     build_key_free(&key);
@@ -115,9 +142,32 @@ static int prepare_variant(const experiment *e, experiment_variant *v, const cha
 int lab_builds_prepare(experiment *e, const char *cache_dir, verdict_error *err)
 {
     for (size_t i = 0; i < e->n_variants; i++)
+        if (e->variants[i].n_layouts > 1 && build_layouts_available(err) != 0)
+            return error_prefix(err, "variant %s", e->variants[i].name);
+    for (size_t i = 0; i < e->n_variants; i++)
         if (e->variants[i].source.path &&
             prepare_variant(e, &e->variants[i], cache_dir, err) != 0)
             return -1;
+    return 0;
+}
+
+/* Every layout twin of the build, each where prepare_layouts said it would be. */
+static int link_layouts(const experiment_variant *v, const build_result *base, const char *label,
+                        volatile sig_atomic_t *stop, FILE *notes, bool *cached,
+                        verdict_error *err)
+{
+    for (size_t k = 0; k < v->n_layouts && v->layouts; k++) {
+        build_layout layout;
+        if (build_layout_ensure(base, v->layouts[k].seed, label, stop, notes, &layout, err) != 0)
+            return -1;
+        bool where = strcmp(layout.tree, v->layouts[k].tree) == 0 &&
+                     strcmp(layout.install, v->layouts[k].install) == 0;
+        *cached = *cached && layout.cached;
+        build_layout_free(&layout);
+        if (!where)
+            return error_set(err, ERROR_INTERNAL, "variant %s: layout %zu is not where it "
+                             "was planned (%s)", v->name, k, v->layouts[k].tree);
+    }
     return 0;
 }
 
@@ -136,6 +186,8 @@ static int build_from_source(const experiment *e, const experiment_variant *v,
                        "began (build %.16s, now %.16s): run again to measure what it holds "
                        "now", v->name, v->build_key ? v->build_key : "none", result.key);
     *cached = rc == 0 && result.cached;
+    if (rc == 0)
+        rc = link_layouts(v, &result, b.spec.label, stop, notes, cached, err);
     build_result_free(&result);
     variant_build_free(&b);
     return rc;
@@ -219,17 +271,18 @@ static int build_in_place(const experiment *e, const experiment_variant *v,
 
 /* The target's binary, or the first word of the command at the first point, as the run
  * will find it; "" when there is none to name (a shell line, a server of the user's). */
-static void measured_binary(const experiment *e, const experiment_variant *v, strbuf *path)
+static void measured_binary(const experiment *e, const experiment_variant *v, size_t layout,
+                            strbuf *path)
 {
     char why[512], found[4096];
     if (e->target->measured_binary) {
-        if (e->target->measured_binary(e, v, path) != 0)
+        if (e->target->measured_binary(e, v, layout, path) != 0)
             strbuf_clear(path);
         return;
     }
     if (v->command == NULL || v->shell)
         return;
-    char *word = experiment_substitute_variant(e, v, 0, v->command[0], why, sizeof why);
+    char *word = experiment_substitute_variant(e, v, layout, 0, v->command[0], why, sizeof why);
     char *absolute = NULL;
     if (word && runner_find_executable(v->cwd ? v->cwd : e->directory, word, found,
                                        sizeof found, why, sizeof why) == 0)
@@ -240,18 +293,20 @@ static void measured_binary(const experiment *e, const experiment_variant *v, st
     free(word);
 }
 
+/* One line per unit: every layout of every variant is its own binary. */
 static void record_measured(const experiment *e, strbuf *measured)
 {
-    for (size_t i = 0; i < e->n_variants; i++) {
-        const experiment_variant *v = &e->variants[i];
+    for (size_t u = 0; u < experiment_unit_count(e); u++) {
+        size_t layout;
+        const experiment_variant *v = &e->variants[experiment_unit_variant(e, u, &layout)];
         strbuf binary = STRBUF_INIT;
         char sha[BUILD_KEY_HEX + 1] = "";
         verdict_error ignored;
-        measured_binary(e, v, &binary);
+        measured_binary(e, v, layout, &binary);
         if (binary.length && build_file_sha256(strbuf_text(&binary), sha, &ignored) != 0)
             sha[0] = '\0';
-        strbuf_appendf(measured, "%s\t0\t%s\t%s\t%s\n", v->name, v->build_key ? v->build_key : "",
-                       sha, strbuf_text(&binary));
+        strbuf_appendf(measured, "%s\t%zu\t%s\t%s\t%s\n", v->name, layout,
+                       v->build_key ? v->build_key : "", sha, strbuf_text(&binary));
         strbuf_free(&binary);
     }
 }

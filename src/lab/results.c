@@ -199,10 +199,11 @@ static void link_sample_values(lab_results *r)
 
 /* ---- series ---- */
 
-/* Samples ordered by (point, block, variant), each with the indices found for it. */
+/* Samples ordered by (point, block, unit), each with the indices found for it; a unit is a
+ * variant in one of its layouts (experiment_unit_index). */
 typedef struct {
     size_t sample;
-    long point, variant;
+    long point, variant, unit;
     long block;
 } placed;
 
@@ -213,7 +214,7 @@ static int compare_placed(const void *a, const void *b)
         return x->point < y->point ? -1 : 1;
     if (x->block != y->block)
         return x->block < y->block ? -1 : 1;
-    return (x->variant > y->variant) - (x->variant < y->variant);
+    return (x->unit > y->unit) - (x->unit < y->unit);
 }
 
 /* One pass: each sample's point (by binary search) and variant, looked up again only when
@@ -231,8 +232,11 @@ static placed *place_samples(const experiment *e, const lab_results *r,
             point = point_index_find(index, s->point), last_point = s->point;
         if (last_variant == NULL || strcmp(last_variant, s->variant) != 0)
             variant = experiment_variant_index(e, s->variant), last_variant = s->variant;
-        if (point >= 0 && variant >= 0 && s->block >= 0)
-            out[(*n_placed)++] = (placed){i, point, variant, s->block};
+        if (point >= 0 && variant >= 0 && s->block >= 0 && s->layout >= 0 &&
+            (size_t)s->layout < experiment_variant_layouts(&e->variants[variant]))
+            out[(*n_placed)++] = (placed){
+                i, point, variant,
+                (long)experiment_unit_index(e, (size_t)variant, (size_t)s->layout), s->block};
     }
     if (out)
         qsort(out, *n_placed, sizeof *out, compare_placed);
@@ -248,18 +252,18 @@ static size_t sample_metric_column(const lab_results *r, const char *name)
     return 0;
 }
 
-/* For the samples of one point (placed[first..end)), the block table: cell[b * nv + v] is a
+/* For the samples of one point (placed[first..end)), the block table: cell[b * nu + u] is a
  * sample index + 1, or 0. */
-static size_t *block_table(const placed *pl, size_t first, size_t end, size_t n_variants,
+static size_t *block_table(const placed *pl, size_t first, size_t end, size_t n_units,
                            long *blocks)
 {
     *blocks = first < end ? pl[end - 1].block + 1 : 0;
     size_t cells;
-    if (size_multiply((size_t)*blocks, n_variants, &cells) != 0)
+    if (size_multiply((size_t)*blocks, n_units, &cells) != 0)
         return NULL;
     size_t *cell = calloc(cells + 1, sizeof *cell);
     for (size_t i = first; cell && i < end; i++)
-        cell[(size_t)pl[i].block * n_variants + (size_t)pl[i].variant] = pl[i].sample + 1;
+        cell[(size_t)pl[i].block * n_units + (size_t)pl[i].unit] = pl[i].sample + 1;
     return cell;
 }
 
@@ -282,18 +286,18 @@ static int add_warning(lab_results *r, const char *code, const char *point,
     return 0;
 }
 
-/* The first variant with no value of the metric at the point, or -1 (all have some). */
-static long variant_without_values(const lab_results *r, size_t nv, const size_t *cell,
-                                   long blocks, size_t column)
+/* The first unit with no value of the metric at the point, or -1 (all have some). */
+static long unit_without_values(const lab_results *r, size_t nu, const size_t *cell,
+                                long blocks, size_t column)
 {
-    for (size_t v = 0; v < nv; v++) {
+    for (size_t u = 0; u < nu; u++) {
         bool any = false;
         for (long b = 0; b < blocks && !any; b++) {
-            size_t s = cell[(size_t)b * nv + v];
+            size_t s = cell[(size_t)b * nu + u];
             any = s && isfinite(value_at(r, s, column));
         }
         if (!any)
-            return (long)v;
+            return (long)u;
     }
     return -1;
 }
@@ -307,7 +311,8 @@ static int leave_out(const experiment *e, lab_results *r, size_t point, size_t m
     const char *code = "not-analysed", *variant = "";
     *left_out = true;
     if (missing >= 0 && complete == 0 && r->complete_blocks[point] > 0) {
-        variant = e->variants[missing].name;
+        size_t layout;
+        variant = e->variants[experiment_unit_variant(e, (size_t)missing, &layout)].name;
         strbuf_appendf(&why, "%s has no %s values here: %s is left out at this point", variant,
                        e->metrics[m].name, e->metrics[m].name);
     } else if (complete < 2 && m == 0) {
@@ -322,12 +327,12 @@ static int leave_out(const experiment *e, lab_results *r, size_t point, size_t m
     return rc;
 }
 
-/* Series of one point: per metric analysed, per variant, over the blocks in which every
- * variant has a finite value of that metric. */
+/* Series of one point: per metric analysed, per unit, over the blocks in which every
+ * unit has a finite value of that metric. */
 static int point_series(const experiment *e, lab_results *r, size_t point, const size_t *cell,
                         long blocks, double **cursor)
 {
-    size_t nv = e->n_variants, stride = (size_t)(blocks > 0 ? blocks : 1);
+    size_t nv = experiment_unit_count(e), stride = (size_t)(blocks > 0 ? blocks : 1);
     for (size_t m = 0; m < e->n_metrics; m++) {
         size_t column = sample_metric_column(r, e->metrics[m].name), complete = 0;
         double *start = *cursor;
@@ -344,15 +349,20 @@ static int point_series(const experiment *e, lab_results *r, size_t point, const
         if (m == 0)
             r->complete_blocks[point] = complete;
         bool left_out;
-        long missing = variant_without_values(r, nv, cell, blocks, column);
+        long missing = unit_without_values(r, nv, cell, blocks, column);
         if (leave_out(e, r, point, m, missing, complete, &left_out) != 0)
             return -1;
         if (left_out)
             continue;
-        for (size_t v = 0; v < nv; v++)
+        for (size_t u = 0; u < nv; u++) {
+            size_t layout;
+            const experiment_variant *v = &e->variants[experiment_unit_variant(e, u, &layout)];
             r->series[r->n_series++] = (analysis_series){
-                r->point_ids[point], e->metrics[m].name, e->variants[v].name,
-                start + v * stride, complete, e->metrics[m].higher_is_better};
+                .point = r->point_ids[point], .metric = e->metrics[m].name,
+                .variant = v->name, .layout = layout, .n_layouts = experiment_variant_layouts(v),
+                .built = v->source.path != NULL, .values = start + u * stride, .n = complete,
+                .higher_is_better = e->metrics[m].higher_is_better};
+        }
         *cursor += nv * stride;
     }
     return 0;
@@ -381,7 +391,7 @@ static int count_disturbed(const experiment *e, lab_results *r, const placed *pl
 
 static int build_series(const experiment *e, lab_results *r)
 {
-    size_t n_placed, cells = 0;
+    size_t n_placed, cells = 0, n_units = experiment_unit_count(e);
     point_index index = {0};
     placed *pl = point_index_build(e, &index) == 0 ? place_samples(e, r, &index, &n_placed)
                                                    : NULL;
@@ -392,10 +402,10 @@ static int build_series(const experiment *e, lab_results *r)
     for (size_t first = 0, end; first < n_placed; first = end) {
         for (end = first; end < n_placed && pl[end].point == pl[first].point; end++)
             ;
-        cells += (size_t)(pl[end - 1].block + 1) * e->n_variants * e->n_metrics;
+        cells += (size_t)(pl[end - 1].block + 1) * n_units * e->n_metrics;
     }
-    r->series = calloc(r->n_points * e->n_metrics * e->n_variants + 1, sizeof *r->series);
-    r->series_values = calloc(cells + r->n_points * e->n_metrics * e->n_variants + 1,
+    r->series = calloc(r->n_points * e->n_metrics * n_units + 1, sizeof *r->series);
+    r->series_values = calloc(cells + r->n_points * e->n_metrics * n_units + 1,
                               sizeof *r->series_values);
     int rc = r->series && r->series_values ? count_disturbed(e, r, pl, n_placed) : -1;
     double *cursor = r->series_values;
@@ -405,7 +415,7 @@ static int build_series(const experiment *e, lab_results *r)
         while (end < n_placed && (size_t)pl[end].point == p)
             end++;
         long blocks;
-        size_t *cell = block_table(pl, first, end, e->n_variants, &blocks);
+        size_t *cell = block_table(pl, first, end, n_units, &blocks);
         rc = cell ? point_series(e, r, p, cell, blocks, &cursor) : -1;
         free(cell);
         first = end;

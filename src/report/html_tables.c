@@ -107,6 +107,47 @@ static void verdict_numbers(FILE *out, const report_input *in, const analysis_co
     number_cell(out, !c->ok ? NAN : adjusted ? c->p_adjusted : r->p_value);
 }
 
+/* Where ratio r falls on a strip from lo to hi, in pixels. */
+static double strip_x(double r, double lo, double hi, double width)
+{
+    return 4 + (log(r) - log(lo)) / (log(hi) - log(lo)) * (width - 8);
+}
+
+/* The K layouts of each variant as dots (relative to the baseline's mean layout) above the
+ * change's interval: the reader sees whether the layouts spread as far as the change. */
+static void layout_strip(FILE *out, const analysis_comparison *c)
+{
+    const analysis_layouts *l = &c->layouts;
+    const double width = 180;
+    double mean = 0, lo = c->result.ci_low, hi = c->result.ci_high;
+    for (size_t k = 0; k < l->n_baseline; k++)
+        mean += l->baseline_locations[k] / (double)l->n_baseline;
+    for (size_t k = 0; k < l->n_baseline + l->n_candidate; k++) {
+        double v = k < l->n_baseline ? l->baseline_locations[k]
+                                     : l->candidate_locations[k - l->n_baseline];
+        lo = fmin(lo, exp(v - mean));
+        hi = fmax(hi, exp(v - mean));
+    }
+    if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
+        return;
+    fprintf(out, "<br><svg class=\"layouts\" width=\"%.0f\" height=\"34\" role=\"img\">"
+            "<title>layouts: baseline (grey, top), candidate (blue), the change's interval "
+            "(bar)</title>", width);
+    for (size_t k = 0; k < l->n_baseline; k++)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"7\" r=\"3\" fill=\"#888\"/>",
+                strip_x(exp(l->baseline_locations[k] - mean), lo, hi, width));
+    for (size_t k = 0; k < l->n_candidate; k++)
+        fprintf(out, "<circle cx=\"%.1f\" cy=\"17\" r=\"3\" fill=\"#36c\"/>",
+                strip_x(exp(l->candidate_locations[k] - mean), lo, hi, width));
+    double x0 = strip_x(c->result.ci_low, lo, hi, width);
+    double x1 = strip_x(c->result.ci_high, lo, hi, width);
+    fprintf(out, "<rect x=\"%.1f\" y=\"26\" width=\"%.1f\" height=\"4\" fill=\"#36c\"/>"
+            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"34\" stroke=\"#000\" "
+            "stroke-dasharray=\"2\"/></svg> <small>%zu+%zu layouts, spread %.1f%%</small>",
+            x0, fmax(x1 - x0, 1), strip_x(1, lo, hi, width), strip_x(1, lo, hi, width),
+            l->n_baseline, l->n_candidate, l->spread * 100);
+}
+
 static void verdict_row(FILE *out, const report_input *in, const analysis_comparison *c)
 {
     const analysis_series *base = &in->series[c->baseline], *cand = &in->series[c->candidate];
@@ -118,9 +159,14 @@ static void verdict_row(FILE *out, const report_input *in, const analysis_compar
     verdict_numbers(out, in, c);
     fputs("<td>", out);
     verdict_words(out, in, c);
+    if (c->ok && c->across_layouts)
+        layout_strip(out, c);
     fputs("</td>", out);
     long needed = c->ok ? c->result.decision.needed_blocks : -1;
-    if (needed >= 0)
+    if (c->ok && c->across_layouts && c->layouts.needed_layouts >= 0)
+        fprintf(out, "<td class=\"num\">about %ld layouts per variant</td></tr>\n",
+                c->layouts.needed_layouts);
+    else if (needed >= 0)
         fprintf(out, "<td class=\"num\">about %ld more per side</td></tr>\n", needed);
     else
         fputs("<td class=\"num\">–</td></tr>\n", out);

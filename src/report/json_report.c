@@ -154,6 +154,37 @@ static json_t *summaries_json(const report_input *in)
     return array;
 }
 
+/* Across layout twins: K, the layout spread, the per-layout locations and what comparing
+ * the two first binaries alone would have said, for contrast. Without twins: layouts 1. */
+static void add_layouts_json(json_t *item, const analysis_comparison *c)
+{
+    const analysis_layouts *l = &c->layouts;
+    if (!c->across_layouts) {
+        json_object_set_new(item, "layouts", json_integer(1));
+        json_object_set_new(item, "layout_spread", json_null());
+        json_object_set_new(item, "binary_estimate", number_or_null(c->result.ratio));
+        return;
+    }
+    json_t *base = json_array(), *cand = json_array();
+    for (size_t k = 0; k < l->n_baseline; k++)
+        json_array_append_new(base, number_or_null(exp(l->baseline_locations[k])));
+    for (size_t k = 0; k < l->n_candidate; k++)
+        json_array_append_new(cand, number_or_null(exp(l->candidate_locations[k])));
+    json_object_set_new(item, "layouts", json_integer((json_int_t)l->n_candidate));
+    json_object_set_new(item, "baseline_layouts", json_integer((json_int_t)l->n_baseline));
+    json_object_set_new(item, "layout_spread", number_or_null(l->spread));
+    json_object_set_new(item, "layout_locations", json_pack("{s:o, s:o}", "baseline", base,
+                                                            "candidate", cand));
+    json_object_set_new(item, "binary_estimate", number_or_null(l->binary_estimate));
+    json_object_set_new(item, "binary", json_pack(
+        "{s:[o,o], s:o, s:s, s:b}", "ci", number_or_null(l->binary_low),
+        number_or_null(l->binary_high), "p_value", number_or_null(l->binary_p), "verdict",
+        verdict_kind_name(l->binary_kind), "within_layout_noise", l->binary_within_noise));
+    json_object_set_new(item, "needed_layouts", l->needed_layouts >= 0
+                                                    ? json_integer(l->needed_layouts)
+                                                    : json_null());
+}
+
 static json_t *comparison_json(const report_input *in, const analysis_comparison *c)
 {
     const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
@@ -188,6 +219,7 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     json_object_set_new(item, "needed_blocks", r->decision.needed_blocks >= 0
                                                    ? json_integer(r->decision.needed_blocks)
                                                    : json_null());
+    add_layouts_json(item, c);
     return item;
 }
 

@@ -36,12 +36,24 @@ static void print_settings(const report_input *in, FILE *out)
     fputs("\n", out);
 }
 
+/* "A", or "A @3" for layout twin 3 of A. */
+static void series_label(const analysis_series *s, char *buf, size_t len)
+{
+    if (s->n_layouts > 1)
+        snprintf(buf, len, "%s @%zu", s->variant, s->layout);
+    else
+        snprintf(buf, len, "%s", s->variant);
+}
+
 static size_t name_width(const report_input *in)
 {
     size_t width = 7;
-    for (size_t i = 0; i < in->n_series; i++)
-        if (strlen(in->series[i].variant) > width)
-            width = strlen(in->series[i].variant);
+    for (size_t i = 0; i < in->n_series; i++) {
+        char label[128];
+        series_label(&in->series[i], label, sizeof label);
+        if (strlen(label) > width)
+            width = strlen(label);
+    }
     return width > 48 ? 48 : width;
 }
 
@@ -51,8 +63,10 @@ static void print_table(const report_input *in, size_t first, size_t end, FILE *
     fprintf(out, "    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
     for (size_t i = first; i < end; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
+        char label[128];
+        series_label(&in->series[i], label, sizeof label);
         fprintf(out, " %c  %-*.*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, width,
-                in->series[i].variant, s->n, s->median, s->cv * 100);
+                label, s->n, s->median, s->cv * 100);
     }
     fputs("\n", out);
 }
@@ -70,6 +84,7 @@ static void print_interval_line(const report_input *in, const analysis_compariso
                                 size_t first, FILE *out)
 {
     const comparison *r = &c->result;
+    const char *units = c->across_layouts ? "layouts" : "runs";
     char est[32], lo[32], hi[32];
     format_percent(r->ratio, est, sizeof est);
     format_percent(r->ci_low, lo, sizeof lo);
@@ -78,10 +93,11 @@ static void print_interval_line(const report_input *in, const analysis_compariso
             marker_of(c->baseline - first), est, query_low_bracket(r), lo, hi,
             query_high_bracket(r));
     if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
-        fprintf(out, " (%g%% CI; %g%% is not reachable with %zu runs)",
-                r->achieved_confidence * 100, r->confidence * 100, r->n_baseline);
+        fprintf(out, " (%g%% CI; %g%% is not reachable with %zu %s)",
+                r->achieved_confidence * 100, r->confidence * 100, r->n_baseline, units);
     else if (r->achieved_confidence < r->confidence - 1e-12)
-        fprintf(out, " (%g%% is not reachable with %zu runs)", r->confidence * 100, r->n_baseline);
+        fprintf(out, " (%g%% is not reachable with %zu %s)", r->confidence * 100, r->n_baseline,
+                units);
     else
         fprintf(out, " (%.4g%% CI", r->confidence * 100);
     if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12) {
@@ -98,6 +114,41 @@ static void print_interval_line(const report_input *in, const analysis_compariso
     if (in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE)
         fprintf(out, " (adjusted %.2g)", c->p_adjusted);
     fputs("\n", out);
+}
+
+/* Each variant's layouts, relative to the variant's middle layout, then what the two
+ * first builds alone would have said. */
+static void print_layout_strip(const char *name, const double *locations, size_t k, FILE *out)
+{
+    double middle = 0;
+    for (size_t i = 0; i < k; i++)
+        middle += locations[i] / (double)k;
+    fprintf(out, "   layouts of %s:", name);
+    for (size_t i = 0; i < k; i++)
+        fprintf(out, " %+.1f%%", expm1(locations[i] - middle) * 100);
+    fputs("\n", out);
+}
+
+static void print_layouts(const report_input *in, const analysis_comparison *c, FILE *out)
+{
+    const analysis_layouts *l = &c->layouts;
+    if (!c->across_layouts)
+        return;
+    fprintf(out, "   across %zu and %zu layouts: layout spread %.1f%% (sd of one layout's "
+            "effect)\n", l->n_candidate, l->n_baseline, l->spread * 100);
+    print_layout_strip(in->series[c->baseline].variant, l->baseline_locations, l->n_baseline,
+                       out);
+    print_layout_strip(in->series[c->candidate].variant, l->candidate_locations,
+                       l->n_candidate, out);
+    if (!isfinite(l->binary_estimate))
+        return;
+    char est[32], lo[32], hi[32];
+    format_percent(l->binary_estimate, est, sizeof est);
+    format_percent(l->binary_low, lo, sizeof lo);
+    format_percent(l->binary_high, hi, sizeof hi);
+    fprintf(out, "   one build each (layout 0 against layout 0) would say: %s [%s, %s], p = "
+            "%.2g, %s%s\n", est, lo, hi, l->binary_p, verdict_kind_name(l->binary_kind),
+            l->binary_within_noise ? " — within what layout alone does" : "");
 }
 
 static void print_decided(const report_input *in, const analysis_comparison *c, FILE *out)
@@ -129,12 +180,15 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
         return;
     }
     if (d->reason == UNDECIDED_CONFIDENCE)
-        fprintf(out, "%zu runs per side cannot reach %g%% confidence; ", c->result.n_baseline,
-                c->result.confidence * 100);
+        fprintf(out, "%zu %s per side cannot reach %g%% confidence; ", c->result.n_baseline,
+                c->across_layouts ? "layouts" : "runs", c->result.confidence * 100);
     else
         fprintf(out, "the interval includes both no change and changes beyond ±%g%%; ",
                 in->options->margin * 100);
-    if (d->needed_blocks >= 0)
+    if (c->across_layouts && c->layouts.needed_layouts >= 0)
+        fprintf(out, "about %ld layouts per variant needed (more runs of these layouts cannot "
+                "remove their spread)\n", c->layouts.needed_layouts);
+    else if (d->needed_blocks >= 0)
         fprintf(out, "about %ld more run%s per side needed\n", d->needed_blocks,
                 d->needed_blocks == 1 ? "" : "s");
     else
@@ -158,6 +212,7 @@ static void print_comparison(const report_input *in, const analysis_comparison *
         break;
     case VERDICT_INCONCLUSIVE: print_undecided(in, c, out); break;
     }
+    print_layouts(in, c, out);
 }
 
 static void print_group(const report_input *in, size_t first, size_t end, FILE *out)

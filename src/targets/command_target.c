@@ -19,7 +19,7 @@ static const target_metric command_metrics[] = {
     {"wall", false}, {"user", false}, {"sys", false}, {"cpu", false}, {"maxrss", false},
 };
 
-/* One variant at the current point. */
+/* One unit (a variant in one of its layouts) at the current point. */
 typedef struct {
     command_words argv;
     char **env;                  /* NAME=value, NULL-terminated */
@@ -34,18 +34,20 @@ struct target {
     metric_def *metrics;
     size_t n_metrics;
     bool capture_stdout;         /* a metric is read from the output */
-    command_run *runs;           /* per variant */
+    command_run *runs;           /* per unit (experiment_unit_index) */
+    size_t n_runs;
     size_t point;
 };
 
 /* ---- per point ---- */
 
-static int substituted_words(const experiment *e, const experiment_variant *v, size_t point,
-                             command_words *out, char *err, size_t errlen)
+static int substituted_words(const experiment *e, const experiment_variant *v, size_t layout,
+                             size_t point, command_words *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (v->shell) {
-        char *line = experiment_substitute_variant_shell(e, v, point, v->command[0], err, errlen);
+        char *line = experiment_substitute_variant_shell(e, v, layout, point, v->command[0],
+                                                         err, errlen);
         const char *words[] = {"/bin/sh", "-c", line};
         int rc = line && command_words_copy(words, 3, out) == 0 ? 0 : -1;
         free(line);
@@ -55,18 +57,19 @@ static int substituted_words(const experiment *e, const experiment_variant *v, s
     if (out->words == NULL)
         return -1;
     for (size_t i = 0; i < v->n_command; i++, out->n++)
-        if ((out->words[i] = experiment_substitute_variant(e, v, point, v->command[i], err,
-                                                           errlen)) == NULL)
+        if ((out->words[i] = experiment_substitute_variant(e, v, layout, point, v->command[i],
+                                                           err, errlen)) == NULL)
             return -1;
     return 0;
 }
 
-static char **substituted_env(const experiment *e, const experiment_variant *v, size_t point,
-                              char *err, size_t errlen)
+static char **substituted_env(const experiment *e, const experiment_variant *v, size_t layout,
+                              size_t point, char *err, size_t errlen)
 {
     char **env = calloc(v->n_env + 1, sizeof *env);
     for (size_t i = 0; env && i < v->n_env; i++) {
-        char *value = experiment_substitute_variant(e, v, point, v->env[i].value, err, errlen);
+        char *value = experiment_substitute_variant(e, v, layout, point, v->env[i].value, err,
+                                                    errlen);
         strbuf pair = STRBUF_INIT;
         strbuf_appendf(&pair, "%s=%s", v->env[i].name, value ? value : "");
         free(value);
@@ -91,17 +94,18 @@ static void free_run(command_run *r)
     memset(r, 0, sizeof *r);
 }
 
-static int prepare_run(target *t, size_t v, size_t point, verdict_error *err)
+static int prepare_run(target *t, size_t unit, size_t point, verdict_error *err)
 {
     const experiment *e = t->e;
-    const experiment_variant *ev = &e->variants[v];
-    command_run *r = &t->runs[v];
+    size_t layout;
+    const experiment_variant *ev = &e->variants[experiment_unit_variant(e, unit, &layout)];
+    command_run *r = &t->runs[unit];
     char why[1024] = "";
-    if (ev->cwd &&
-        (r->cwd = experiment_substitute_variant(e, ev, point, ev->cwd, why, sizeof why)) == NULL)
+    if (ev->cwd && (r->cwd = experiment_substitute_variant(e, ev, layout, point, ev->cwd, why,
+                                                           sizeof why)) == NULL)
         return error_set(err, ERROR_USAGE, "%s: variant %s: cwd: %s", e->path, ev->name, why);
-    if ((r->env = substituted_env(e, ev, point, why, sizeof why)) == NULL ||
-        substituted_words(e, ev, point, &r->argv, why, sizeof why) != 0)
+    if ((r->env = substituted_env(e, ev, layout, point, why, sizeof why)) == NULL ||
+        substituted_words(e, ev, layout, point, &r->argv, why, sizeof why) != 0)
         return error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s: variant %s: %s",
                          e->path, ev->name, why[0] ? why : "out of memory");
     if ((r->envp = process_runner_envp(&t->runner, r->env)) == NULL)
@@ -113,8 +117,8 @@ static int prepare_run(target *t, size_t v, size_t point, verdict_error *err)
 
 static void command_end_point(target *t)
 {
-    for (size_t v = 0; t->runs && v < t->e->n_variants; v++)
-        free_run(&t->runs[v]);
+    for (size_t u = 0; t->runs && u < t->n_runs; u++)
+        free_run(&t->runs[u]);
 }
 
 static int command_begin_point(target *t, size_t point, volatile sig_atomic_t *stop,
@@ -123,8 +127,8 @@ static int command_begin_point(target *t, size_t point, volatile sig_atomic_t *s
     (void)stop;
     command_end_point(t);
     t->point = point;
-    for (size_t v = 0; v < t->e->n_variants; v++)
-        if (prepare_run(t, v, point, err) != 0)
+    for (size_t u = 0; u < t->n_runs; u++)
+        if (prepare_run(t, u, point, err) != 0)
             return -1;
     return 0;
 }
@@ -135,7 +139,7 @@ static int command_measure(target *t, const target_unit *unit, volatile sig_atom
                            target_measurement *out, verdict_error *err)
 {
     const experiment_variant *ev = &t->e->variants[unit->variant];
-    command_run *r = &t->runs[unit->variant];
+    command_run *r = &t->runs[experiment_unit_index(t->e, unit->variant, unit->layout)];
     run_request request = {.argv = r->argv.words, .envp = r->envp, .cwd = r->cwd,
                            .timeout = t->e->timeout, .pin = t->settings.pin,
                            .capture_stdout = t->capture_stdout};
@@ -180,11 +184,12 @@ static int command_open(const experiment *e, const target_settings *s, target **
     int rc = -1;
     if (t == NULL || defined == NULL ||
         (t->metrics = calloc(e->n_metrics + 1, sizeof *t->metrics)) == NULL ||
-        (t->runs = calloc(e->n_variants + 1, sizeof *t->runs)) == NULL) {
+        (t->runs = calloc(experiment_unit_count(e) + 1, sizeof *t->runs)) == NULL) {
         error_set(err, ERROR_INTERNAL, "out of memory");
         goto done;
     }
     t->e = e;
+    t->n_runs = experiment_unit_count(e);
     t->settings = *s;
     t->n_metrics = e->n_metrics;
     if (process_metric_defs(e, t->metrics, defined, err) != 0 ||

@@ -65,7 +65,8 @@ static inline postgres_variant *postgres_variant_of(const experiment_variant *v)
  * installed into $PREFIX, and the options that go into its build key (target_kind). */
 int postgres_build_recipe(const experiment *e, const experiment_variant *v, strbuf *recipe,
                           command_words *options, verdict_error *err);
-int postgres_measured_binary(const experiment *e, const experiment_variant *v, strbuf *path);
+int postgres_measured_binary(const experiment *e, const experiment_variant *v, size_t layout,
+                             strbuf *path);
 
 /* Where templates and builds are kept unless 'cache_dir' says otherwise. */
 #define POSTGRES_DEFAULT_CACHE_DIR "/var/tmp/verdict-pg"

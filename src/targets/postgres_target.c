@@ -50,7 +50,8 @@ struct target {
     metric_def *metrics;         /* process builtins; pgbench's are read below */
     bool *process_metric;
     size_t n_metrics;
-    pg_server *servers;          /* per variant */
+    pg_server *servers;          /* per unit: a variant's layouts each have their server */
+    size_t n_servers;
     command_words workload;      /* this point's pgbench arguments */
     char log_dir[256];           /* pgbench --log files of the current run */
     bool want_log;               /* a latency percentile is measured */
@@ -119,15 +120,46 @@ static int choose_cpus(target *t, verdict_error *err)
     return 0;
 }
 
-static int prepare_server(target *t, size_t v, const char *default_bindir, verdict_error *err)
+/* The variant a server runs. */
+static const experiment_variant *server_variant(const target *t, size_t u)
 {
-    const experiment_variant *ev = &t->e->variants[v];
+    size_t layout;
+    return &t->e->variants[experiment_unit_variant(t->e, u, &layout)];
+}
+
+/* A variant's layout twins share the template of its first layout: the same data in the
+ * same format; only the server binary that starts on a copy of it differs. */
+static int prepare_template(target *t, size_t u, const experiment_variant *ev,
+                            verdict_error *err)
+{
+    size_t layout;
+    size_t v = experiment_unit_variant(t->e, u, &layout);
+    pg_server *s = &t->servers[u];
+    char why[1024];
+    if (layout > 0) {
+        memcpy(s->template_dir, t->servers[experiment_unit_index(t->e, v, 0)].template_dir,
+               sizeof s->template_dir);
+        return 0;
+    }
+    fprintf(stderr, "verdict: preparing the template of %s (%s, scale %d)\n", ev->name,
+            s->bindir, t->pg->scale);
+    if (cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, why,
+                                 sizeof why) != 0)
+        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: %s", ev->name, why);
+    return 0;
+}
+
+static int prepare_server(target *t, size_t u, const char *default_bindir, verdict_error *err)
+{
+    size_t layout;
+    const experiment_variant *ev = &t->e->variants[experiment_unit_variant(t->e, u, &layout)];
     const postgres_variant *pv = postgres_variant_of(ev);
-    pg_server *s = &t->servers[v];
+    pg_server *s = &t->servers[u];
     strbuf built = STRBUF_INIT; /* a source variant runs the build's install */
-    if (ev->install)
-        strbuf_appendf(&built, "%s/bin", ev->install);
-    const char *bindir = ev->install ? strbuf_text(&built)
+    const char *install = experiment_variant_install(ev, layout);
+    if (install)
+        strbuf_appendf(&built, "%s/bin", install);
+    const char *bindir = install ? strbuf_text(&built)
                          : pv && pv->bindir ? pv->bindir : default_bindir;
     strbuf pgbench = STRBUF_INIT;
     strbuf_appendf(&pgbench, "%s/pgbench", bindir);
@@ -145,13 +177,7 @@ static int prepare_server(target *t, size_t v, const char *default_bindir, verdi
     s->spec = (cluster_template_spec){bindir, t->pg->cache_dir, t->pg->run_as,
                                       (const char *const *)s->settings, n, t->pg->scale,
                                       t->pin_server ? &t->server_cpus : NULL};
-    fprintf(stderr, "verdict: preparing the template of %s (%s, scale %d)\n", ev->name,
-            bindir, t->pg->scale);
-    char why[1024];
-    if (cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, why,
-                                 sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: %s", ev->name, why);
-    return 0;
+    return prepare_template(t, u, ev, err);
 }
 
 static int make_log_dir(target *t, verdict_error *err)
@@ -172,9 +198,9 @@ static int make_log_dir(target *t, verdict_error *err)
 /* ---- servers ---- */
 
 /* The postmaster is pinned as it starts (spec.server_cpus); its backends inherit that. */
-static int start_server(target *t, size_t v, verdict_error *err)
+static int start_server(target *t, size_t u, verdict_error *err)
 {
-    pg_server *s = &t->servers[v];
+    pg_server *s = &t->servers[u];
     char why[1024];
     if (cluster_start(s->template_dir, &s->spec, &s->instance, why, sizeof why) != 0)
         return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
@@ -182,14 +208,14 @@ static int start_server(target *t, size_t v, verdict_error *err)
     return 0;
 }
 
-static void stop_server(target *t, size_t v)
+static void stop_server(target *t, size_t u)
 {
-    pg_server *s = &t->servers[v];
+    pg_server *s = &t->servers[u];
     char why[512];
     if (!s->running)
         return;
     if (cluster_stop(&s->instance, why, sizeof why) != 0)
-        fprintf(stderr, "verdict: stopping the server of %s: %s\n", t->e->variants[v].name,
+        fprintf(stderr, "verdict: stopping the server of %s: %s\n", server_variant(t, u)->name,
                 why);
     s->running = false;
 }
@@ -210,7 +236,7 @@ static void clear_logs(const target *t)
 }
 
 /* pgbench WORKLOAD... [--log --log-prefix=DIR/run] CONNINFO */
-static int build_argv(const target *t, size_t v, const char *conninfo, bool with_log,
+static int build_argv(const target *t, size_t u, const char *conninfo, bool with_log,
                       command_words *w)
 {
     command_words_free(w);
@@ -220,7 +246,7 @@ static int build_argv(const target *t, size_t v, const char *conninfo, bool with
     if (w->words == NULL)
         return -1;
     const char *logs[] = {"--log", prefix};
-    w->words[w->n++] = strdup(t->servers[v].pgbench);
+    w->words[w->n++] = strdup(t->servers[u].pgbench);
     for (size_t i = 0; i < t->workload.n; i++)
         w->words[w->n++] = strdup(t->workload.words[i]);
     for (size_t i = 0; with_log && i < 2; i++)
@@ -236,11 +262,11 @@ static int build_argv(const target *t, size_t v, const char *conninfo, bool with
  * `fresh: run` every measured run would otherwise start from empty shared buffers (and,
  * on some VMs, a buffer pool whose every page faults on first touch). No --log, so the
  * measured run's latency log is its own. */
-static int warm_server(const target *t, size_t v, const run_request *request,
+static int warm_server(const target *t, size_t u, const run_request *request,
                        volatile sig_atomic_t *stop, const char *conninfo, verdict_error *err)
 {
     command_words words = {0};
-    if (build_argv(t, v, conninfo, false, &words) != 0) {
+    if (build_argv(t, u, conninfo, false, &words) != 0) {
         command_words_free(&words);
         return error_set(err, ERROR_INTERNAL, "out of memory");
     }
@@ -269,28 +295,28 @@ static int warm_server(const target *t, size_t v, const run_request *request,
 }
 
 /* Before a run: the server started (and warmed) unless it runs, checkpointed, the words. */
-static int ready_server(target *t, size_t v, const run_request *request,
+static int ready_server(target *t, size_t u, const run_request *request,
                         volatile sig_atomic_t *stop, verdict_error *err)
 {
-    pg_server *s = &t->servers[v];
-    const postgres_variant *pv = postgres_variant_of(&t->e->variants[v]);
+    pg_server *s = &t->servers[u];
+    const postgres_variant *pv = postgres_variant_of(server_variant(t, u));
     char conninfo[1024], why[512];
     clear_logs(t);
     if (pv && pv->conninfo) {
         snprintf(conninfo, sizeof conninfo, "%s", pv->conninfo);
     } else {
-        if (!s->running && start_server(t, v, err) != 0)
+        if (!s->running && start_server(t, u, err) != 0)
             return -1;
         cluster_conninfo(&s->instance, conninfo, sizeof conninfo);
         if (s->unwarmed && t->pg->warm_runs > 0 &&
-            warm_server(t, v, request, stop, conninfo, err) != 0)
+            warm_server(t, u, request, stop, conninfo, err) != 0)
             return -1;
         s->unwarmed = false;
         /* every run starts from the same state: nothing dirty to write back mid-run */
         if (cluster_checkpoint(&s->instance, why, sizeof why) != 0)
             return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
     }
-    if (build_argv(t, v, conninfo, t->want_log, &s->run_argv) != 0)
+    if (build_argv(t, u, conninfo, t->want_log, &s->run_argv) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     return 0;
 }
@@ -389,21 +415,23 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
         if ((t->workload.words[i] = experiment_substitute(e, point, t->pg->workload[i], why,
                                                           sizeof why)) == NULL)
             return error_set(err, ERROR_USAGE, "%s: workload: %s", e->path, why);
-    for (size_t v = 0; v < e->n_variants; v++) {
-        pg_server *s = &t->servers[v];
-        const experiment_variant *ev = &e->variants[v];
+    for (size_t u = 0; u < t->n_servers; u++) {
+        pg_server *s = &t->servers[u];
+        size_t layout;
+        const experiment_variant *ev = &e->variants[experiment_unit_variant(e, u, &layout)];
         free(s->envp);
         for (size_t i = 0; s->env && s->env[i]; i++)
             free(s->env[i]);
         free(s->env);
         free(s->cwd);
         s->envp = NULL;
-        s->cwd = ev->cwd ? experiment_substitute_variant(e, ev, point, ev->cwd, why, sizeof why)
+        s->cwd = ev->cwd ? experiment_substitute_variant(e, ev, layout, point, ev->cwd, why,
+                                                         sizeof why)
                          : NULL;
         s->env = calloc(ev->n_env + 1, sizeof *s->env);
         for (size_t i = 0; s->env && i < ev->n_env; i++) {
-            char *value = experiment_substitute_variant(e, ev, point, ev->env[i].value, why,
-                                                        sizeof why);
+            char *value = experiment_substitute_variant(e, ev, layout, point, ev->env[i].value,
+                                                        why, sizeof why);
             strbuf pair = STRBUF_INIT;
             strbuf_appendf(&pair, "%s=%s", ev->env[i].name, value ? value : "");
             free(value);
@@ -418,7 +446,7 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
         if (runner_check_executable(s->cwd, s->pgbench, why, sizeof why) != 0)
             return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name, why);
         const postgres_variant *pv = postgres_variant_of(ev);
-        if (t->pg->fresh == PG_FRESH_POINT && !(pv && pv->conninfo) && start_server(t, v, err) != 0)
+        if (t->pg->fresh == PG_FRESH_POINT && !(pv && pv->conninfo) && start_server(t, u, err) != 0)
             return error_prefix(err, "at point %zu", point);
     }
     return 0;
@@ -426,22 +454,22 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
 
 static void postgres_end_point(target *t)
 {
-    for (size_t v = 0; t->servers && v < t->e->n_variants; v++)
-        stop_server(t, v);
+    for (size_t u = 0; t->servers && u < t->n_servers; u++)
+        stop_server(t, u);
 }
 
 static int postgres_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
                             target_measurement *out, verdict_error *err)
 {
-    size_t v = unit->variant;
-    pg_server *s = &t->servers[v];
-    const char *name = t->e->variants[v].name;
+    size_t u = experiment_unit_index(t->e, unit->variant, unit->layout);
+    pg_server *s = &t->servers[u];
+    const char *name = t->e->variants[unit->variant].name;
     run_request request = {.argv = NULL, .envp = s->envp, .cwd = s->cwd,
                            .timeout = t->e->timeout, .pin = t->pin_client ? &t->client_cpus : NULL,
                            .capture_stdout = true};
-    if (ready_server(t, v, &request, stop, err) != 0) {
+    if (ready_server(t, u, &request, stop, err) != 0) {
         if (t->pg->fresh == PG_FRESH_RUN)
-            stop_server(t, v);
+            stop_server(t, u);
         if (*stop)
             return TARGET_RUN_INTERRUPTED;
         snprintf(out->failure, sizeof out->failure, "%s: %s", name, err->message);
@@ -452,7 +480,7 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
     run_result result;
     int ran = process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err);
     if (t->pg->fresh == PG_FRESH_RUN)
-        stop_server(t, v);
+        stop_server(t, u);
     if (ran != 0)
         return error_prefix(err, "variant %s", name);
     int status = TARGET_MEASURED;
@@ -483,13 +511,14 @@ static int postgres_facts(target *t, machine_facts *facts)
     for (size_t v = 0; v < t->e->n_variants; v++) {
         const experiment_variant *ev = &t->e->variants[v];
         const postgres_variant *pv = postgres_variant_of(ev);
+        const pg_server *first = &t->servers[experiment_unit_index(t->e, v, 0)];
         strbuf key = STRBUF_INIT, value = STRBUF_INIT;
-        for (size_t i = 0; t->servers[v].settings && t->servers[v].settings[i]; i++)
-            strbuf_appendf(&value, "%s%s", i ? " " : "", t->servers[v].settings[i]);
+        for (size_t i = 0; first->settings && first->settings[i]; i++)
+            strbuf_appendf(&value, "%s%s", i ? " " : "", first->settings[i]);
         strbuf_appendf(&key, "pg.%s.server", ev->name);
         rc |= machine_facts_set(facts, strbuf_text(&key), pv && pv->conninfo
                                                                ? pv->conninfo
-                                                               : t->servers[v].spec.bindir);
+                                                               : first->spec.bindir);
         strbuf_clear(&key);
         strbuf_appendf(&key, "pg.%s.settings", ev->name);
         rc |= machine_facts_set(facts, strbuf_text(&key), strbuf_text(&value));
@@ -520,8 +549,8 @@ static void postgres_close(target *t)
     if (t == NULL)
         return;
     postgres_end_point(t);
-    for (size_t v = 0; t->servers && v < t->e->n_variants; v++)
-        free_server(&t->servers[v]);
+    for (size_t u = 0; t->servers && u < t->n_servers; u++)
+        free_server(&t->servers[u]);
     free(t->servers);
     for (size_t m = 0; t->metrics && m < t->n_metrics; m++)
         if (t->process_metric[m])
@@ -540,7 +569,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
                          verdict_error *err)
 {
     target *t = calloc(1, sizeof *t);
-    if (t == NULL || (t->servers = calloc(e->n_variants + 1, sizeof *t->servers)) == NULL ||
+    if (t == NULL ||
+        (t->servers = calloc(experiment_unit_count(e) + 1, sizeof *t->servers)) == NULL ||
         (t->metrics = calloc(e->n_metrics + 1, sizeof *t->metrics)) == NULL ||
         (t->process_metric = calloc(e->n_metrics + 1, sizeof *t->process_metric)) == NULL) {
         if (t)
@@ -549,6 +579,7 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
         return error_set(err, ERROR_INTERNAL, "out of memory");
     }
     t->e = e;
+    t->n_servers = experiment_unit_count(e);
     t->pg = postgres_options_of(e);
     t->settings = *s;
     t->n_metrics = e->n_metrics;
@@ -561,8 +592,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
         rc = choose_cpus(t, err);
     if (rc == 0)
         rc = make_log_dir(t, err);
-    for (size_t v = 0; rc == 0 && v < e->n_variants; v++)
-        rc = prepare_server(t, v, default_bindir, err);
+    for (size_t u = 0; rc == 0 && u < t->n_servers; u++)
+        rc = prepare_server(t, u, default_bindir, err);
     if (rc != 0) {
         postgres_close(t);
         return -1;

@@ -77,8 +77,8 @@ static void check_template(const experiment *e, const experiment_variant *v, siz
     char err[256];
     if (text == NULL)
         return;
-    char *word = experiment_substitute_variant(e, v, p, text, err, sizeof err);
-    char *line = experiment_substitute_variant_shell(e, v, p, text, err, sizeof err);
+    char *word = experiment_substitute_variant(e, v, 0, p, text, err, sizeof err);
+    char *line = experiment_substitute_variant_shell(e, v, 0, p, text, err, sizeof err);
     if (word == NULL || line == NULL)
         abort();
     free(word);

@@ -166,7 +166,8 @@ static void test_family_wise_error(void **state)
         for (int v = 0; v < VARIANTS; v++) {
             for (int i = 0; i < N; i++)
                 values[v][i] = 100.0 * exp(draw_noise(rng, NOISE_LOGNORMAL));
-            series[v] = (analysis_series){"p", "wall", names[v], values[v], N, false};
+            series[v] = (analysis_series){.point = "p", .metric = "wall", .variant = names[v],
+                                          .values = values[v], .n = N};
         }
         for (int adjust = 0; adjust <= 1; adjust++) {
             analysis_options o = {.method = METHOD_WILCOXON, .confidence = 0.95, .margin = 0.01,

@@ -33,10 +33,12 @@ static void test_bh_unselected_gets_bonferroni(void **state)
     double baseline[BLOCKS], candidates[4][BLOCKS];
     const double shift[] = {0.1, 0.12, 0.15, 0.0}, spread[] = {0.01, 0.01, 0.01, 0.01706};
     fill(baseline, candidates, shift, spread, 4);
-    analysis_series series[SERIES] = {{"p", "wall", "A", baseline, BLOCKS, false}};
+    analysis_series series[SERIES] = {
+        {.point = "p", .metric = "wall", .variant = "A", .values = baseline, .n = BLOCKS}};
     const char *names[] = {"B", "C", "D", "E"};
     for (size_t k = 0; k < 4; k++)
-        series[k + 1] = (analysis_series){"p", "wall", names[k], candidates[k], BLOCKS, false};
+        series[k + 1] = (analysis_series){.point = "p", .metric = "wall", .variant = names[k],
+                                          .values = candidates[k], .n = BLOCKS};
     analysis_options o = {.method = METHOD_WELCH, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_BH};
     analysis_result r;
@@ -69,9 +71,10 @@ static void test_holm_levels(void **state)
     double baseline[BLOCKS], candidates[2][BLOCKS];
     const double shift[] = {0.1, 0.0}, spread[] = {0.01, 0.01};
     fill(baseline, candidates, shift, spread, 2);
-    analysis_series series[3] = {{"p", "wall", "A", baseline, BLOCKS, false},
-                                 {"p", "wall", "B", candidates[0], BLOCKS, false},
-                                 {"p", "wall", "C", candidates[1], BLOCKS, false}};
+    analysis_series series[3] = {
+        {.point = "p", .metric = "wall", .variant = "A", .values = baseline, .n = BLOCKS},
+        {.point = "p", .metric = "wall", .variant = "B", .values = candidates[0], .n = BLOCKS},
+        {.point = "p", .metric = "wall", .variant = "C", .values = candidates[1], .n = BLOCKS}};
     analysis_options o = {.method = METHOD_WELCH, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_HOLM};
     analysis_result r;

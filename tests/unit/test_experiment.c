@@ -336,7 +336,7 @@ static void test_errors_keys_and_types(void **state)
     parse_expect_fails("zzz: 1\nvariants: {A: ./a}\n",
                 "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
                 "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
-                "margin, warmup, timeout, on_failure, setup, teardown, prepare, target)");
+                "margin, warmup, timeout, on_failure, setup, teardown, prepare, target, layouts)");
     parse_expect_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
                 "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
     parse_expect_fails("variants: {A: ./a}\nrepetitions: eight\n",
@@ -422,12 +422,55 @@ static void test_tree_placeholder(void **state)
     experiment e;
     parse_expect_ok("variants: {A: {command: \"echo {{tree}}\"}}\n", &e);
     char err[128];
-    char *line = experiment_substitute_variant(&e, &e.variants[0], 0, e.variants[0].command[1],
+    char *line = experiment_substitute_variant(&e, &e.variants[0], 0, 0, e.variants[0].command[1],
                                                err, sizeof err);
     assert_non_null(line);
     assert_string_equal(line, "{tree}");
     free(line);
     experiment_free(&e);
+}
+
+/* layouts: the top level's for every built variant, a variant's own over it; units are the
+ * variants' layouts variant-major; every variant twins or none. */
+static void test_layouts(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_expect_ok("seed: 3\nlayouts: 3\nvariants:\n  A: {source: ., command: \"{tree}/a\"}\n"
+                    "  B: {source: ., command: \"{tree}/a\", layouts: 2}\n", &e);
+    assert_int_equal(e.variants[0].n_layouts, 3);
+    assert_int_equal(e.variants[1].n_layouts, 2);
+    assert_int_equal(experiment_unit_count(&e), 5);
+    size_t layout;
+    assert_int_equal(experiment_unit_variant(&e, 0, &layout), 0);
+    assert_int_equal(layout, 0);
+    assert_int_equal(experiment_unit_variant(&e, 3, &layout), 1);
+    assert_int_equal(layout, 0);
+    assert_int_equal(experiment_unit_variant(&e, 4, &layout), 1);
+    assert_int_equal(layout, 1);
+    assert_int_equal(experiment_unit_index(&e, 1, 1), 4);
+    uint64_t s0 = experiment_layout_seed(&e, 0), s1 = experiment_layout_seed(&e, 1);
+    assert_true(s0 != s1 && s0 > 0 && s1 > 0 && s0 < (UINT64_C(1) << 63));
+    assert_int_equal(s0, experiment_layout_seed(&e, 0));
+    experiment_free(&e);
+    uint64_t three = parse_expect_plan_hash("layouts: 3\nvariants:\n  A: {source: ., command: "
+                                            "./a}\n  B: {source: ., command: ./b}\n");
+    uint64_t four = parse_expect_plan_hash("layouts: 4\nvariants:\n  A: {source: ., command: "
+                                           "./a}\n  B: {source: ., command: ./b}\n");
+    assert_true(three != four);
+    parse_expect_ok("layouts: 3\nvariants: {A: ./a, B: ./b}\n", &e); /* nothing is built */
+    assert_int_equal(experiment_unit_count(&e), 2);
+    experiment_free(&e);
+    parse_expect_fails("variants:\n  A: {command: ./a, layouts: 2}\n",
+                       "spin.yaml:2:21: variant A has 'layouts' but no 'source': layout twins "
+                       "are links of a build verdict makes");
+    parse_expect_fails("layouts: 2\nvariants:\n  A: ./a\n  B: {source: ., command: ./b}\n",
+                       "spin.yaml:1:1: variant B has 2 layouts but A has one (it has no "
+                       "'source' to link again): every variant needs layout twins (at least 2) "
+                       "to compare across layouts");
+    parse_expect_fails("variants:\n  A: {source: ., command: ./a, layouts: 65}\n",
+                       "spin.yaml:2:41: layouts: 65 is more than 64; 6 to 10 layouts already "
+                       "measure the layout spread");
 }
 
 static void test_errors_metrics_and_yaml(void **state)
@@ -579,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_errors_keys_and_types),
         cmocka_unit_test(test_errors_variants_and_parameters),
         cmocka_unit_test(test_tree_placeholder),
+        cmocka_unit_test(test_layouts),
         cmocka_unit_test(test_errors_metrics_and_yaml),
         cmocka_unit_test(test_load_resolves_directories),
         cmocka_unit_test(test_complex_keys_refused),
