@@ -138,9 +138,9 @@ static int diagnose_layouts(analysis_result *r, const analysis_series *series,
         if (!b->built || !x->built || !(fabs(log(k->ratio)) < log1p(LAYOUT_WARNING_EFFECT)))
             return 0;
         return add_warning(r, "layout-untested", x, format_text(
-            "%s vs %s: two builds %.1f%% apart, measured in one code layout each: a change of "
-            "function order alone moves a binary by that much; add 'layouts: 6' to the "
-            "experiment to measure the change across layouts", x->variant, b->variant,
+            "%s vs %s: two builds %.1f%% apart, each measured in one code layout: a change of "
+            "function order alone can move a binary by several percent; add 'layouts: 6' to "
+            "the experiment to measure the change across layouts", x->variant, b->variant,
             fabs(k->ratio - 1) * 100));
     }
     const analysis_layouts *l = &c->layouts;

@@ -21,7 +21,9 @@ git_in() { # DIR ARGS...
 }
 
 # work ROUNDS: that many dependent multiply-adds, about 4 ms per million on these VMs. The
-# process's start-up and exit make measured ratios some 10-15% smaller than the work's.
+# metric is cpu (user + sys: the kernel's exact run time; user alone is split from it by
+# timer ticks, too coarse for runs this short), which other load disturbs far less than
+# wall time. The process's start-up makes measured ratios a little smaller than the work's.
 make_repository() {
     mkdir -p "$1"
     cat > "$1/work.c" <<'C'
@@ -59,7 +61,7 @@ experiment() { # NAME, then the variants' lines
         echo "repetitions: ${REPS:-12}"
         echo "variants:"
         for line in "$@"; do echo "  $line"; done
-        echo "metrics: [wall]"
+        echo "metrics: [cpu]"
     } > "$DATA/$name.yaml"
 }
 

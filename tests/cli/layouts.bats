@@ -27,7 +27,7 @@ experiment() { # NAME LAYOUTS, then the variants' lines
         echo "layouts: $layouts"
         echo "repetitions: ${REPS:-10}"
         echo "confidence: 0.995"
-        echo "metrics: [user]"
+        echo "metrics: [cpu]"
         echo "variants:"
         for line in "$@"; do echo "  $line"; done
     } > "$DATA/$name.yaml"

@@ -98,7 +98,7 @@ ROUNDS=6000000
     jq -e '(.samples | length) == 8 and (.samples[0] | has("variant") and has("point") and has("block") and has("seq") and has("metrics") and has("exit") and has("tainted"))' "$DATA/doc.json"
     jq -e '.samples[0].metrics | has("wall") and has("user") and has("sys") and has("maxrss")' "$DATA/doc.json"
     jq -e '.summaries[0] | has("n") and has("median") and has("mean") and has("stddev") and has("cv") and has("min") and has("max")' "$DATA/doc.json"
-    jq -e '.comparisons[0] | has("baseline") and has("candidate") and has("point") and has("metric") and has("better") and has("method") and has("paired") and has("n") and has("estimate") and has("ci") and has("confidence") and has("achieved_confidence") and has("p_value") and has("verdict") and has("negligible") and has("needed_blocks")' "$DATA/doc.json"
+    jq -e '.comparisons[0] | has("baseline") and has("candidate") and has("point") and has("metric") and has("better") and has("method") and has("paired") and has("n") and has("estimate") and has("ci") and has("confidence") and has("achieved_confidence") and has("p_value") and has("verdict") and has("negligible") and has("needed_blocks") and has("layouts") and has("layout_spread") and has("binary_estimate")' "$DATA/doc.json"
     jq -e '.warnings | type == "array"' "$DATA/doc.json"
 }
 
