@@ -1,6 +1,5 @@
 /* The cache as found on disk: every build directory with its key, ingredients, state, size
  * and last use; and pruning, which removes old and incomplete builds under their locks. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,48 +15,33 @@ static bool is_build_name(const char *name, size_t length)
     return length == BUILD_KEY_SHORT && strspn(name, "0123456789abcdef") == length;
 }
 
-static int compare_names(const void *a, const void *b)
+
+/* A build directory's name (suffix NULL) or its lock file's (suffix ".lock"), cut to the
+ * build's name; 0 for anything else. */
+static size_t build_name_with(const char *name, const void *suffix_text)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const char *suffix = suffix_text;
+    size_t length = strlen(name), suffix_length = suffix ? strlen(suffix) : 0;
+    if (length < suffix_length ||
+        (suffix && strcmp(name + length - suffix_length, suffix) != 0) ||
+        !is_build_name(name, length - suffix_length))
+        return 0;
+    return length - suffix_length;
 }
 
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
-/* Names in builds/ that are build directories (with_suffix NULL) or lock files
- * (with_suffix ".lock"), sorted. An absent builds/ has none. */
+/* Names in builds/ that are build directories (suffix NULL) or lock files (suffix
+ * ".lock"), sorted. An absent builds/ has none. */
 static int list_names(const char *builds, const char *suffix, char ***names, size_t *n,
                       verdict_error *err)
 {
-    *names = NULL;
-    *n = 0;
-    size_t capacity = 0, suffix_length = suffix ? strlen(suffix) : 0;
-    DIR *d = opendir(builds);
-    if (d == NULL)
-        return errno == ENOENT ? 0 : error_set(err, ERROR_USAGE, "cannot read the build cache "
-                                                "%s: %s", builds, strerror(errno));
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        size_t length = strlen(e->d_name);
-        if (length < suffix_length || (suffix && strcmp(e->d_name + length - suffix_length,
-                                                        suffix) != 0) ||
-            !is_build_name(e->d_name, length - suffix_length))
-            continue;
-        if (array_reserve((void **)names, &capacity, *n + 1, sizeof **names) != 0 ||
-            ((*names)[*n] = strndup(e->d_name, length - suffix_length)) == NULL)
-            rc = error_set(err, ERROR_INTERNAL, "out of memory");
-        else
-            (*n)++;
-    }
-    closedir(d);
-    if (rc == 0 && *n > 1)
-        qsort(*names, *n, sizeof **names, compare_names);
-    return rc;
+    if (build_list_names(builds, build_name_with, suffix, names, n) == 0)
+        return 0;
+    if (errno == ENOENT)
+        return 0;
+    if (errno == ENOMEM)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    return error_set(err, ERROR_USAGE, "cannot read the build cache %s: %s", builds,
+                     strerror(errno));
 }
 
 static time_t modified(const char *dir, const char *name)
@@ -158,7 +142,7 @@ int build_cache_list(const char *cache_dir, build_list *list, verdict_error *err
         }
         entry_free(&e);
     }
-    free_names(names, n);
+    build_free_names(names, n);
     free(builds);
     if (rc != 0)
         build_list_free(list);
@@ -207,7 +191,7 @@ static void prune_stale_locks(const char *builds)
         free(dir);
         free(lock);
     }
-    free_names(names, n);
+    build_free_names(names, n);
 }
 
 static int prune_all(const char *builds, char **names, size_t n, time_t cutoff,
@@ -247,7 +231,7 @@ int build_cache_prune(const char *cache_dir, double max_age_seconds, build_list 
     rc = rc ? rc : prune_all(builds, names, n, cutoff, removed, &bytes, err);
     if (rc == 0)
         prune_stale_locks(builds);
-    free_names(names, n);
+    build_free_names(names, n);
     free(builds);
     if (bytes_freed)
         *bytes_freed = bytes;

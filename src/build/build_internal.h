@@ -46,6 +46,16 @@ typedef struct {
     size_t n, capacity;
 } build_tree;
 
+/* Which names of a directory build_list_names keeps: the length to keep (a suffix cut
+ * off), or 0 to skip the name. */
+typedef size_t (*build_name_filter)(const char *name, const void *context);
+
+/* The names in dir that keep accepts, cut as it says, sorted bytewise. 0, or -1 with errno
+ * (dir cannot be read; ENOMEM). build_free_names them. */
+int build_list_names(const char *dir, build_name_filter keep, const void *context,
+                     char ***names, size_t *n);
+void build_free_names(char **names, size_t n);
+
 /* Everything below root (root itself excluded), sorted bytewise by path. */
 int build_tree_list(const char *root, build_tree *tree, verdict_error *err);
 void build_tree_free(build_tree *tree);

@@ -1,6 +1,5 @@
 /* Reads the links a build's wrapper recorded (one file each: the directory, then the words,
  * NUL-ended), in time order, keeping the last link of each output still in the tree. */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -29,43 +28,23 @@ void build_link_list_free(build_link_list *list)
     *list = (build_link_list){NULL, 0, 0};
 }
 
-static int compare_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
-static void free_names(char **names, size_t n)
+/* Every name but . and .. (the wrapper writes no other hidden names): the records. */
+static size_t record_name(const char *name, const void *context)
 {
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    (void)context;
+    return name[0] == '.' ? 0 : strlen(name);
 }
 
 /* The records' names, sorted: the wrapper names them by time. */
 static int record_names(const char *dir, char ***names, size_t *n, verdict_error *err)
 {
-    *names = NULL;
-    *n = 0;
-    size_t capacity = 0;
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        return error_set(err, ERROR_USAGE, "cannot read the recorded links %s: %s (was the "
-                         "build made with layouts?)", dir, strerror(errno));
-    int rc = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (array_reserve((void **)names, &capacity, *n + 1, sizeof **names) != 0 ||
-            ((*names)[*n] = strdup(e->d_name)) == NULL)
-            rc = error_set(err, ERROR_INTERNAL, "out of memory");
-        else
-            (*n)++;
-    }
-    closedir(d);
-    if (rc == 0 && *n > 1)
-        qsort(*names, *n, sizeof **names, compare_names);
-    return rc;
+    if (build_list_names(dir, record_name, NULL, names, n) == 0)
+        return 0;
+    if (errno == ENOMEM)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    return error_set(err, ERROR_USAGE, "cannot read the recorded links %s: %s (was the "
+                     "build made with layouts?)", dir, strerror(errno));
 }
 
 /* Splits a record into its directory and words: 0, 1 when it was cut short (the wrapper
@@ -203,7 +182,7 @@ int build_links_read(const char *links_dir, const char *tree, build_link_list *l
             list->items[list->n++] = l;
         rc = outcome < 0 ? -1 : 0;
     }
-    free_names(names, n);
+    build_free_names(names, n);
     if (rc == 0)
         keep_last(list);
     else

@@ -255,3 +255,47 @@ int build_hash_entry(build_hasher *h, int root_fd, const char *path, const struc
         return hash_link(h, root_fd, path, st, err);
     return 0; /* directories, fifos, devices: their path, type and mode are all there is */
 }
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void build_free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int build_list_names(const char *dir, build_name_filter keep, const void *context,
+                     char ***names, size_t *n)
+{
+    *names = NULL;
+    *n = 0;
+    size_t capacity = 0;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return -1;
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        size_t length = keep(e->d_name, context);
+        if (length == 0)
+            continue;
+        if (array_reserve((void **)names, &capacity, *n + 1, sizeof **names) != 0 ||
+            ((*names)[*n] = strndup(e->d_name, length)) == NULL)
+            rc = -1, errno = ENOMEM;
+        else
+            (*n)++;
+    }
+    closedir(d);
+    if (rc != 0) {
+        build_free_names(*names, *n);
+        *names = NULL, *n = 0;
+        errno = ENOMEM;
+    } else if (*n > 1) {
+        qsort(*names, *n, sizeof **names, compare_names);
+    }
+    return rc;
+}

@@ -121,18 +121,7 @@ static bool widen_to_resolution(shift_result *s, const stats_resolution *resolut
     bool finer_than_step = !mean && log_step > (s->ci_high - s->ci_low) / 2.0;
     if (!(log_step > 0.0) || !(coarse || finer_than_step))
         return false;
-    bool above = s->ci_low > 0.0 || (s->ci_low == 0.0 && s->low_open);
-    bool below = s->ci_high < 0.0 || (s->ci_high == 0.0 && s->high_open);
-    s->ci_low -= log_step;
-    s->ci_high += log_step;
-    s->low_open = s->high_open = false;
-    /* The step is itself only known to a few digits: an end within a billionth of a step of
-     * 0 is at 0 (a point at one step, widened by it, lands a few ulps either side). */
-    double negligible = log_step * 1e-9;
-    if (above && !(s->ci_low > negligible))
-        s->ci_low = 0.0, s->low_open = true;
-    if (below && !(s->ci_high < -negligible))
-        s->ci_high = 0.0, s->high_open = true;
+    stats_widen_by_step(s, log_step);
     return true;
 }
 

@@ -87,16 +87,7 @@ static bool layouts_widen(shift_result *s, double log_step, double dither)
 {
     if (!(log_step > 0.0) || !(dither < log_step / 2.0))
         return false;
-    bool above = s->ci_low > 0.0 || (s->ci_low == 0.0 && s->low_open);
-    bool below = s->ci_high < 0.0 || (s->ci_high == 0.0 && s->high_open);
-    s->ci_low -= log_step;
-    s->ci_high += log_step;
-    s->low_open = s->high_open = false;
-    double negligible = log_step * 1e-9; /* the step itself is known to a few digits */
-    if (above && !(s->ci_low > negligible))
-        s->ci_low = 0.0, s->low_open = true;
-    if (below && !(s->ci_high < -negligible))
-        s->ci_high = 0.0, s->high_open = true;
+    stats_widen_by_step(s, log_step);
     return true;
 }
 

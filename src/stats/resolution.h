@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "shift.h"
 #include "status.h"
 
 typedef struct {
@@ -30,6 +31,10 @@ stats_status stats_resolution_of(const double *x, size_t m, const double *y, siz
 
 /* Largest power of ten (10^-15 .. 10^15) every value is an integer multiple of, or 0. */
 double stats_decimal_step(const double *x, size_t n);
+/* Widens an interval (log scale) by log_step on each side, keeping the side of 0 the test
+ * established: an end that excluded 0 stops at 0, open. Rounding cannot make equal things
+ * differ, so the test stays valid; only the interval's ends move. */
+void stats_widen_by_step(shift_result *s, double log_step);
 /* Fewest significant digits (1 .. 15) that write every value exactly, or 0 for none. */
 int stats_significant_digits(const double *x, size_t n);
 
