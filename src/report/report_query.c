@@ -1,5 +1,6 @@
 /* Lookups over a report_input for the writers that draw it (charts, HTML, text charts).
- * Linear searches: a report holds at most a few thousand series and samples. */
+ * Linear searches for series and points; the set of unrun points is sorted, as a sweep
+ * may have a million of them. */
 #include "report/report_query.h"
 
 #include <math.h>
@@ -116,4 +117,89 @@ const char *query_low_bracket(const comparison *r)
 const char *query_high_bracket(const comparison *r)
 {
     return r->high_open ? ")" : "]";
+}
+
+void query_level_text(double level, int min_digits, char *buf, size_t len)
+{
+    double percent = level * 100.0;
+    for (int digits = min_digits; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, percent);
+        double shown = strtod(buf, NULL);
+        /* A level below 1 must not read as 100%, one above 0 not as 0%. */
+        if ((level >= 1.0 || shown < 100.0) && (level <= 0.0 || shown > 0.0))
+            return;
+    }
+    /* 100 * level rounded up to 100 itself: say how far below it is instead. */
+    snprintf(buf, len, "100 - %.3g", (1.0 - level) * 100.0);
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool sorted_has(const char *const *sorted, size_t n, const char *id)
+{
+    return n > 0 && bsearch(&id, sorted, n, sizeof *sorted, compare_ids) != NULL;
+}
+
+int query_unrun_points(const report_input *in, query_point_set *out)
+{
+    *out = (query_point_set){NULL, 0};
+    const char **sampled = malloc((in->n_samples ? in->n_samples : 1) * sizeof *sampled);
+    out->ids = malloc((in->n_points ? in->n_points : 1) * sizeof *out->ids);
+    if (sampled == NULL || out->ids == NULL) {
+        free(sampled);
+        query_point_set_free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < in->n_samples; i++)
+        sampled[i] = in->samples[i].point;
+    qsort(sampled, in->n_samples, sizeof *sampled, compare_ids);
+    for (size_t p = 0; p < in->n_points; p++)
+        if (!sorted_has(sampled, in->n_samples, in->points[p].id))
+            out->ids[out->n++] = in->points[p].id;
+    free(sampled);
+    qsort(out->ids, out->n, sizeof *out->ids, compare_ids);
+    return 0;
+}
+
+bool query_point_set_has(const query_point_set *set, const char *id)
+{
+    return id != NULL && sorted_has(set->ids, set->n, id);
+}
+
+void query_point_set_free(query_point_set *set)
+{
+    free(set->ids);
+    *set = (query_point_set){NULL, 0};
+}
+
+/* 1000000 -> "1,000,000": a count of points is read at a glance. */
+static void grouped_count(size_t n, char *buf, size_t len)
+{
+    char digits[32];
+    int length = snprintf(digits, sizeof digits, "%zu", n);
+    size_t used = 0;
+    for (int i = 0; i < length && used + 2 < len; i++) {
+        if (i > 0 && (length - i) % 3 == 0)
+            buf[used++] = ',';
+        buf[used++] = digits[i];
+    }
+    buf[used] = '\0';
+}
+
+void query_unrun_line(const report_input *in, const query_point_set *unrun, char *buf,
+                      size_t len)
+{
+    if (unrun->n == 0) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    char count[32], total[32];
+    grouped_count(unrun->n, count, sizeof count);
+    grouped_count(in->n_points, total, sizeof total);
+    snprintf(buf, len, "%s of %s point%s %s not run (no samples); %s left out of this report",
+             count, total, in->n_points == 1 ? "" : "s", unrun->n == 1 ? "was" : "were",
+             unrun->n == 1 ? "it is" : "they are");
 }

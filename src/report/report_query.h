@@ -39,4 +39,25 @@ double query_percent(double ratio);
 const char *query_low_bracket(const comparison *r);
 const char *query_high_bracket(const comparison *r);
 
+/* A confidence level as a percentage with at least min_digits significant digits and as
+ * many more as it takes to tell it from 100% (0.9999999999999999 is "99.99999999999999",
+ * never "100"): "95", "99.9023". */
+void query_level_text(double level, int min_digits, char *buf, size_t len);
+
+/* Points with no sample at all (a sweep interrupted, say), sorted for lookups: the
+ * writers sum them up in one line instead of a block each. */
+typedef struct {
+    const char **ids; /* borrowed from the report_input */
+    size_t n;
+} query_point_set;
+
+/* 0, or -1 when out of memory. */
+int query_unrun_points(const report_input *in, query_point_set *out);
+bool query_point_set_has(const query_point_set *set, const char *id);
+void query_point_set_free(query_point_set *set);
+/* "912 of 1,000,000 points were not run (no samples); they are left out below" into buf,
+ * or "" when every point has samples. */
+void query_unrun_line(const report_input *in, const query_point_set *unrun, char *buf,
+                      size_t len);
+
 #endif
