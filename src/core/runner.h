@@ -1,5 +1,6 @@
 /* Runs one command once and measures it: wall time, CPU time, max RSS, context switches,
- * exit status; its own process group, stdin from /dev/null, a timeout, and interruption. */
+ * exit status; its own process group, stdin from /dev/null, a timeout, interruption, and
+ * death with verdict (the parent-death signal). */
 #ifndef VERDICT_CORE_RUNNER_H
 #define VERDICT_CORE_RUNNER_H
 
@@ -9,6 +10,8 @@
 #include <stddef.h>
 
 #define RUNNER_STDERR_TAIL 2048
+/* Captured stdout keeps at most this much (less one byte), from the start. */
+#define RUNNER_STDOUT_LIMIT ((size_t)64 << 20)
 
 typedef struct {
     char *const *argv;      /* argv[0] is resolved through PATH */
@@ -26,14 +29,24 @@ typedef struct {
     int exit_code;                    /* exit status, or 128 + signal number */
     int term_signal;                  /* the signal that ended it, or 0 */
     bool timed_out, interrupted;
-    char *stdout_text;                /* NUL-terminated when captured; caller frees */
+    char *stdout_text;                /* NUL-terminated when captured (and may hold NULs:
+                                         use stdout_length); caller frees */
     size_t stdout_length;
+    bool stdout_cut;                  /* the output went on beyond what was kept: text is a
+                                         contiguous head ending at a line end (or at the
+                                         limit, for a longer line) */
+    size_t stdout_dropped;            /* bytes read after the kept head, never joined to it */
     char stderr_tail[RUNNER_STDERR_TAIL]; /* last bytes of stderr, NUL-terminated */
 } run_result;
 
 /* Runs the command. Returns 0 when it ran (whatever its exit status; check exit_code,
- * timed_out and interrupted), or -1 when it could not be started, with a message in err.
- * A non-zero *stop (set by a signal handler) kills the run's process group. */
+ * timed_out and interrupted), or -1 when it could not be started, with a message in err
+ * ("cannot run 'CMD': its directory D: No such file or directory", say). A non-zero *stop
+ * (set by a signal handler) kills the run's process group. The command gets SIGKILL if
+ * the calling thread ends first (PR_SET_PDEATHSIG): call it from a thread that lives as
+ * long as verdict (the main thread). Processes the command starts itself are killed with
+ * its process group when it ends, or when verdict stops it; the parent-death signal
+ * reaches only the command itself. */
 int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
                    char *err, size_t errlen);
 void run_result_free(run_result *result);

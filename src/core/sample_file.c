@@ -192,7 +192,7 @@ static void describe_field(field_kind kind, const char *bad, char *out, size_t o
     case FIELD_NUMBER: out[0] = '\0'; return;
     case FIELD_NOT_NUMBER: snprintf(out, outlen, "not a number: \"%s\"", bad); return;
     case FIELD_HEXADECIMAL:
-        snprintf(out, outlen, "\"%s\" is hexadecimal; sample files hold decimal numbers", bad);
+        snprintf(out, outlen, "\"%s\" is hexadecimal; only decimal numbers are read", bad);
         return;
     case FIELD_NOT_FINITE:
         snprintf(out, outlen, "\"%s\" is not a finite number; verdict compares ratios, which "
@@ -209,6 +209,19 @@ static void describe_field(field_kind kind, const char *bad, char *out, size_t o
     }
 }
 
+int sample_number_parse(const char *text, size_t length, double *value, char *why,
+                        size_t whylen)
+{
+    text_span field = {text, length};
+    field_kind kind = parse_number(field, value);
+    if (kind == FIELD_NUMBER)
+        return 0;
+    char bad[4 * QUOTE_MAX + 8];
+    quote_text(field, bad, sizeof bad);
+    describe_field(kind, bad, why, whylen);
+    return -1;
+}
+
 static int parse_line(const char *name, text_span line, size_t lineno, int column,
                       double *value, char *err, size_t errlen)
 {
@@ -219,11 +232,8 @@ static int parse_line(const char *name, text_span line, size_t lineno, int colum
         snprintf(err, errlen, "%s:%zu: no column %d in \"%s\"", name, lineno, column, quoted);
         return -1;
     }
-    field_kind kind = parse_number(field, value);
-    if (kind != FIELD_NUMBER) {
-        char bad[4 * QUOTE_MAX + 8], why[8 * QUOTE_MAX];
-        quote_text(field, bad, sizeof bad);
-        describe_field(kind, bad, why, sizeof why);
+    char why[8 * QUOTE_MAX];
+    if (sample_number_parse(field.start, field.length, value, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s:%zu: %s%s", name, lineno, why,
                  column ? " (column selected with -C)" : "");
         return -1;
