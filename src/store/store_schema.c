@@ -203,6 +203,24 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    long long version = 0;
+    if (check_identity(db, path, &version, err, errlen) != 0)
+        return -1;
+    if (version == 0)
+        return store_message(err, errlen, "%s: the store holds no experiment yet (an empty "
+                             "file)", path);
+    if (version < STORE_SCHEMA_VERSION)
+        return store_message(err, errlen,
+                             "%s: written by an older verdict (schema %lld); this verdict "
+                             "upgrades it to schema %d when it opens it for writing, which a "
+                             "read-only open does not do: run verdict on it once where it is "
+                             "writable", path, version, STORE_SCHEMA_VERSION);
+    return exec_sql(db, path, "PRAGMA foreign_keys = ON", "configuring the connection", err,
+                    errlen);
+}
+
 int store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
     long long version = 0;
