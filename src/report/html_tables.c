@@ -10,6 +10,7 @@
 #include "stats/verdict_rules.h"
 
 #define LEVEL_TEXT 40
+#define ERROR_TEXT 2048
 
 void html_element(FILE *out, const char *tag, const char *text)
 {
@@ -73,7 +74,9 @@ static void verdict_words(FILE *out, const report_input *in, const analysis_comp
     const verdict_decision *d = &c->result.decision;
     if (!c->ok) {
         fputs("<strong>inconclusive</strong>: ", out);
-        markup_write_escaped(out, c->error);
+        char why[ERROR_TEXT];
+        query_comparison_error(in, c, why, sizeof why);
+        markup_write_escaped(out, why);
     } else if (d->kind == VERDICT_BETTER || d->kind == VERDICT_WORSE) {
         decided_words(out, in, c);
     } else if (d->kind == VERDICT_EQUIVALENT) {
@@ -234,7 +237,9 @@ void html_warnings(FILE *out, const report_input *in, const query_point_set *unr
             markup_write_escaped(out, w->point);
             fputs(" · ", out);
         }
-        markup_write_escaped(out, w->message);
+        char message[ERROR_TEXT];
+        query_warning_message(in, w, message, sizeof message);
+        markup_write_escaped(out, message);
         fputs("</li>\n", out);
     }
     fputs(shown > 0 ? "</ul>\n" : "<p>No warnings.</p>\n", out);

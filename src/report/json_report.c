@@ -10,6 +10,7 @@
 
 #include "report/json_text.h"
 #include "report/output_file.h"
+#include "report/report_query.h"
 #include "stats/verdict_rules.h"
 #include "version.h"
 
@@ -233,8 +234,10 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
                                                (json_int_t)b->n, (json_int_t)x->n));
     int rc = item != NULL ? 0 : -1;
     if (rc == 0 && !c->ok) {
+        char why[2048];
+        query_comparison_error(in, c, why, sizeof why);
         rc |= json_object_set_new(item, "verdict", json_string("inconclusive"));
-        rc |= json_set_text(item, "error", c->error);
+        rc |= json_set_text(item, "error", why);
     } else if (rc == 0) {
         rc = comparison_numbers(item, c);
     }
@@ -277,8 +280,10 @@ static json_t *warnings_json(const report_input *in, int *rc)
     for (size_t i = 0; array && i < in->analysis->n_warnings; i++) {
         const analysis_warning *w = &in->analysis->warnings[i];
         json_t *item = json_object();
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
         const char *texts[] = {"code", w->code, "variant", w->variant, "point", w->point,
-                               "message", w->message, NULL};
+                               "message", message, NULL};
         append(array, item, set_texts(item, texts), rc);
     }
     return array;

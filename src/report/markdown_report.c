@@ -54,8 +54,10 @@ static void write_comparisons(FILE *f, const report_input *in, const query_point
         write_cell(f, b->variant);
         write_cell(f, x->variant);
         if (!c->ok) {
+            char why[2048];
+            query_comparison_error(in, c, why, sizeof why);
             fputs(" | | | inconclusive (", f);
-            write_text(f, c->error);
+            write_text(f, why);
             fputs(") |\n", f);
             continue;
         }
@@ -104,7 +106,9 @@ static void write_warnings(FILE *f, const report_input *in, const query_point_se
         fputs("- `", f); /* codes are verdict's own words: nothing to escape in a code span */
         plain_write(f, w->code);
         fputs("`:", f);
-        write_cell(f, w->message);
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
+        write_cell(f, message);
         fputc('\n', f);
     }
 }

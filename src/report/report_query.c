@@ -203,3 +203,61 @@ void query_unrun_line(const report_input *in, const query_point_set *unrun, char
              count, total, in->n_points == 1 ? "" : "s", unrun->n == 1 ? "was" : "were",
              unrun->n == 1 ? "it is" : "they are");
 }
+
+static size_t missing_values(const analysis_series *s)
+{
+    size_t missing = 0;
+    for (size_t i = 0; i < s->n; i++)
+        missing += !isfinite(s->values[i]);
+    return missing;
+}
+
+static size_t timed_out_runs(const report_input *in, const analysis_series *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->n_samples; i++)
+        n += in->samples[i].timed_out && strcmp(in->samples[i].point, s->point) == 0 &&
+             strcmp(in->samples[i].variant, s->variant) == 0;
+    return n;
+}
+
+void query_comparison_error(const report_input *in, const analysis_comparison *c, char *buf,
+                            size_t len)
+{
+    const analysis_series *x = &in->series[c->candidate], *b = &in->series[c->baseline];
+    const analysis_series *short_of = missing_values(x) > 0 ? x : b;
+    size_t missing = missing_values(short_of);
+    if (missing == 0) {
+        snprintf(buf, len, "%s", c->error ? c->error : "cannot compare");
+        return;
+    }
+    size_t timed_out = timed_out_runs(in, short_of);
+    if (timed_out >= missing)
+        snprintf(buf, len, "%s vs %s: cannot compare: %zu of %zu runs of %s timed out, and a run "
+                 "that times out has no %s value", x->variant, b->variant, missing,
+                 short_of->n, short_of->variant, short_of->metric);
+    else if (timed_out > 0)
+        snprintf(buf, len, "%s vs %s: cannot compare: %zu of %zu runs of %s have no %s value "
+                 "(%zu timed out; the output of the others held no number)", x->variant,
+                 b->variant, missing, short_of->n, short_of->variant, short_of->metric,
+                 timed_out);
+    else
+        snprintf(buf, len, "%s vs %s: cannot compare: %zu of %zu runs of %s have no %s value "
+                 "(they timed out or failed, or their output held no number)", x->variant,
+                 b->variant, missing, short_of->n, short_of->variant, short_of->metric);
+}
+
+void query_warning_message(const report_input *in, const analysis_warning *w, char *buf,
+                           size_t len)
+{
+    if (strcmp(w->code, "comparison-failed") == 0)
+        for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
+            const analysis_comparison *c = &in->analysis->comparisons[k];
+            const analysis_series *x = &in->series[c->candidate];
+            if (!c->ok && strcmp(x->point, w->point) == 0 && strcmp(x->variant, w->variant) == 0) {
+                query_comparison_error(in, c, buf, len);
+                return;
+            }
+        }
+    snprintf(buf, len, "%s", w->message);
+}

@@ -39,6 +39,17 @@ double query_percent(double ratio);
 const char *query_low_bracket(const comparison *r);
 const char *query_high_bracket(const comparison *r);
 
+/* Why a comparison could not be computed, for the reports. When a series holds runs
+ * without a value (NaN: the run timed out, or its output held no number) the statistics
+ * only say "argument out of range"; this says how many runs had no value and how many of
+ * them timed out. Otherwise the analysis's own message. */
+void query_comparison_error(const report_input *in, const analysis_comparison *c, char *buf,
+                            size_t len);
+
+/* A warning's message; a comparison-failed warning gets query_comparison_error's words. */
+void query_warning_message(const report_input *in, const analysis_warning *w, char *buf,
+                           size_t len);
+
 /* A confidence level as a percentage with at least min_digits significant digits and as
  * many more as it takes to tell it from 100% (0.9999999999999999 is "99.99999999999999",
  * never "100"): "95", "99.9023". */

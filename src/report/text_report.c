@@ -164,8 +164,10 @@ static void print_comparison(const report_input *in, const analysis_comparison *
                              FILE *out)
 {
     if (!c->ok) {
+        char why[2048];
+        query_comparison_error(in, c, why, sizeof why);
         fputs(" ", out);
-        plain_write(out, c->error);
+        plain_write(out, why);
         fputs("\n   inconclusive\n", out);
         return;
     }
@@ -245,8 +247,10 @@ static void print_warnings(const report_input *in, const query_point_set *unrun,
             fputs(" ", out);
             plain_write(out, w->point);
         }
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
         fputs(" ", out);
-        plain_write(out, w->message);
+        plain_write(out, message);
         fputs("\n", out);
     }
 }

@@ -298,6 +298,37 @@ static void unrun_points_are_summed_up_in_one_line(void **state)
     free_fixture(f);
 }
 
+/* pgbench runs that all time out have no tps: the statistics said "argument out of
+ * range"; the reports say the runs timed out. */
+static void runs_that_timed_out_are_named_as_such(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture("B", 1, 1);
+    for (size_t r = 0; r < RUNS; r++)
+        f->values[RUNS + r] = NAN; /* variant B's values */
+    for (size_t i = 0; i < f->in.n_samples; i++)
+        f->samples[i].timed_out = strcmp(f->samples[i].variant, "B") == 0;
+    analysis_result_free(&f->analysis);
+    char err[256];
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    char *text = text_report(f);
+    char *json = file_report(f, report_write_json, "r.json");
+    const char *expected = "8 of 8 runs of B timed out, and a run that times out has no wall value";
+    assert_non_null(strstr(text, expected));
+    assert_non_null(strstr(json, expected));
+    assert_null(strstr(text, "argument out of range"));
+    assert_null(strstr(json, "argument out of range"));
+    for (size_t i = 0; i < f->in.n_samples; i++)
+        f->samples[i].timed_out = false; /* a caller that does not know: still no jargon */
+    free(text);
+    text = text_report(f);
+    assert_non_null(strstr(text, "8 of 8 runs of B have no wall value"));
+    assert_null(strstr(text, "argument out of range"));
+    free(text);
+    free(json);
+    free_fixture(f);
+}
+
 static void every_point_run_gets_no_note(void **state)
 {
     (void)state;
@@ -319,6 +350,7 @@ int main(void)
         cmocka_unit_test(levels_are_never_shown_as_100_percent),
         cmocka_unit_test(confidence_near_one_is_not_printed_as_100),
         cmocka_unit_test(unrun_points_are_summed_up_in_one_line),
+        cmocka_unit_test(runs_that_timed_out_are_named_as_such),
         cmocka_unit_test(every_point_run_gets_no_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
