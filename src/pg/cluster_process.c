@@ -135,7 +135,7 @@ int server_user_check_access(const server_user *user, const char *dir, char *err
     if (child == 0) {
         if (become_user(user) != 0)
             _exit(2);
-        _exit(access(dir, W_OK | X_OK) == 0 ? 0 : 1);
+        _exit(access(dir, X_OK) == 0 ? 0 : 1);
     }
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -143,9 +143,9 @@ int server_user_check_access(const server_user *user, const char *dir, char *err
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     cluster_error(err, errlen,
-                  "the server user '%s' cannot write to %s: every parent directory must be "
-                  "searchable by it (a cache directory under /root is not; try /var/tmp or "
-                  "/var/cache)", user->name, dir);
+                  "the server user '%s' cannot reach %s: every directory above it must be "
+                  "searchable by it (a cache directory under /root is not; root's default, "
+                  "/var/cache/verdict-pg, is)", user->name, dir);
     return -1;
 }
 
@@ -340,7 +340,7 @@ int wait_for_exit(pid_t pid, double timeout_seconds, int *status)
 int run_program(const server_user *user, char *const *argv, const char *log_path,
                 double timeout_seconds, char *err, size_t errlen)
 {
-    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
         cluster_error(err, errlen, "cannot open %s: %s", log_path, strerror(errno));
         return -1;
@@ -480,7 +480,7 @@ static size_t signal_processes_in_dir(const char *data_dir, int sig)
 }
 
 int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fast_timeout,
-                          char *err, size_t errlen)
+                          pid_t creator, uid_t owner, char *err, size_t errlen)
 {
     bool killed = false;
     if (postmaster_pid > 0) {
@@ -505,7 +505,7 @@ int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fas
     if (signal_processes_in_dir(data_dir, SIGKILL) > 0)
         killed = true;
     if (killed)
-        remove_orphaned_shared_memory(data_dir);
+        remove_orphaned_shared_memory(data_dir, creator, owner);
     pid_t left[8];
     size_t n_left = processes_in_dir(data_dir, left, 8);
     if (n_left > 0) {
