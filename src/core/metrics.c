@@ -120,7 +120,8 @@ static int extract_number(const metric_def *m, const run_result *run, double *va
     }
     char why[512];
     if (sample_number_parse(number, length, value, why, sizeof why) != 0) {
-        snprintf(err, errlen, "metric %s: what /%s/ captured is refused: %s", m->name, m->pattern, why);
+        snprintf(err, errlen, "metric %s: what /%s/ captured is refused: %s", m->name,
+                 m->pattern, why);
         return -1;
     }
     return 0;

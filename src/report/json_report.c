@@ -21,12 +21,12 @@ static json_t *number_or_null(double x)
 }
 
 /* Sets the named text fields of item (NULL-terminated name/value pairs); -1 when out of
- * memory. Every untrusted string goes through here or json_set_key: see json_text.h. */
+ * memory. Every untrusted string goes through here or json_text_set_key: see json_text.h. */
 static int set_texts(json_t *item, const char *const *pairs)
 {
     int rc = item ? 0 : -1;
     for (size_t i = 0; rc == 0 && pairs[i] != NULL; i += 2)
-        rc = json_set_text(item, pairs[i], pairs[i + 1]);
+        rc = json_text_set(item, pairs[i], pairs[i + 1]);
     return rc;
 }
 
@@ -96,7 +96,8 @@ static json_t *environment_json(const report_input *in, int *rc)
 {
     json_t *env = json_object();
     for (size_t i = 0; env && i < in->n_environment; i++)
-        if (json_set_key(env, in->environment[i].key, json_text(in->environment[i].value)) != 0)
+        if (json_text_set_key(env, in->environment[i].key,
+                              json_text_string(in->environment[i].value)) != 0)
             *rc = -1;
     return env;
 }
@@ -106,7 +107,7 @@ static json_t *variant_json(const report_variant *v)
     json_t *item = json_object();
     const char *texts[] = {"name", v->name, v->file ? "file" : NULL, v->file, NULL};
     if (set_texts(item, texts) != 0 ||
-        (v->argv && json_set_words(item, "command", v->argv, v->argc) != 0)) {
+        (v->argv && json_text_set_words(item, "command", v->argv, v->argc) != 0)) {
         json_decref(item);
         return NULL;
     }
@@ -129,7 +130,8 @@ static json_t *points_json(const report_input *in, int *rc)
         json_t *params = json_object(), *item = json_object();
         int item_rc = params && item ? 0 : -1;
         for (size_t k = 0; item_rc == 0 && k < p->n_params; k++)
-            item_rc = json_set_key(params, p->param_names[k], json_text(p->param_values[k]));
+            item_rc = json_text_set_key(params, p->param_names[k],
+                                        json_text_string(p->param_values[k]));
         const char *texts[] = {"id", p->id, NULL};
         if (item_rc == 0)
             item_rc = set_texts(item, texts);
@@ -145,7 +147,7 @@ static int sample_extras(json_t *item, const report_sample *s)
 {
     int rc = 0;
     if (s->tainted && s->taint_reason)
-        rc |= json_set_text(item, "taint_reason", s->taint_reason);
+        rc |= json_text_set(item, "taint_reason", s->taint_reason);
     if (s->has_interference) {
         rc |= json_object_set_new(item, "started", number_or_null(s->started));
         rc |= json_object_set_new(item, "interference",
@@ -160,7 +162,8 @@ static json_t *sample_json(const report_sample *s, int *item_rc)
 {
     json_t *metrics = json_object();
     for (size_t k = 0; metrics && k < s->n_metrics; k++)
-        *item_rc |= json_set_key(metrics, s->metric_names[k], number_or_null(s->metric_values[k]));
+        *item_rc |= json_text_set_key(metrics, s->metric_names[k],
+                                      number_or_null(s->metric_values[k]));
     const char *texts[] = {"variant", s->variant, "point", s->point, NULL};
     json_t *item = texts_then(texts, json_pack(
         "{s:o, s:I, s:o, s:i, s:b}", "block", s->block >= 0 ? json_integer(s->block) : json_null(),
@@ -237,7 +240,7 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
         char why[2048];
         query_comparison_error(in, c, why, sizeof why);
         rc |= json_object_set_new(item, "verdict", json_string("inconclusive"));
-        rc |= json_set_text(item, "error", why);
+        rc |= json_text_set(item, "error", why);
     } else if (rc == 0) {
         rc = comparison_numbers(item, c);
     }

@@ -11,7 +11,7 @@
 
 #define BASE64_SUFFIX "_base64"
 
-json_t *json_text(const char *text)
+json_t *json_text_string(const char *text)
 {
     if (text == NULL)
         text = "";
@@ -65,9 +65,9 @@ static char *companion_name(const char *field)
     return name;
 }
 
-int json_set_text(json_t *object, const char *field, const char *text)
+int json_text_set(json_t *object, const char *field, const char *text)
 {
-    if (json_object_set_new(object, field, json_text(text)) != 0)
+    if (json_object_set_new(object, field, json_text_string(text)) != 0)
         return -1;
     if (text == NULL || utf8_is_valid(text))
         return 0;
@@ -77,14 +77,15 @@ int json_set_text(json_t *object, const char *field, const char *text)
     return rc;
 }
 
-int json_set_words(json_t *object, const char *field, const char *const *words, size_t n)
+int json_text_set_words(json_t *object, const char *field, const char *const *words,
+                        size_t n)
 {
     json_t *array = json_array(), *exact = json_array();
     bool any_invalid = false;
     int rc = array && exact ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         any_invalid |= !utf8_is_valid(words[i]);
-        rc |= json_array_append_new(array, json_text(words[i]));
+        rc |= json_array_append_new(array, json_text_string(words[i]));
         rc |= json_array_append_new(exact, base64_value(words[i]));
     }
     if (rc == 0 && json_object_set(object, field, array) != 0)
@@ -98,7 +99,7 @@ int json_set_words(json_t *object, const char *field, const char *const *words, 
     return rc;
 }
 
-int json_set_key(json_t *object, const char *key, json_t *value)
+int json_text_set_key(json_t *object, const char *key, json_t *value)
 {
     if (key == NULL)
         key = "";

@@ -8,19 +8,20 @@
 
 /* A JSON string of text; bytes that are not valid UTF-8 become U+FFFD. NULL only when out
  * of memory. */
-json_t *json_text(const char *text);
+json_t *json_text_string(const char *text);
 
 /* object[field] = text. When text is not valid UTF-8, the field holds it with U+FFFD and
  * field + "_base64" holds its exact bytes (RFC 4648 base64). 0, or -1 out of memory. */
-int json_set_text(json_t *object, const char *field, const char *text);
+int json_text_set(json_t *object, const char *field, const char *text);
 
 /* object[field] = the words as an array of strings; when any is not valid UTF-8, also
  * field + "_base64": every word's exact bytes, in the same order. 0, or -1. */
-int json_set_words(json_t *object, const char *field, const char *const *words, size_t n);
+int json_text_set_words(json_t *object, const char *field, const char *const *words,
+                        size_t n);
 
 /* object[key] = value (the reference is taken), with key made valid UTF-8; a key already
  * there (two names that differed only in invalid bytes) gets " (2)", " (3)", ... so that
  * no value is lost. 0, or -1 out of memory. */
-int json_set_key(json_t *object, const char *key, json_t *value);
+int json_text_set_key(json_t *object, const char *key, json_t *value);
 
 #endif

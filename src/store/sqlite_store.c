@@ -326,8 +326,9 @@ int store_open_read_only(const char *path, store **out, char *err, size_t errlen
         char *uri = immutable_uri(path);
         sqlite3_close(s->db);
         s->db = NULL;
-        rc = uri != NULL ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
-                         : store_message(err, errlen, "%s: out of memory", path);
+        rc = uri != NULL
+                 ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
+                 : store_message(err, errlen, "%s: out of memory", path);
         free(uri);
     }
     if (rc == 0)
