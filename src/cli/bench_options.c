@@ -1,8 +1,6 @@
 /* Parsing of the default command's options with getopt_long. Defaults live in
- * bench_defaults so that --help and the code cannot disagree. */
+ * the defines below, which --help quotes. */
 #include "cli/bench_options.h"
-
-#include "env/proc_text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -11,25 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+
 #define DEFAULT_MIN_RUNS 10
 #define DEFAULT_MAX_RUNS 100
 #define DEFAULT_WARMUP 1
 
 void bench_usage(FILE *out)
 {
-    fputs(
+    fprintf(out,
         "usage: verdict [OPTIONS] COMMAND COMMAND [COMMAND...]\n"
         "       verdict compare [OPTIONS] FILE FILE [FILE...]\n"
         "       verdict run EXPERIMENT.yaml [--store FILE]   run or resume an experiment file\n"
         "       verdict report STORE                       re-analyse a stored experiment\n"
         "       verdict kernel MODULE.so KERNEL KERNEL...   in-process benchmarks\n"
+        "       verdict build EXPERIMENT.yaml              build every variant ahead of time\n"
+        "       verdict cache list|prune                   the cache of builds by content\n"
         "       verdict env [--json FILE]                  machine facts and noise checks\n"
         "\n"
         "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"
         "seeded shuffled order) and compares each with the first, the baseline: a ratio\n"
         "with a confidence interval and a verdict (better, worse, equivalent within the\n"
         "margin, or inconclusive with the runs a decision would likely need).\n"
-        "COMMANDs are split into words like a shell would and executed directly.\n"
+        "COMMANDs are split into words like a shell would and executed directly. Options\n"
+        "may come before or after them; after --, every word is a COMMAND.\n"
         "\n"
         "running:\n"
         "  -n, --runs N            exactly N blocks (default: adaptive, see below)\n"
@@ -46,21 +49,13 @@ void bench_usage(FILE *out)
         "      --ignore-failure    keep going when a command exits non-zero\n"
         "      --name NAME         name the commands in order (repeat for each)\n"
         "      --seed N            seed of the plan (default: random, printed)\n"
+        "      --store FILE        keep every sample in FILE as it is taken; the same command\n"
+        "                          with the same store resumes (verdict report FILE reads it)\n"
         "measuring:\n"
         "      --metric M          wall (default), user, sys, cpu, maxrss, or NAME=/REGEX/\n"
         "                          (the first capture group of a line of stdout); repeatable\n"
         "      --higher-is-better  bigger is better for the metrics (throughput)\n"
-        "analysing:\n"
-        "      --confidence C      confidence level (default 0.95)\n"
-        "      --margin M          equivalence margin (default 1%)\n"
-        "      --method M          wilcoxon (default), welch or bootstrap\n"
-        "      --adjust A          holm (default), bh or none, for several comparisons\n"
-        "      --fail-if worse     exit 4 when a comparison is worse (a CI gate)\n"
-        "output:\n"
-        "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
-        "      --csv FILE          one row per sample\n"
-        "      --markdown FILE     the verdict table as Markdown\n"
-        "      --html FILE         a single-file HTML report with charts (works offline)\n"
+        "%s"
         "  -h, --help              show this help\n"
         "\n"
         "Adaptive stopping analyses the data only at planned block counts (10, 15, 23, ...)\n"
@@ -68,96 +63,23 @@ void bench_usage(FILE *out)
         "rates (docs/statistics.md).\n"
         "exit status: 0 done, 1 internal failure, 2 usage or bad input, 3 a command failed,\n"
         "4 --fail-if triggered, 130 interrupted (after reporting the complete blocks).\n",
-        out);
-}
-
-int parse_duration(const char *option, const char *text, double *out, char *err, size_t errlen)
-{
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    double scale = -1;
-    if (end != text && errno == 0) {
-        if (*end == '\0' || strcmp(end, "s") == 0)
-            scale = 1;
-        else if (strcmp(end, "ms") == 0)
-            scale = 1e-3;
-        else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-            scale = 60;
-        else if (strcmp(end, "h") == 0)
-            scale = 3600;
-    }
-    if (scale < 0 || !(value > 0) || !isfinite(value)) {
-        snprintf(err, errlen, "%s '%s': expected a positive duration such as 30s, 500ms, 5m", option,
-                 text);
-        return -1;
-    }
-    *out = value * scale;
-    return 0;
-}
-
-/* The kernel's CPU-list syntax, parsed by env's parser; every CPU must be allowed to us. */
-int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen)
-{
-    int ids[CPU_SETSIZE];
-    cpu_set_t allowed;
-    CPU_ZERO(out);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
-        CPU_ZERO(&allowed);
-    int n = parse_cpu_list(text, ids, CPU_SETSIZE);
-    for (int i = 0; i < n && n <= CPU_SETSIZE; i++) {
-        if (!CPU_ISSET(ids[i], &allowed)) {
-            snprintf(err, errlen, "--pin '%s': CPU %d is not one verdict may run on", text, ids[i]);
-            return -1;
-        }
-        CPU_SET(ids[i], out);
-    }
-    if (n > 0 && n <= CPU_SETSIZE)
-        return 0;
-    snprintf(err, errlen, "--pin '%s': expected a CPU list such as 0, 0-1 or 0,2", text);
-    return -1;
-}
-
-static int parse_count(const char *option, const char *text, size_t *out, char *err, size_t errlen)
-{
-    int value;
-    if (parse_positive_int(option, text, &value, err, errlen) != 0)
-        return -1;
-    *out = (size_t)value;
-    return 0;
-}
-
-static int parse_warmup(const char *text, size_t *out, char *err, size_t errlen)
-{
-    if (strcmp(text, "0") == 0) {
-        *out = 0;
-        return 0;
-    }
-    return parse_count("--warmup", text, out, err, errlen);
+        report_options_help);
 }
 
 enum {
     OPT_MIN_RUNS = 1000, OPT_MAX_RUNS, OPT_MAX_TIME, OPT_PREPARE, OPT_SETUP, OPT_CLEANUP,
     OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_IGNORE_FAILURE, OPT_NAME, OPT_SEED,
-    OPT_METRIC, OPT_HIGHER, OPT_CONFIDENCE, OPT_MARGIN, OPT_METHOD, OPT_ADJUST, OPT_FAIL_IF,
-    OPT_JSON, OPT_CSV, OPT_MARKDOWN, OPT_HTML
+    OPT_METRIC, OPT_HIGHER, OPT_STORE
 };
 
-static int apply_list_option(int opt, const char *arg, bench_settings *s, char *err, size_t errlen)
+static int append_word(const char ***list, size_t *n, size_t *capacity, const char *word,
+                       char *err, size_t errlen)
 {
-    if (opt == OPT_NAME) {
-        if (s->n_names == BENCH_MAX_NAMES) {
-            snprintf(err, errlen, "--name: at most %d names", BENCH_MAX_NAMES);
-            return -1;
-        }
-        s->names[s->n_names++] = arg;
-        return 0;
-    }
-    if (s->n_metric_specs == BENCH_MAX_METRIC_SPECS) {
-        snprintf(err, errlen, "--metric: at most %d metrics", BENCH_MAX_METRIC_SPECS);
+    if (array_reserve((void **)list, capacity, *n + 1, sizeof **list) != 0) {
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    s->metric_specs[s->n_metric_specs++] = arg;
+    (*list)[(*n)++] = word;
     return 0;
 }
 
@@ -165,11 +87,11 @@ static int apply_option(int opt, const char *arg, void *settings, char *err, siz
 {
     bench_settings *s = settings;
     switch (opt) {
-    case 'n': return parse_count("--runs", arg, &s->runs, err, errlen);
-    case OPT_MIN_RUNS: return parse_count("--min-runs", arg, &s->min_runs, err, errlen);
-    case OPT_MAX_RUNS: return parse_count("--max-runs", arg, &s->max_runs, err, errlen);
+    case 'n': return parse_count("--runs", arg, false, &s->runs, err, errlen);
+    case OPT_MIN_RUNS: return parse_count("--min-runs", arg, false, &s->min_runs, err, errlen);
+    case OPT_MAX_RUNS: return parse_count("--max-runs", arg, false, &s->max_runs, err, errlen);
     case OPT_MAX_TIME: return parse_duration("--max-time", arg, &s->max_seconds, err, errlen);
-    case 'w': return parse_warmup(arg, &s->warmup, err, errlen);
+    case 'w': return parse_count("--warmup", arg, true, &s->warmup, err, errlen);
     case OPT_PREPARE: s->prepare = arg; return 0;
     case OPT_SETUP: s->setup = arg; return 0;
     case OPT_CLEANUP: s->cleanup = arg; return 0;
@@ -179,19 +101,17 @@ static int apply_option(int opt, const char *arg, void *settings, char *err, siz
     case OPT_PIN: s->has_pin = true; return parse_pin_option(arg, &s->pin, err, errlen);
     case OPT_IGNORE_FAILURE: s->ignore_failure = true; return 0;
     case OPT_NAME:
-    case OPT_METRIC: return apply_list_option(opt, arg, s, err, errlen);
+        return append_word(&s->names, &s->n_names, &s->names_capacity, arg, err, errlen);
+    case OPT_METRIC:
+        return append_word(&s->metric_specs, &s->n_metric_specs, &s->metric_specs_capacity, arg,
+                           err, errlen);
     case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err, errlen);
     case OPT_HIGHER: s->higher_is_better = true; return 0;
-    case OPT_CONFIDENCE: return parse_confidence(arg, &s->analysis.confidence, err, errlen);
-    case OPT_MARGIN: return parse_margin(arg, &s->analysis.margin, err, errlen);
-    case OPT_METHOD: return parse_method(arg, &s->analysis.method, err, errlen);
-    case OPT_ADJUST: return parse_adjust(arg, &s->analysis.adjust, err, errlen);
-    case OPT_FAIL_IF: return parse_fail_if(arg, &s->fail_if, err, errlen);
-    case OPT_JSON: s->exports.json = arg; return 0;
-    case OPT_CSV: s->exports.csv = arg; return 0;
-    case OPT_MARKDOWN: s->exports.markdown = arg; return 0;
-    case OPT_HTML: s->exports.html = arg; return 0;
+    case OPT_STORE: s->store_path = arg; return 0;
     }
+    int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
+    if (rc <= 0)
+        return rc;
     snprintf(err, errlen, "unknown option (see verdict --help)");
     return -1;
 }
@@ -199,8 +119,6 @@ static int apply_option(int opt, const char *arg, void *settings, char *err, siz
 static void set_defaults(bench_settings *s)
 {
     memset(s, 0, sizeof *s);
-    s->analysis = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
-                                     .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM};
     s->min_runs = DEFAULT_MIN_RUNS;
     s->max_runs = DEFAULT_MAX_RUNS;
     s->warmup = DEFAULT_WARMUP;
@@ -241,18 +159,11 @@ int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t
         {"name", required_argument, NULL, OPT_NAME}, {"seed", required_argument, NULL, OPT_SEED},
         {"metric", required_argument, NULL, OPT_METRIC},
         {"higher-is-better", no_argument, NULL, OPT_HIGHER},
-        {"confidence", required_argument, NULL, OPT_CONFIDENCE},
-        {"margin", required_argument, NULL, OPT_MARGIN},
-        {"method", required_argument, NULL, OPT_METHOD},
-        {"adjust", required_argument, NULL, OPT_ADJUST},
-        {"fail-if", required_argument, NULL, OPT_FAIL_IF},
-        {"json", required_argument, NULL, OPT_JSON}, {"csv", required_argument, NULL, OPT_CSV},
-        {"markdown", required_argument, NULL, OPT_MARKDOWN},
-        {"html", required_argument, NULL, OPT_HTML},
+        {"store", required_argument, NULL, OPT_STORE}, REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);
-    int first = walk_options(argc, argv, "+n:w:Sh", long_options, "verdict",
+    int first = walk_options(argc, argv, "n:w:Sh", long_options, "verdict",
                              apply_option, s, err, errlen);
     if (first == OPTIONS_HELP)
         return 1;
@@ -260,4 +171,11 @@ int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t
         return -1;
     s->first_command = optind;
     return check_consistency(s, argc, err, errlen);
+}
+
+void bench_settings_free(bench_settings *s)
+{
+    free(s->names);
+    free(s->metric_specs);
+    s->names = s->metric_specs = NULL;
 }

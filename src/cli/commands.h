@@ -1,5 +1,5 @@
 /* Entry points of verdict's commands; each parses its own options and returns an
- * exit code of DESIGN.md's contract (see cli/options.h). */
+ * exit code of the contract in docs/architecture.md (cli/options.h). */
 #ifndef VERDICT_CLI_COMMANDS_H
 #define VERDICT_CLI_COMMANDS_H
 
@@ -7,6 +7,11 @@ int cmd_compare(int argc, char **argv);
 int cmd_env(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* verdict build EXPERIMENT; verdict cache list|prune: builds by content */
+int cmd_build(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+/* verdict kernel [OPTIONS] SO KERNEL KERNEL...: in-process benchmarks */
+int cmd_kernel(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

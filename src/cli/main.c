@@ -1,13 +1,42 @@
-/* verdict's entry point: dispatches to the command named by the first word.
- * Every command returns an exit code of DESIGN.md's contract. */
+/* verdict's entry point: a table of commands, dispatched by the first word; anything else
+ * is the default command (`verdict COMMAND COMMAND...`). Every command returns an exit code. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/bench_options.h"
-#include "cli/cmd_kernel.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/array.h"
 #include "version.h"
+
+static int cmd_help(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    bench_usage(stdout);
+    return EXIT_DONE;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    printf("verdict %s\n", VERDICT_VERSION);
+    return EXIT_DONE;
+}
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);  /* argv[0] is the command's name */
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run},         {"report", cmd_report},   {"compare", cmd_compare},
+    {"kernel", cmd_kernel},   {"env", cmd_env},         {"build", cmd_build},
+    {"cache", cmd_cache},     {"help", cmd_help},
+    {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
+    {"--version", cmd_version},
+};
 
 int main(int argc, char **argv)
 {
@@ -15,24 +44,8 @@ int main(int argc, char **argv)
         bench_usage(stderr);
         return EXIT_USAGE;
     }
-    const char *command = argv[1];
-    if (strcmp(command, "compare") == 0)
-        return cmd_compare(argc - 1, argv + 1);
-    if (strcmp(command, "kernel") == 0)
-        return cmd_kernel(argc - 1, argv + 1);
-    if (strcmp(command, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (strcmp(command, "report") == 0)
-        return cmd_report(argc - 1, argv + 1);
-    if (strcmp(command, "env") == 0)
-        return cmd_env(argc - 1, argv + 1);
-    if (strcmp(command, "help") == 0 || strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0) {
-        bench_usage(stdout);
-        return EXIT_DONE;
-    }
-    if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
-        printf("verdict %s\n", VERDICT_VERSION);
-        return EXIT_DONE;
-    }
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
     return cmd_bench(argc, argv);
 }

@@ -3,10 +3,26 @@
 #include "cli/options.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "env/proc_text.h"
+
+int exit_code_of(error_kind kind)
+{
+    switch (kind) {
+    case ERROR_NONE: return EXIT_DONE;
+    case ERROR_USAGE:
+    case ERROR_BAD_INPUT: return EXIT_USAGE;
+    case ERROR_COMMAND_FAILED: return EXIT_COMMAND_FAILED;
+    case ERROR_INTERRUPTED: return EXIT_INTERRUPTED;
+    case ERROR_INTERNAL: break;
+    }
+    return EXIT_INTERNAL;
+}
 
 /* Parses "0.95" or "95%"; percent forms are divided by 100. */
 static int parse_fraction(const char *text, double *out)
@@ -153,4 +169,117 @@ bool fail_if_triggered(fail_if_rule rule, const analysis_result *analysis)
             return true;
     }
     return false;
+}
+
+int parse_count(const char *option, const char *text, bool allow_zero, size_t *out, char *err,
+                size_t errlen)
+{
+    if (allow_zero && strcmp(text, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    int value;
+    if (parse_positive_int(option, text, &value, err, errlen) != 0)
+        return -1;
+    *out = (size_t)value;
+    return 0;
+}
+
+int parse_duration(const char *option, const char *text, double *out, char *err, size_t errlen)
+{
+    static const struct { const char *suffix; double seconds; } units[] = {
+        {"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600},
+    };
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    for (size_t i = 0; end != text && errno == 0 && i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].suffix) == 0 && value > 0 && isfinite(value * units[i].seconds)) {
+            *out = value * units[i].seconds;
+            return 0;
+        }
+    snprintf(err, errlen, "%s '%s': expected a positive duration such as 30s, 500ms, 5m", option,
+             text);
+    return -1;
+}
+
+/* The kernel's CPU-list syntax, parsed by env's parser; every CPU must be allowed to us. */
+int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen)
+{
+    int ids[CPU_SETSIZE];
+    cpu_set_t allowed;
+    CPU_ZERO(out);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+        CPU_ZERO(&allowed);
+    int n = parse_cpu_list(text, ids, CPU_SETSIZE);
+    for (int i = 0; i < n && n <= CPU_SETSIZE; i++) {
+        if (!CPU_ISSET(ids[i], &allowed)) {
+            snprintf(err, errlen, "--pin '%s': CPU %d is not one verdict may run on", text, ids[i]);
+            return -1;
+        }
+        CPU_SET(ids[i], out);
+    }
+    if (n > 0 && n <= CPU_SETSIZE)
+        return 0;
+    snprintf(err, errlen, "--pin '%s': expected a CPU list such as 0, 0-1 or 0,2", text);
+    return -1;
+}
+
+/* ---- the report group ---- */
+
+const char report_options_help[] =
+    "analysing:\n"
+    "      --confidence C      confidence level (default 0.95, or the experiment's)\n"
+    "      --margin M          equivalence margin (default 1%, or the experiment's)\n"
+    "      --method M          wilcoxon (default, signed-rank on blocks), welch, bootstrap\n"
+    "      --adjust A          holm (default), bh or none, for several comparisons\n"
+    "      --fail-if RULE      exit 4 when a comparison is worse (worse) or is not better\n"
+    "                          (not-better): a CI gate\n"
+    "output:\n"
+    "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
+    "      --csv FILE          one row per sample\n"
+    "      --markdown FILE     the verdict table as Markdown\n"
+    "      --html FILE         a single-file HTML report with charts (works offline)\n"
+    "      --svg DIR           every chart as its own .svg file in DIR\n";
+
+int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen)
+{
+    switch (opt) {
+    case REPORT_OPT_CONFIDENCE:
+        c->confidence_set = true;
+        return parse_confidence(arg, &c->confidence, err, errlen);
+    case REPORT_OPT_MARGIN:
+        c->margin_set = true;
+        return parse_margin(arg, &c->margin, err, errlen);
+    case REPORT_OPT_METHOD:
+        c->method_set = true;
+        return parse_method(arg, &c->method, err, errlen);
+    case REPORT_OPT_ADJUST:
+        c->adjust_set = true;
+        return parse_adjust(arg, &c->adjust, err, errlen);
+    case REPORT_OPT_FAIL_IF: return parse_fail_if(arg, &c->fail_if, err, errlen);
+    case REPORT_OPT_JSON: c->exports.json = arg; return 0;
+    case REPORT_OPT_CSV: c->exports.csv = arg; return 0;
+    case REPORT_OPT_MARKDOWN: c->exports.markdown = arg; return 0;
+    case REPORT_OPT_HTML: c->exports.html = arg; return 0;
+    case REPORT_OPT_SVG: c->exports.svg_dir = arg; return 0;
+    }
+    return 1;
+}
+
+void report_choices_override(const report_choices *c, analysis_options *o)
+{
+    if (c->confidence_set)
+        o->confidence = c->confidence;
+    if (c->margin_set)
+        o->margin = c->margin;
+    if (c->method_set)
+        o->method = c->method;
+    if (c->adjust_set)
+        o->adjust = c->adjust;
+}
+
+FILE *report_text_stream(const report_choices *c)
+{
+    return c->exports.json && strcmp(c->exports.json, "-") == 0 ? stderr : stdout;
 }

@@ -1,18 +1,23 @@
-/* Parsers for the options every analysing command shares (--confidence, --margin,
- * --method, --adjust, --fail-if, --seed), with messages that name the value at fault. */
+/* The options the commands share — the report group (--confidence ... --json), counts,
+ * durations, CPU lists — and the exit codes, with messages that name the value at fault. */
 #ifndef VERDICT_CLI_OPTIONS_H
 #define VERDICT_CLI_OPTIONS_H
 
 #include <getopt.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sched.h>
+
+#include "common/error.h"
 #include "core/analysis.h"
+#include "report/report.h"
 
 typedef enum { FAIL_IF_NEVER, FAIL_IF_WORSE, FAIL_IF_NOT_BETTER } fail_if_rule;
 
-/* Exit codes of DESIGN.md's command-line contract. */
+/* Exit codes of the command-line contract (docs/architecture.md). */
 enum {
     EXIT_DONE = 0,
     EXIT_INTERNAL = 1,
@@ -22,6 +27,10 @@ enum {
     EXIT_INTERRUPTED = 130
 };
 
+/* The exit code of an error's kind: usage and bad input 2, a command that failed 3, an
+ * interruption 130, anything else 1. */
+int exit_code_of(error_kind kind);
+
 /* Each returns 0, or -1 with a message in err naming the option and the value. */
 int parse_confidence(const char *text, double *out, char *err, size_t errlen);
 int parse_margin(const char *text, double *out, char *err, size_t errlen);
@@ -30,6 +39,51 @@ int parse_adjust(const char *text, adjust_method *out, char *err, size_t errlen)
 int parse_fail_if(const char *text, fail_if_rule *out, char *err, size_t errlen);
 int parse_u64(const char *option, const char *text, uint64_t *out, char *err, size_t errlen);
 int parse_positive_int(const char *option, const char *text, int *out, char *err, size_t errlen);
+/* A positive count (--runs 5), or also 0 where allow_zero (--warmup 0). */
+int parse_count(const char *option, const char *text, bool allow_zero, size_t *out, char *err,
+                size_t errlen);
+/* "30", "30s", "500ms", "5m", "1h" into seconds. */
+int parse_duration(const char *option, const char *text, double *out, char *err, size_t errlen);
+/* "0", "0-3", "0,2-3" into a CPU set; every CPU must be one verdict may run on. */
+int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen);
+
+/* The report group: how to analyse (each override remembered as given or not), what to
+ * export and when to fail. Every analysing command takes these options alike. */
+typedef struct {
+    bool confidence_set, margin_set, method_set, adjust_set;
+    double confidence, margin;
+    comparison_method method;
+    adjust_method adjust;
+    report_exports exports;
+    fail_if_rule fail_if;
+} report_choices;
+
+enum {
+    REPORT_OPT_CONFIDENCE = 0x1000, REPORT_OPT_MARGIN, REPORT_OPT_METHOD, REPORT_OPT_ADJUST,
+    REPORT_OPT_FAIL_IF, REPORT_OPT_JSON, REPORT_OPT_CSV, REPORT_OPT_MARKDOWN, REPORT_OPT_HTML,
+    REPORT_OPT_SVG
+};
+/* The group's entries of a getopt_long table. */
+#define REPORT_LONG_OPTIONS                                                                  \
+    {"confidence", required_argument, NULL, REPORT_OPT_CONFIDENCE},                          \
+    {"margin", required_argument, NULL, REPORT_OPT_MARGIN},                                  \
+    {"method", required_argument, NULL, REPORT_OPT_METHOD},                                  \
+    {"adjust", required_argument, NULL, REPORT_OPT_ADJUST},                                  \
+    {"fail-if", required_argument, NULL, REPORT_OPT_FAIL_IF},                                \
+    {"json", required_argument, NULL, REPORT_OPT_JSON},                                      \
+    {"csv", required_argument, NULL, REPORT_OPT_CSV},                                        \
+    {"markdown", required_argument, NULL, REPORT_OPT_MARKDOWN},                              \
+    {"html", required_argument, NULL, REPORT_OPT_HTML},                                      \
+    {"svg", required_argument, NULL, REPORT_OPT_SVG}
+/* The --help lines of the group. */
+extern const char report_options_help[];
+
+/* Applies one option of the group: 0, -1 with a message, or 1 when opt is not one of it. */
+int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen);
+/* The overrides given, applied over the experiment's own analysis options. */
+void report_choices_override(const report_choices *c, analysis_options *o);
+/* Where the terminal report goes: stderr when the JSON document takes stdout. */
+FILE *report_text_stream(const report_choices *c);
 
 /* Applies one option of a command to its settings; 0, or -1 with a message. */
 typedef int (*option_apply_fn)(int opt, const char *arg, void *settings, char *err,

@@ -10,7 +10,6 @@ void progress_init(progress_line *line, FILE *stream)
     line->stream = stream;
     line->enabled = isatty(fileno(stream));
     line->drawn = false;
-    line->prefix[0] = '\0';
 }
 
 static void format_duration(double seconds, char *buf, size_t len)
@@ -32,15 +31,17 @@ static void print_latest_estimate(FILE *f, const analysis_result *latest)
             (c->ci_low - 1) * 100, (c->ci_high - 1) * 100);
 }
 
-void progress_update(void *context, const session_progress *p)
+void progress_update(void *context, const lab_progress *p)
 {
     progress_line *line = context;
     if (!line->enabled)
         return;
     char elapsed[32], eta[32];
     format_duration(p->elapsed, elapsed, sizeof elapsed);
-    fprintf(line->stream, "\r\033[K%sblock %zu/%zu · %s", line->prefix, p->blocks_done,
-            p->blocks_planned, elapsed);
+    fputs("\r\033[K", line->stream);
+    if (p->n_points > 1)
+        fprintf(line->stream, "point %zu/%zu %s · ", p->position, p->n_points, p->point_id);
+    fprintf(line->stream, "block %zu/%zu · %s", p->blocks_done, p->blocks_planned, elapsed);
     if (p->eta >= 0) {
         format_duration(p->eta, eta, sizeof eta);
         fprintf(line->stream, " · %s %s left", p->next_look ? "at most" : "about", eta);

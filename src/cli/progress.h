@@ -6,18 +6,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "core/session.h"
+#include "lab/engine.h"
 
 typedef struct {
     FILE *stream;
     bool enabled;
     bool drawn;
-    char prefix[128];  /* e.g. "point 2/6 clients=4 · "; empty by default */
 } progress_line;
 
 void progress_init(progress_line *line, FILE *stream);
-/* Matches session_progress_fn: the context is the progress_line. */
-void progress_update(void *line, const session_progress *progress);
+/* A lab_progress_fn: the context is the progress_line. With several points the line
+ * starts "point 2/6 clients=4 · ". */
+void progress_update(void *line, const lab_progress *progress);
 /* Erases the line so that the report starts on a clean one. */
 void progress_clear(progress_line *line);
 

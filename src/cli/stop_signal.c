@@ -1,5 +1,5 @@
 /* The stop flag and its handlers. The flag is the program's only mutable global, as
- * DESIGN.md allows for signal flags: a handler can reach nothing else safely. */
+ * the project's rules allow for signal flags: a handler can reach nothing else safely. */
 #include "cli/stop_signal.h"
 
 #include <string.h>

@@ -2,41 +2,28 @@
  * spaces and honours \" \\ \$ \`; a backslash outside quotes escapes the next character. */
 #include "core/command_words.h"
 
+#include "common/strbuf.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char *text;
-    size_t length, capacity;
-} word_buffer;
-
-static int buffer_put(word_buffer *b, char c)
+static void buffer_put(strbuf *b, char c)
 {
-    if (b->length + 1 >= b->capacity) {
-        size_t grown = b->capacity ? b->capacity * 2 : 32;
-        char *text = realloc(b->text, grown);
-        if (text == NULL)
-            return -1;
-        b->text = text;
-        b->capacity = grown;
-    }
-    b->text[b->length++] = c;
-    b->text[b->length] = '\0';
-    return 0;
+    strbuf_append_bytes(b, &c, 1);
 }
 
-static int words_push(command_words *w, word_buffer *b)
+/* The word built so far becomes the next word ("" for a quoted empty word). */
+static int words_push(command_words *w, strbuf *b)
 {
     char **grown = realloc(w->words, (w->n + 2) * sizeof *grown);
-    if (grown == NULL)
+    if (grown == NULL || strbuf_status(b) != 0)
         return -1;
     w->words = grown;
-    w->words[w->n++] = b->text ? b->text : strdup("");
+    strbuf_append(b, "");
+    w->words[w->n++] = strbuf_detach(b);
     w->words[w->n] = NULL;
-    b->text = NULL;
-    b->length = b->capacity = 0;
     return w->words[w->n - 1] ? 0 : -1;
 }
 
@@ -51,14 +38,14 @@ static bool escapable_in_double_quotes(char c)
     return c == '"' || c == '\\' || c == '$' || c == '`' || c == '\n';
 }
 
-/* Consumes one quoted or escaped piece starting at *p; returns -2 on a syntax error. */
-static int take_piece(const char **p, word_buffer *b)
+/* Consumes one quoted or escaped piece starting at *p: 0, -2 for an unterminated quote,
+ * -3 for a trailing backslash (a failed allocation shows in the builder). */
+static int take_piece(const char **p, strbuf *b)
 {
     const char *s = *p;
-    int rc = 0;
     if (*s == '\'') {
         for (s++; *s && *s != '\''; s++)
-            rc |= buffer_put(b, *s);
+            buffer_put(b, *s);
         if (*s != '\'')
             return -2;
         s++;
@@ -66,7 +53,7 @@ static int take_piece(const char **p, word_buffer *b)
         for (s++; *s && *s != '"'; s++) {
             if (*s == '\\' && s[1] && escapable_in_double_quotes(s[1]))
                 s++;
-            rc |= buffer_put(b, *s);
+            buffer_put(b, *s);
         }
         if (*s != '"')
             return -2;
@@ -74,19 +61,19 @@ static int take_piece(const char **p, word_buffer *b)
     } else if (*s == '\\') {
         if (s[1] == '\0')
             return -3;
-        rc |= buffer_put(b, s[1]);
+        buffer_put(b, s[1]);
         s += 2;
     } else {
-        rc |= buffer_put(b, *s++);
+        buffer_put(b, *s++);
     }
     *p = s;
-    return rc;
+    return 0;
 }
 
 int command_words_split(const char *line, command_words *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    word_buffer b = {NULL, 0, 0};
+    strbuf b = STRBUF_INIT;
     bool in_word = false;
     const char *p = line;
     while (*p) {
@@ -99,9 +86,7 @@ int command_words_split(const char *line, command_words *out, char *err, size_t 
         }
         in_word = true;
         int rc = take_piece(&p, &b);
-        if (rc == -1)
-            goto nomem;
-        if (rc < -1) {
+        if (rc < 0) {
             snprintf(err, errlen, rc == -2 ? "unterminated quote in command: %s"
                                            : "trailing backslash in command: %s", line);
             goto fail;
@@ -117,7 +102,7 @@ int command_words_split(const char *line, command_words *out, char *err, size_t 
 nomem:
     snprintf(err, errlen, "out of memory");
 fail:
-    free(b.text);
+    strbuf_free(&b);
     command_words_free(out);
     return -1;
 }
@@ -136,6 +121,20 @@ int command_words_copy(const char *const *words, size_t n, command_words *out)
         }
         out->n++;
     }
+    return 0;
+}
+
+int command_words_append(command_words *words, const char *word)
+{
+    char *copy = strdup(word);
+    char **grown = copy ? realloc(words->words, (words->n + 2) * sizeof *grown) : NULL;
+    if (grown == NULL) {
+        free(copy);
+        return -1;
+    }
+    words->words = grown;
+    words->words[words->n++] = copy;
+    words->words[words->n] = NULL;
     return 0;
 }
 
@@ -160,27 +159,21 @@ static bool needs_quotes(const char *word)
 
 char *command_words_join(const command_words *words)
 {
-    word_buffer b = {NULL, 0, 0};
-    int rc = buffer_put(&b, '\0');
-    b.length = 0;
-    for (size_t i = 0; i < words->n && rc == 0; i++) {
+    strbuf b = STRBUF_INIT;
+    strbuf_append(&b, "");
+    for (size_t i = 0; i < words->n; i++) {
         if (i)
-            rc |= buffer_put(&b, ' ');
+            buffer_put(&b, ' ');
         bool quote = needs_quotes(words->words[i]);
         if (quote)
-            rc |= buffer_put(&b, '\'');
-        for (const char *c = words->words[i]; *c && rc == 0; c++) {
-            if (*c == '\'') {  /* close, escaped quote, reopen */
-                rc |= buffer_put(&b, '\'') | buffer_put(&b, '\\') | buffer_put(&b, '\'');
-            }
-            rc |= buffer_put(&b, *c);
+            buffer_put(&b, '\'');
+        for (const char *c = words->words[i]; *c; c++) {
+            if (*c == '\'')  /* close, escaped quote, reopen */
+                strbuf_append(&b, "'\\'");
+            buffer_put(&b, *c);
         }
         if (quote)
-            rc |= buffer_put(&b, '\'');
+            buffer_put(&b, '\'');
     }
-    if (rc != 0) {
-        free(b.text);
-        return NULL;
-    }
-    return b.text;
+    return strbuf_detach(&b);
 }

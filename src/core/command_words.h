@@ -14,6 +14,8 @@ typedef struct {
 int command_words_split(const char *line, command_words *out, char *err, size_t errlen);
 /* Copies an argv-style list. */
 int command_words_copy(const char *const *words, size_t n, command_words *out);
+/* Adds a copy of word at the end: 0, or -1 when out of memory. */
+int command_words_append(command_words *words, const char *word);
 void command_words_free(command_words *words);
 /* Quotes the words back into one line a shell would split the same way (for messages). */
 char *command_words_join(const command_words *words);

@@ -1,11 +1,14 @@
-/* The experiment model: what an experiment file (YAML) describes — variants, parameters
- * to sweep, metrics, repetitions or adaptive budget — before any placeholder is filled. */
+/* The experiment model: what an experiment file (YAML) or a command line describes — the
+ * variants, the parameters to sweep, the metrics, the budget — before any value is filled in.
+ * What is particular to one target (PostgreSQL's servers, a kernel module) is the target's. */
 #ifndef VERDICT_CORE_EXPERIMENT_H
 #define VERDICT_CORE_EXPERIMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+typedef struct target_kind target_kind; /* core/target.h */
 
 typedef struct {
     char *name;
@@ -18,64 +21,58 @@ typedef struct {
     char *value;
 } experiment_env;
 
+/* Where a variant's build comes from: a directory as it is on disk (a git work tree's
+ * uncommitted edits included), or a commit of a git repository; plus patches. */
+typedef struct {
+    char *path;             /* absolute; a directory, or the repository of ref; NULL: none */
+    char *ref;              /* a commit, branch or tag; NULL: path as it is on disk */
+    char **patches;         /* absolute paths, applied in order */
+    size_t n_patches, patches_capacity;
+} experiment_source;
+
+/* The placeholder of a variant's built tree: {tree} in its command, cwd, env and build. */
+#define EXPERIMENT_TREE_PLACEHOLDER "tree"
+
 typedef struct {
     char *name;
-    char **command;         /* words; {placeholders} unsubstituted; NULL-terminated */
+    char **command;         /* what runs (target command): words with {placeholders}
+                               unsubstituted, NULL-terminated; NULL for other targets */
     size_t n_command;
     bool shell;             /* run the single word command[0] through /bin/sh -c */
-    char *build;            /* shell line run once before any sample, or NULL */
+    char *build;            /* shell line: with a source, the recipe run in the build's copy
+                               of it; without, run once in place before any sample; or NULL */
+    experiment_source source;
+    char *build_key;        /* the content key of the build (hex), set before the plan is
+                               hashed (lab/lab_builds.c); NULL without a source */
+    char *tree, *install;   /* the build's tree and install prefix, set with build_key */
     char *cwd;              /* or NULL */
     experiment_env *env;
     size_t n_env;
     int line;               /* where the variant is defined, for messages */
-    /* target postgres: exactly one of bindir (an installed build), source (built by
-     * verdict: then bindir is set to the install's bin directory and build to the shell
-     * line that configures, builds and installs it, keyed by source, patches, configure
-     * options and cflags), or conninfo (a server the user runs) */
-    char *bindir;
-    char *source;
-    char *configure;        /* extra ./configure options, or NULL */
-    char *cflags;           /* CFLAGS, or NULL */
-    char **patches;         /* patch files applied with patch -p1, in order */
-    size_t n_patches;
-    char *conninfo;
-    experiment_env *pg_settings; /* per-variant postgresql.conf overrides */
-    size_t n_pg_settings;
+    void *options;          /* the target's own keys of this variant, or NULL */
 } experiment_variant;
 
-/* What a run measures: a command, or pgbench against throwaway PostgreSQL servers. */
-typedef enum { TARGET_COMMAND, TARGET_POSTGRES } experiment_target;
-/* Where pgbench (the client) and the server run (docs/postgres.md). */
-typedef enum { PG_PIN_NONE, PG_PIN_SAME, PG_PIN_SPLIT } pg_pin_policy;
-/* A fresh cluster for every run, or one per variant and point. */
-typedef enum { PG_FRESH_RUN, PG_FRESH_POINT } pg_fresh_policy;
-
 typedef struct {
-    int scale;                  /* pgbench -i -s SCALE; default 10 */
-    experiment_env *settings;   /* postgresql.conf settings shared by all variants */
-    size_t n_settings;
-    pg_fresh_policy fresh;      /* default PG_FRESH_RUN */
-    pg_pin_policy pin;          /* default PG_PIN_NONE */
-    size_t warm_runs;           /* unmeasured pgbench runs on each newly started server */
-    char *run_as;               /* server user when verdict is root; NULL: "postgres" */
-    char *cache_dir;            /* templates and builds; NULL: /var/tmp/verdict-pg */
-} experiment_postgres;
-
-typedef struct {
-    char *name;             /* wall, user, sys, cpu, maxrss, or a named extraction;
-                               with target postgres also tps, latency_avg, p50, p95, p99 */
+    char *name;             /* one of the target's builtin metrics, or a named extraction */
     char *regex;            /* NULL for builtins */
     bool higher_is_better;
 } experiment_metric;
 
 typedef enum { FAILURE_ABORT, FAILURE_RETRY, FAILURE_RECORD } failure_policy;
 
+/* A command run around the measurements (setup, teardown, prepare): a shell line in
+ * experiment files; on the command line words split like a shell unless --shell. */
 typedef struct {
-    char *path;             /* the file, for messages */
+    char *line;             /* NULL: none */
+    bool shell;             /* /bin/sh -c line, else the line's words executed directly */
+} experiment_helper;
+
+typedef struct experiment {
+    char *path;             /* the file, for messages (the command line: "command line") */
     char *directory;        /* the file's absolute directory, which relative cwds were
                              * resolved against and where setup, teardown and prepare
                              * run (experiment_load); NULL from experiment_parse */
-    char *text;             /* the file's bytes, stored with the results */
+    char *text;             /* the file's bytes (or the command line), stored with results */
     size_t text_length;
     char *name;
     uint64_t seed;
@@ -95,21 +92,27 @@ typedef struct {
     size_t n_variants;
     experiment_metric *metrics;
     size_t n_metrics;
-    char *setup, *teardown; /* shell lines run before / after each point, or NULL */
-    char *prepare;          /* shell line run before every measured run, or NULL */
-    experiment_target target;
-    experiment_postgres postgres;
-    char **workload;        /* target postgres: pgbench's arguments (placeholders allowed),
-                               without connection options; NULL-terminated */
-    size_t n_workload;
+    experiment_helper setup, teardown; /* before / after each point */
+    experiment_helper prepare;         /* before every measured run */
+    const target_kind *target;         /* what a run is: a command, a server, a function */
+    void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;
+
+/* The targets an experiment file may name ("target: postgres"); the first is the default. */
+typedef struct {
+    const target_kind *const *kinds;
+    size_t n;
+} target_table;
 
 /* Reads and validates an experiment file. Errors name FILE:LINE:COLUMN and the key or
  * value at fault; returns 0, or -1 with the message in err. */
-int experiment_load(const char *path, experiment *out, char *err, size_t errlen);
+int experiment_load(const char *path, const target_table *targets, experiment *out, char *err,
+                    size_t errlen);
 /* The same from text in memory (name is used in messages); for tests and fuzzing. */
-int experiment_parse(const char *name, const char *text, size_t length, experiment *out,
-                     char *err, size_t errlen);
+int experiment_parse(const char *name, const char *text, size_t length,
+                     const target_table *targets, experiment *out, char *err, size_t errlen);
+/* An experiment built by hand (the command line): defaults set, nothing else. */
+void experiment_init(experiment *e);
 void experiment_free(experiment *e);
 
 /* Number of points: the product of the parameters' value counts (1 without parameters). */
@@ -127,10 +130,24 @@ char *experiment_substitute(const experiment *e, size_t point, const char *text,
  * interpreted by the shell, whatever characters it holds. */
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen);
+/* Both for a variant's own texts, in which {tree} is the variant's built tree (an error
+ * until the build is prepared). */
+char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
+                                    size_t point, const char *text, char *err, size_t errlen);
+char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
+                                          size_t point, const char *text, char *err,
+                                          size_t errlen);
 /* A hash of everything that determines the plan (variants, commands, parameters, seed,
- * repetitions or budget, metrics): resuming with a different plan hash is refused. */
+ * repetitions or budget, metrics, the target's keys): resuming with a different plan hash
+ * is refused. */
 uint64_t experiment_plan_hash(const experiment *e);
 /* A hash of the file's bytes. */
 uint64_t experiment_text_hash(const experiment *e);
+/* True when some variant is built from a source. */
+bool experiment_has_sources(const experiment *e);
+/* The index of the variant called name, or -1. */
+long experiment_variant_index(const experiment *e, const char *name);
+/* The index of the metric called name, or -1. */
+long experiment_metric_index(const experiment *e, const char *name);
 
 #endif

@@ -1,5 +1,5 @@
-/* Private to the experiment loader (experiment*.c): libfyaml documents and typed scalars
- * whose errors name FILE:LINE:COLUMN, and the placeholder scanner shared with substitution. */
+/* Private to the experiment loader (experiment*.c): the state of one file being read, and
+ * the readers its parts share (top-level keys, parameters, variants, metrics). */
 #ifndef VERDICT_CORE_EXPERIMENT_INTERNAL_H
 #define VERDICT_CORE_EXPERIMENT_INTERNAL_H
 
@@ -8,98 +8,61 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/command_words.h"
 #include "core/experiment.h"
+#include "core/experiment_loader.h"
+#include "core/target.h"
 
-/* Where messages go and which file they name. */
+/* A variant's generic keys before the top-level defaults are applied to them. */
 typedef struct {
-    const char *file;
-    char *err;
-    size_t errlen;
-} yaml_reader;
+    yaml_field command;
+    bool has_command, has_shell, shell;
+    bool has_cwd;
+} variant_draft;
 
-/* One key: value pair of a mapping; value is NULL for "key:" with nothing after it. */
-typedef struct {
-    char key[128];          /* a NUL-terminated copy (libfyaml's text is not terminated) */
-    struct fy_node *key_node;
-    struct fy_node *value;
-} yaml_field;
+struct experiment_loader {
+    yaml_reader r;
+    experiment *e;
+    const target_table *targets;
+    struct fy_node *root;
+    yaml_field command;            /* top-level, resolved once everything else is read */
+    bool has_command, has_variants, has_repetitions, has_adaptive, shell;
+    experiment_env *env;           /* top-level env, copied into every variant */
+    size_t n_env;
+    char *cwd;
+    variant_draft *draft;          /* the variant being read */
+    const char *base;              /* the file's directory; NULL: the current directory */
+    struct fy_node *target_key;    /* where 'target' was given, or NULL */
+};
 
-/* libfyaml's diagnostics, captured instead of printed. */
-typedef struct {
-    char text[512];
-    size_t length;
-} diag_capture;
+/* experiment_keys.c */
+int loader_check_placeholders(experiment_loader *l, struct fy_node *where, const char *text,
+                              const char *context, loader_text_owner owner);
+/* The target (of any in the table) whose top-level or variant keys include key, or NULL. */
+const target_kind *loader_owner_of(const experiment_loader *l, const char *key, bool variant);
 
-/* A parsed document with the parser that owns its memory (it must not move while open). */
-typedef struct {
-    struct fy_diag *diag;
-    struct fy_parser *parser;
-    struct fy_document *document;
-    diag_capture capture;
-} yaml_source;
+/* experiment_parameters.c */
+int loader_read_parameters(experiment_loader *l, const yaml_field *f, void *target);
 
-/* Parses text, which must hold exactly one YAML document: 0, or -1 with
- * "FILE:LINE:COLUMN: ..." in the reader's err. */
-int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out);
-void yaml_close(yaml_source *s);
+/* experiment_variants.c */
+int loader_read_env(experiment_loader *l, const yaml_field *f, const char *owner,
+                    experiment_env **list, size_t *n);
+int loader_read_variants(experiment_loader *l, const yaml_field *f, void *target);
+void loader_free_variant(const experiment *e, experiment_variant *v);
 
-/* 1-based position of a node (for collections, of the first scalar inside; 0 if unknown). */
-void yaml_position(struct fy_node *node, int *line, int *column);
-/* Writes "FILE:LINE:COLUMN: message" about node (or the field's key when node has no
- * position) and returns -1, so callers can `return yaml_fail(...)`. */
-int yaml_fail(yaml_reader *r, struct fy_node *node, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-int yaml_fail_field(yaml_reader *r, const yaml_field *f, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* experiment_sources.c: a variant's source and patches */
+int loader_read_source(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+int loader_read_patches(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+int loader_check_source(experiment_loader *l, const yaml_field *f, const experiment_variant *v);
+void loader_free_source(experiment_source *s);
 
-/* The text of a scalar node, or NULL when the node is not a scalar (or holds a NUL byte). */
-const char *yaml_scalar(struct fy_node *node, size_t *length);
-/* NULL, or a plain "", "~" or "null": YAML's ways of writing nothing. */
-bool yaml_is_null(struct fy_node *node);
-/* A copy of a scalar node's text; errors say "'key' must be WHAT". */
-int yaml_string(yaml_reader *r, const yaml_field *f, const char *what, char **out);
+/* experiment_metrics.c: metrics, the budget and the failure policy */
+int loader_read_metrics(experiment_loader *l, const yaml_field *f, void *target);
+int loader_read_adaptive(experiment_loader *l, const yaml_field *f, void *target);
+int loader_read_repetitions(experiment_loader *l, const yaml_field *f, void *target);
+int loader_read_on_failure(experiment_loader *l, const yaml_field *f, void *target);
+int loader_default_metric(experiment_loader *l);
 
-/* Typed values; each error names the key and the offending text. */
-int yaml_count(yaml_reader *r, const yaml_field *f, bool positive, size_t *out);
-int yaml_u64(yaml_reader *r, const yaml_field *f, uint64_t *out);
-int yaml_int64(yaml_reader *r, const yaml_field *f, int64_t *out);
-int yaml_bool(yaml_reader *r, const yaml_field *f, bool *out);
-/* "30s", "500ms", "5m", "1h" or a number of seconds; must be positive. */
-int yaml_duration(yaml_reader *r, const yaml_field *f, double *out);
-/* One of n words (an enum's names, in the enum's order): its index in out; the error lists
- * them all ("'pin' must be none, same or split, not 'both'"). */
-int yaml_choice(yaml_reader *r, const yaml_field *f, const char *const *choices, size_t n,
-                int *out);
-/* "95%" or 0.95, within [low, high) (low excluded too when low_open); what describes it. */
-int yaml_fraction(yaml_reader *r, const yaml_field *f, double low, double high, bool low_open,
-                  const char *what, double *out);
-
-/* Checks the {placeholders} of text against the experiment's parameters: 0, or -1 with
- * the problem ("unknown placeholder {m}", "unmatched '{'") in problem. */
-int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
-                                  size_t problem_len);
-
-/* Calls visit with every text that text becomes over the points: once per combination of
- * the values of the parameters it names (so a word naming one parameter is visited once
- * per value of it, not once per point). Stops at the first nonzero return and returns it;
- * -1 when out of memory. text must have passed experiment_placeholders_check. */
-int experiment_each_substitution(const experiment *e, const char *text,
-                                 int (*visit)(const char *value, void *context), void *context);
-
-/* FNV-1a, 64 bits, continued from state (start from EXPERIMENT_FNV_OFFSET): the plan hash,
- * the text hash and the key of a source build all use it. */
-#define EXPERIMENT_FNV_OFFSET 0xcbf29ce484222325ULL
-uint64_t experiment_fnv1a(uint64_t state, const void *data, size_t n);
-
-/* For a variant built from source (v->source, v->configure, v->cflags and v->patches set):
- * fills v->bindir with CACHE/builds/KEY/install/bin and v->build with the shell line that
- * builds and installs it unless that was done before. KEY is 16 hex digits of a hash of the
- * source path, the configure options, the cflags and patch_hashes (the contents of the
- * patches, in order). configure holds v->configure split into words. v->build is a template
- * (experiment_substitute_shell): braces in the inserted paths are doubled. 0, or -1 when
- * out of memory. */
-int experiment_source_build(experiment_variant *v, const char *cache_dir,
-                            const command_words *configure, const uint64_t *patch_hashes);
+/* experiment_points.c */
+uint64_t experiment_hash_start(void);
 
 #endif

@@ -1,11 +1,16 @@
 /* Points of an experiment (the cartesian product of its parameters), {placeholder}
  * substitution into words and shell lines, and the plan and text hashes. */
-#include "core/experiment_internal.h"
+#include "core/experiment.h"
 
-#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/hash.h"
+#include "common/strbuf.h"
+#include "core/experiment_internal.h"
+#include "core/plan_hash.h"
 
 size_t experiment_point_count(const experiment *e)
 {
@@ -24,37 +29,17 @@ void experiment_point_values(const experiment *e, size_t point, size_t *value_in
     }
 }
 
-/* A growable string; a failed allocation sticks, so callers check once at the end. */
-typedef struct {
-    char *text;
-    size_t length, capacity;
-    bool failed;
-} text_buffer;
+/* Short names for the string builder over the code below. */
+typedef strbuf text_buffer;
 
 static void put(text_buffer *b, const char *s, size_t n)
 {
-    if (b->failed)
-        return;
-    if (b->length + n + 1 > b->capacity) {
-        size_t capacity = b->capacity ? b->capacity : 64;
-        while (capacity < b->length + n + 1)
-            capacity *= 2;
-        char *grown = realloc(b->text, capacity);
-        if (grown == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->text = grown;
-        b->capacity = capacity;
-    }
-    memcpy(b->text + b->length, s, n);
-    b->length += n;
-    b->text[b->length] = '\0';
+    strbuf_append_bytes(b, s, n);
 }
 
 static void put_string(text_buffer *b, const char *s)
 {
-    put(b, s, strlen(s));
+    strbuf_append(b, s);
 }
 
 /* A parameter value inside a point id: ',', '=' and '\\' get a backslash, so that values
@@ -70,11 +55,7 @@ static void put_id_value(text_buffer *b, const char *value)
 
 static char *finish(text_buffer *b)
 {
-    if (b->failed || b->text == NULL) {
-        free(b->text);
-        return b->failed ? NULL : strdup("");
-    }
-    return b->text;
+    return strbuf_detach(b);
 }
 
 char *experiment_point_id(const experiment *e, size_t point)
@@ -85,7 +66,7 @@ char *experiment_point_id(const experiment *e, size_t point)
     if (index == NULL)
         return NULL;
     experiment_point_values(e, point, index);
-    text_buffer b = {0};
+    text_buffer b = STRBUF_INIT;
     for (size_t i = 0; i < e->n_parameters; i++) {
         if (i)
             put_string(&b, ",");
@@ -126,10 +107,54 @@ static void put_shell_word(text_buffer *b, const char *value, bool braces_double
     put_string(b, "'");
 }
 
+/* {tree}: the variant's built tree; known (for checking) whether or not it is built yet. */
+static bool tree_placeholder(const char *name, size_t length)
+{
+    return length == strlen(EXPERIMENT_TREE_PLACEHOLDER) &&
+           memcmp(name, EXPERIMENT_TREE_PLACEHOLDER, length) == 0;
+}
+
+static void put_value(text_buffer *out, const char *value, bool quote)
+{
+    if (!quote)
+        put_string(out, value);
+    else
+        put_shell_word(out, value, false);
+}
+
+/* What one pass of expand works with. index NULL: only check (nothing is written). */
+typedef struct {
+    const experiment *e;
+    const experiment_variant *v; /* the variant whose text it is ({tree}), or NULL */
+    const size_t *index;         /* the value index of every parameter at the point */
+    bool quote;                  /* each value as one single-quoted shell word */
+    bool tree_allowed;           /* checking: {tree} is a placeholder of this text */
+    bool names_tree;             /* out: the text named {tree} */
+} expansion;
+
+/* {tree}: written when a variant's tree is known; when checking, allowed or refused. */
+static int expand_tree(expansion *x, text_buffer *out, char *problem, size_t problem_len)
+{
+    x->names_tree = true;
+    if (out == NULL && !x->tree_allowed) {
+        snprintf(problem, problem_len, "{tree} names a variant's built tree, so it belongs in "
+                 "a variant's command, cwd or env");
+        return -1;
+    }
+    if (out && (x->v == NULL || x->v->tree == NULL)) {
+        snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
+                 "'source', and %s has none", x->v ? x->v->name : "this text");
+        return -1;
+    }
+    if (out)
+        put_value(out, x->v->tree, x->quote);
+    return 0;
+}
+
 /* One pass over text: literal runs, "{{" and "}}" as braces, {name} looked up. With out
- * NULL it only checks; with quote each value is written as one single-quoted shell word. */
-static int expand(const experiment *e, const size_t *index, const char *text, bool quote,
-                  text_buffer *out, char *problem, size_t problem_len)
+ * NULL it only checks. */
+static int expand(expansion *x, const char *text, text_buffer *out, char *problem,
+                  size_t problem_len)
 {
     for (const char *p = text; *p;) {
         size_t literal = strcspn(p, "{}");
@@ -154,32 +179,38 @@ static int expand(const experiment *e, const size_t *index, const char *text, bo
             return -1;
         }
         size_t length = (size_t)(close - p - 1), which = 0;
-        const experiment_parameter *param = find_parameter(e, p + 1, length, &which);
-        if (param == NULL) {
+        const experiment_parameter *param = find_parameter(x->e, p + 1, length, &which);
+        if (param == NULL && tree_placeholder(p + 1, length)) {
+            if (expand_tree(x, out, problem, problem_len) != 0)
+                return -1;
+        } else if (param == NULL) {
             snprintf(problem, problem_len, "unknown placeholder {%.*s}",
                      (int)(length > 60 ? 60 : length), p + 1);
             return -1;
-        }
-        if (out) {
-            const char *value = param->values[index[which]];
-            if (!quote)
-                put_string(out, value);
-            else
-                put_shell_word(out, value, false);
+        } else if (out) {
+            put_value(out, param->values[x->index[which]], x->quote);
         }
         p = close + 1;
     }
     return 0;
 }
 
-int experiment_placeholders_check(const experiment *e, const char *text, char *problem,
-                                  size_t problem_len)
+int experiment_placeholders_check(const experiment *e, const char *text,
+                                  loader_text_owner owner, char *problem, size_t problem_len)
 {
-    return expand(e, NULL, text, false, NULL, problem, problem_len);
+    expansion x = {.e = e, .tree_allowed = owner == LOADER_VARIANT_TEXT};
+    return expand(&x, text, NULL, problem, problem_len);
 }
 
-static char *substitute(const experiment *e, size_t point, const char *text, bool quote,
-                        char *err, size_t errlen)
+bool experiment_names_tree(const experiment *e, const char *text)
+{
+    char problem[160];
+    expansion x = {.e = e, .tree_allowed = true};
+    return text && expand(&x, text, NULL, problem, sizeof problem) == 0 && x.names_tree;
+}
+
+static char *substitute(const experiment *e, const experiment_variant *v, size_t point,
+                        const char *text, bool quote, char *err, size_t errlen)
 {
     if (point >= experiment_point_count(e)) {
         snprintf(err, errlen, "point %zu does not exist", point);
@@ -191,11 +222,12 @@ static char *substitute(const experiment *e, size_t point, const char *text, boo
         return NULL;
     }
     experiment_point_values(e, point, index);
-    text_buffer b = {0};
-    int rc = expand(e, index, text, quote, &b, err, errlen);
+    text_buffer b = STRBUF_INIT;
+    expansion x = {.e = e, .v = v, .index = index, .quote = quote};
+    int rc = expand(&x, text, &b, err, errlen);
     free(index);
     if (rc != 0) {
-        free(b.text);
+        strbuf_free(&b);
         return NULL;
     }
     char *result = finish(&b);
@@ -207,13 +239,26 @@ static char *substitute(const experiment *e, size_t point, const char *text, boo
 char *experiment_substitute(const experiment *e, size_t point, const char *text, char *err,
                             size_t errlen)
 {
-    return substitute(e, point, text, false, err, errlen);
+    return substitute(e, NULL, point, text, false, err, errlen);
 }
 
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
                                   char *err, size_t errlen)
 {
-    return substitute(e, point, text, true, err, errlen);
+    return substitute(e, NULL, point, text, true, err, errlen);
+}
+
+char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
+                                    size_t point, const char *text, char *err, size_t errlen)
+{
+    return substitute(e, v, point, text, false, err, errlen);
+}
+
+char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
+                                          size_t point, const char *text, char *err,
+                                          size_t errlen)
+{
+    return substitute(e, v, point, text, true, err, errlen);
 }
 
 /* Marks the parameters that text names (text is known to be well formed). */
@@ -257,11 +302,12 @@ int experiment_each_substitution(const experiment *e, const char *text,
     if (rc == 0)
         mark_used(e, text, used);
     do {
-        text_buffer b = {0};
+        text_buffer b = STRBUF_INIT;
         char problem[128];
-        if (rc == 0 && expand(e, index, text, false, &b, problem, sizeof problem) != 0)
+        expansion x = {.e = e, .index = index};
+        if (rc == 0 && expand(&x, text, &b, problem, sizeof problem) != 0)
             rc = -1;
-        char *value = rc == 0 ? finish(&b) : (free(b.text), NULL);
+        char *value = rc == 0 ? finish(&b) : (strbuf_free(&b), NULL);
         if (rc == 0)
             rc = value ? visit(value, context) : -1;
         free(value);
@@ -271,241 +317,130 @@ int experiment_each_substitution(const experiment *e, const char *text,
     return rc;
 }
 
-/* FNV-1a, 64 bits: simple, stable across platforms and releases, good enough to notice
- * that a plan changed (it guards against mistakes, not adversaries). */
-uint64_t experiment_fnv1a(uint64_t state, const void *data, size_t n)
+void loader_put_shell_word(strbuf *b, const char *value)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        state ^= p[i];
-        state *= 0x100000001b3ULL;
-    }
-    return state;
-}
-
-typedef struct {
-    uint64_t state;
-} plan_hasher;
-
-static void hash_bytes(plan_hasher *h, const void *data, size_t n)
-{
-    h->state = experiment_fnv1a(h->state, data, n);
-}
-
-/* Every field is written as a tag, its length and its bytes, so that no two different
- * plans serialize to the same stream (e.g. ["ab","c"] versus ["a","bc"]). */
-static void hash_field(plan_hasher *h, char tag, const char *text)
-{
-    uint64_t length = text ? strlen(text) : UINT64_MAX; /* NULL differs from "" */
-    hash_bytes(h, &tag, 1);
-    for (int shift = 0; shift < 64; shift += 8) /* byte order fixed, not the host's */
-        hash_bytes(h, &(unsigned char){(unsigned char)(length >> shift)}, 1);
-    if (text)
-        hash_bytes(h, text, strlen(text));
-}
-
-static void hash_number(plan_hasher *h, char tag, uint64_t value)
-{
-    char text[32];
-    snprintf(text, sizeof text, "%llu", (unsigned long long)value);
-    hash_field(h, tag, text);
-}
-
-static void hash_pairs(plan_hasher *h, char tag, const experiment_env *pairs, size_t n)
-{
-    hash_number(h, tag, n);
-    for (size_t i = 0; i < n; i++) {
-        hash_field(h, 'k', pairs[i].name);
-        hash_field(h, 'v', pairs[i].value);
-    }
-}
-
-/* ---- builds from source ---- */
-
-static uint64_t build_key(const experiment_variant *v, const uint64_t *patch_hashes)
-{
-    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
-    hash_field(&h, '#', "verdict-pg-build/1"); /* bump when the build recipe changes */
-    hash_field(&h, 's', v->source);
-    hash_field(&h, 'o', v->configure);
-    hash_field(&h, 'f', v->cflags);
-    hash_number(&h, 'n', v->n_patches);
-    for (size_t i = 0; i < v->n_patches; i++)
-        hash_number(&h, 'p', patch_hashes[i]);
-    return h.state;
-}
-
-static char *joined(const char *a, const char *b)
-{
-    size_t n = strlen(a) + strlen(b) + 1;
-    char *out = malloc(n);
-    if (out)
-        snprintf(out, n, "%s%s", a, b);
-    return out;
-}
-
-/* put then a shell word, so that "--prefix=" and the quoted path make one word. */
-static void put_word_after(text_buffer *b, const char *before, const char *word)
-{
-    put_string(b, before);
-    put_shell_word(b, word, true);
-}
-
-/* Patches, configure and make run in a copy of the tree (the user's tree stays clean); the
- * marker file is written last, so an interrupted build is redone rather than trusted. ccache
- * goes before the user's configure options, which may still set CC themselves. */
-static void put_build_line(text_buffer *b, const experiment_variant *v, const char *dir,
-                           const command_words *configure)
-{
-    char *marker = joined(dir, "/installed"), *src = joined(dir, "/src");
-    char *inst = joined(dir, "/install"), *tree = v->source ? joined(v->source, "/.") : NULL;
-    if (!marker || !src || !inst || !tree) {
-        b->failed = true;
-    } else {
-        put_word_after(b, "[ -e ", marker);
-        put_word_after(b, " ] || ( rm -rf ", src);
-        put_word_after(b, " ", inst);
-        put_word_after(b, " && mkdir -p ", src);
-        put_word_after(b, " && cp -a ", tree);
-        put_word_after(b, " ", src);
-        put_word_after(b, " && cd ", src);
-        for (size_t i = 0; i < v->n_patches; i++)
-            put_word_after(b, i == 0 ? " && for p in " : " ", v->patches[i]);
-        if (v->n_patches)
-            put_string(b, "; do patch -p1 < \"$p\" || exit 1; done");
-        put_string(b, " && if command -v ccache >/dev/null; then set -- CC='ccache gcc'; "
-                      "else set --; fi");
-        put_word_after(b, " && ./configure --prefix=", inst);
-        put_string(b, " \"$@\"");
-        for (size_t i = 0; i < configure->n; i++)
-            put_word_after(b, " ", configure->words[i]);
-        if (v->cflags)
-            put_word_after(b, " CFLAGS=", v->cflags);
-        put_string(b, " && make -j\"$(nproc)\" && make install");
-        put_word_after(b, " && touch ", marker);
-        put_string(b, " )");
-    }
-    free(marker);
-    free(src);
-    free(inst);
-    free(tree);
-}
-
-int experiment_source_build(experiment_variant *v, const char *cache_dir,
-                            const command_words *configure, const uint64_t *patch_hashes)
-{
-    char key[32];
-    snprintf(key, sizeof key, "/builds/%016" PRIx64, build_key(v, patch_hashes));
-    char *dir = joined(cache_dir, key);
-    text_buffer b = {0};
-    if (dir)
-        put_build_line(&b, v, dir, configure);
-    free(v->bindir);
-    free(v->build);
-    v->bindir = dir ? joined(dir, "/install/bin") : NULL;
-    v->build = dir ? finish(&b) : NULL;
-    free(dir);
-    return v->bindir && v->build ? 0 : -1;
+    put_shell_word(b, value, true);
 }
 
 /* ---- the plan ---- */
 
-/* A source variant's bindir is CACHE/builds/KEY/install/bin: the plan takes the part after
- * CACHE, whose KEY stands for the patches' contents, and not the build line, which names
- * CACHE: moving the cache must not make a new plan. */
-static void hash_pg_variant(plan_hasher *h, const experiment *e, const experiment_variant *v)
+/* FNV-1a (common/hash.h): stable across platforms and releases, good enough to notice that
+ * a plan changed (it guards against mistakes, not adversaries). */
+uint64_t experiment_hash_start(void)
 {
-    const char *cache = e->postgres.cache_dir;
-    bool in_cache = v->source && cache && v->bindir &&
-                    strncmp(v->bindir, cache, strlen(cache)) == 0;
-    hash_field(h, 'B', in_cache ? v->bindir + strlen(cache) : v->bindir);
-    hash_field(h, 'S', v->source);
-    hash_field(h, 'O', v->configure);
-    hash_field(h, 'F', v->cflags);
-    hash_field(h, 'C', v->conninfo);
-    hash_pairs(h, 'G', v->pg_settings, v->n_pg_settings);
+    return HASH_FNV_OFFSET;
 }
 
-static void hash_variant(plan_hasher *h, const experiment *e, const experiment_variant *v)
+/* Every field is written as a tag, its length and its bytes, so that no two different
+ * plans serialize to the same stream (e.g. ["ab","c"] versus ["a","bc"]). */
+void plan_hash_field(uint64_t *state, char tag, const char *text)
 {
-    hash_field(h, 'V', v->name);
-    hash_number(h, 'c', v->n_command);
-    for (size_t i = 0; i < v->n_command; i++)
-        hash_field(h, 'w', v->command[i]);
-    hash_number(h, 's', v->shell);
-    hash_field(h, 'b', v->source ? NULL : v->build);
-    hash_field(h, 'd', v->cwd);
-    hash_pairs(h, 'e', v->env, v->n_env);
-    if (e->target == TARGET_POSTGRES)
-        hash_pg_variant(h, e, v);
+    uint64_t length = text ? strlen(text) : UINT64_MAX; /* NULL differs from "" */
+    *state = hash_fnv1a(*state, &tag, 1);
+    for (int shift = 0; shift < 64; shift += 8) { /* byte order fixed, not the host's */
+        unsigned char byte = (unsigned char)(length >> shift);
+        *state = hash_fnv1a(*state, &byte, 1);
+    }
+    if (text)
+        *state = hash_fnv1a(*state, text, strlen(text));
 }
 
-/* Only for target postgres, so that the plans of command experiments stay as they were. */
-static void hash_postgres(plan_hasher *h, const experiment *e)
+void plan_hash_number(uint64_t *state, char tag, uint64_t value)
 {
-    const experiment_postgres *pg = &e->postgres;
-    if (e->target != TARGET_POSTGRES)
+    char text[32];
+    snprintf(text, sizeof text, "%llu", (unsigned long long)value);
+    plan_hash_field(state, tag, text);
+}
+
+void plan_hash_pairs(uint64_t *state, char tag, const experiment_env *pairs, size_t n)
+{
+    plan_hash_number(state, tag, n);
+    for (size_t i = 0; i < n; i++) {
+        plan_hash_field(state, 'k', pairs[i].name);
+        plan_hash_field(state, 'v', pairs[i].value);
+    }
+}
+
+/* A build from a source is hashed through its content key, once known: moving the tree
+ * keeps the plan, an edit in it is a new plan. Variants without a source hash as before. */
+static void hash_source(uint64_t *h, const experiment_variant *v)
+{
+    if (v->source.path == NULL)
         return;
-    hash_field(h, 'T', "postgres");
-    hash_number(h, 'z', (uint64_t)pg->scale);
-    hash_pairs(h, 'g', pg->settings, pg->n_settings);
-    hash_number(h, 'f', pg->fresh);
-    hash_number(h, 'i', pg->pin);
-    if (pg->warm_runs > 0) /* absent from older plans: they stay resumable */
-        hash_number(h, 'w', (uint64_t)pg->warm_runs);
-    hash_field(h, 'a', pg->run_as);
-    hash_number(h, 'L', e->n_workload);
-    for (size_t i = 0; i < e->n_workload; i++)
-        hash_field(h, 'l', e->workload[i]);
+    if (v->build_key) {
+        plan_hash_field(h, 'K', v->build_key);
+        return;
+    }
+    plan_hash_field(h, 'g', v->source.path);
+    plan_hash_field(h, 'r', v->source.ref);
+    plan_hash_number(h, 'n', v->source.n_patches);
+    for (size_t i = 0; i < v->source.n_patches; i++)
+        plan_hash_field(h, 'p', v->source.patches[i]);
 }
 
-static void hash_budget(plan_hasher *h, const experiment *e)
+static void hash_variant(uint64_t *h, const experiment *e, const experiment_variant *v)
+{
+    plan_hash_field(h, 'V', v->name);
+    plan_hash_number(h, 'c', v->n_command);
+    for (size_t i = 0; i < v->n_command; i++)
+        plan_hash_field(h, 'w', v->command[i]);
+    plan_hash_number(h, 's', v->shell);
+    plan_hash_field(h, 'b', v->build);
+    plan_hash_field(h, 'd', v->cwd);
+    plan_hash_pairs(h, 'e', v->env, v->n_env);
+    hash_source(h, v);
+    if (e->target && e->target->hash_variant)
+        e->target->hash_variant(h, e, v);
+}
+
+static void hash_budget(uint64_t *h, const experiment *e)
 {
     char seconds[32];
-    hash_number(h, 'S', e->has_seed);
-    hash_number(h, 's', e->has_seed ? e->seed : 0);
-    hash_number(h, 'A', e->adaptive);
-    hash_number(h, 'r', e->repetitions);
-    hash_number(h, 'n', e->adaptive ? e->min_blocks : 0);
-    hash_number(h, 'x', e->adaptive ? e->max_blocks : 0);
+    plan_hash_number(h, 'S', e->has_seed);
+    plan_hash_number(h, 's', e->has_seed ? e->seed : 0);
+    plan_hash_number(h, 'A', e->adaptive);
+    plan_hash_number(h, 'r', e->repetitions);
+    plan_hash_number(h, 'n', e->adaptive ? e->min_blocks : 0);
+    plan_hash_number(h, 'x', e->adaptive ? e->max_blocks : 0);
     snprintf(seconds, sizeof seconds, "%.17g", e->adaptive ? e->max_seconds : 0.0);
-    hash_field(h, 't', seconds);
-    hash_number(h, 'W', e->warmup);
+    plan_hash_field(h, 't', seconds);
+    plan_hash_number(h, 'W', e->warmup);
 }
 
 uint64_t experiment_plan_hash(const experiment *e)
 {
-    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
-    hash_field(&h, '#', "verdict-plan/1"); /* bump when the serialization changes */
-    hash_number(&h, 'P', e->n_parameters);
+    uint64_t h = experiment_hash_start();
+    plan_hash_field(&h, '#', "verdict-plan/1"); /* bump when the serialization changes */
+    plan_hash_number(&h, 'P', e->n_parameters);
     for (size_t i = 0; i < e->n_parameters; i++) {
-        hash_field(&h, 'p', e->parameters[i].name);
-        hash_number(&h, 'n', e->parameters[i].n_values);
+        plan_hash_field(&h, 'p', e->parameters[i].name);
+        plan_hash_number(&h, 'n', e->parameters[i].n_values);
         for (size_t j = 0; j < e->parameters[i].n_values; j++)
-            hash_field(&h, 'v', e->parameters[i].values[j]);
+            plan_hash_field(&h, 'v', e->parameters[i].values[j]);
     }
-    hash_number(&h, 'V', e->n_variants);
+    plan_hash_number(&h, 'V', e->n_variants);
     for (size_t i = 0; i < e->n_variants; i++)
         hash_variant(&h, e, &e->variants[i]);
     hash_budget(&h, e);
-    hash_number(&h, 'M', e->n_metrics);
+    plan_hash_number(&h, 'M', e->n_metrics);
     for (size_t i = 0; i < e->n_metrics; i++) {
-        hash_field(&h, 'm', e->metrics[i].name);
-        hash_field(&h, 'x', e->metrics[i].regex);
-        hash_number(&h, 'h', e->metrics[i].higher_is_better);
+        plan_hash_field(&h, 'm', e->metrics[i].name);
+        plan_hash_field(&h, 'x', e->metrics[i].regex);
+        plan_hash_number(&h, 'h', e->metrics[i].higher_is_better);
     }
     /* What runs around the measurements changes what is measured. */
-    hash_field(&h, 'u', e->setup);
-    hash_field(&h, 'd', e->teardown);
-    hash_field(&h, 'q', e->prepare);
-    hash_postgres(&h, e);
-    return h.state;
+    plan_hash_field(&h, 'u', e->setup.line);
+    plan_hash_field(&h, 'd', e->teardown.line);
+    plan_hash_field(&h, 'q', e->prepare.line);
+    if (e->target && e->target->hash_plan)
+        e->target->hash_plan(&h, e);
+    return h;
 }
 
 uint64_t experiment_text_hash(const experiment *e)
 {
-    plan_hasher h = {EXPERIMENT_FNV_OFFSET};
+    uint64_t h = experiment_hash_start();
     if (e->text)
-        hash_bytes(&h, e->text, e->text_length);
-    return h.state;
+        h = hash_fnv1a(h, e->text, e->text_length);
+    return h;
 }

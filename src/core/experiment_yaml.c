@@ -1,6 +1,6 @@
 /* libfyaml for the experiment loader: one document with libfyaml's diagnostics captured
  * into our message, node positions, and scalars read as counts, durations, fractions. */
-#include "core/experiment_internal.h"
+#include "core/yaml_reader.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/utf8.h"
 
 /* libfyaml writes its diagnostics in pieces ("<input>:3:1: error: msg\n", the source line,
  * a caret); we keep the first error line and report it under the experiment's name. */
@@ -124,24 +126,6 @@ static struct fy_document *load_single_document(yaml_reader *r, struct fy_parser
     return doc;
 }
 
-/* Length of the UTF-8 sequence at p (1..4), or 0 when it is malformed, overlong, a
- * surrogate or beyond U+10FFFF. */
-static size_t utf8_sequence(const unsigned char *p, size_t left)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
-    if (n == 0 || n > left || p[0] > 0xf4)
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-        return 0;
-    return n;
-}
-
 /* Experiment files are UTF-8 text. Checking first gives a clear message, and it keeps
  * malformed bytes away from libfyaml 0.7's scanner, which can loop forever on some
  * (e.g. "%@=\xff" at the end of the input). */
@@ -167,6 +151,7 @@ static int check_text(yaml_reader *r, const char *text, size_t length)
 
 typedef struct {
     bool in_single, in_double, in_comment;
+    bool escaped;                /* in double quotes, after a backslash */
 } line_scan;
 
 static bool blank_or_end(const char *text, size_t length, size_t i)
@@ -181,9 +166,13 @@ static void scan_character(line_scan *s, const char *text, size_t i)
     char c = text[i], before = i ? text[i - 1] : '\n';
     if (s->in_comment)
         return;
-    if (c == '\'' && !s->in_double)
+    if (s->in_double && s->escaped)
+        s->escaped = false;          /* \" and \\ stand for themselves */
+    else if (s->in_double && c == '\\')
+        s->escaped = true;
+    else if (c == '\'' && !s->in_double)
         s->in_single = !s->in_single;
-    else if (c == '"' && !s->in_single && before != '\\')
+    else if (c == '"' && !s->in_single)
         s->in_double = !s->in_double;
     else if (c == '#' && !s->in_single && !s->in_double && strchr(" \t\n", before))
         s->in_comment = true;
@@ -194,12 +183,12 @@ static void scan_character(line_scan *s, const char *text, size_t i)
  * by fuzzing; fy_indent_vacuum_internal). Refusing the indicator keeps us off that path. */
 static int check_no_complex_keys(yaml_reader *r, const char *text, size_t length)
 {
-    line_scan s = {false, false, false};
+    line_scan s = {false, false, false, false};
     int line = 1, column = 0;
     for (size_t i = 0; i < length; i++) {
         column++;
         if (text[i] == '\n') {
-            s = (line_scan){false, false, false};
+            s = (line_scan){false, false, false, false};
             line++;
             column = 0;
             continue;

@@ -1,7 +1,8 @@
 /* Process execution for benchmarks: a vfork-style clone into a fresh process group that
- * dies with verdict, a poll loop over the output pipes and a pidfd, and wait4 for the
- * child's resource usage. */
+ * dies with verdict, a poll loop over its output pipes and pidfd, wait4 for its usage. */
 #include "core/runner.h"
+
+#include "common/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,35 +46,39 @@ static bool is_executable_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen)
+int runner_find_executable(const char *cwd, const char *name, char *path, size_t pathlen,
+                           char *err, size_t errlen)
 {
     if (strchr(name, '/')) {
-        char joined[4096];
-        const char *path = name;
-        if (name[0] != '/' && cwd && snprintf(joined, sizeof joined, "%s/%s", cwd, name) <
-                                         (int)sizeof joined)
-            path = joined;
-        if (is_executable_file(path))
+        int n = name[0] != '/' && cwd ? snprintf(path, pathlen, "%s/%s", cwd, name)
+                                      : snprintf(path, pathlen, "%s", name);
+        if (n >= 0 && (size_t)n < pathlen && is_executable_file(path))
             return 0;
         snprintf(err, errlen, "'%s': %s%s%s", name,
-                 access(path, F_OK) == 0 ? "not an executable file" : "no such file",
+                 n >= 0 && (size_t)n < pathlen && access(path, F_OK) == 0
+                     ? "not an executable file" : "no such file",
                  cwd && name[0] != '/' ? " in " : "", cwd && name[0] != '/' ? cwd : "");
         return -1;
     }
-    const char *path = getenv("PATH");
-    if (path == NULL)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *dir = path; *dir;) {
+    const char *search = getenv("PATH");
+    if (search == NULL)
+        search = "/usr/local/bin:/usr/bin:/bin";
+    for (const char *dir = search; *dir;) {
         const char *end = strchr(dir, ':');
         size_t length = end ? (size_t)(end - dir) : strlen(dir);
-        char candidate[4096];
-        if (snprintf(candidate, sizeof candidate, "%.*s/%s", (int)length, length ? dir : ".",
-                     name) < (int)sizeof candidate && is_executable_file(candidate))
+        int n = snprintf(path, pathlen, "%.*s/%s", (int)length, length ? dir : ".", name);
+        if (n >= 0 && (size_t)n < pathlen && is_executable_file(path))
             return 0;
         dir += length + (end != NULL);
     }
     snprintf(err, errlen, "'%s': command not found (not in PATH)", name);
     return -1;
+}
+
+int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen)
+{
+    char path[4096];
+    return runner_find_executable(cwd, name, path, sizeof path, err, errlen);
 }
 
 static void close_fd(int *fd)
@@ -260,19 +265,10 @@ static void keep_stdout(byte_buffer *b, const char *chunk, size_t n)
     }
     size_t room = RUNNER_STDOUT_LIMIT - 1 - b->length;
     size_t take = n < room ? n : room;
-    if (b->length + take + 1 > b->capacity) {
-        size_t grown = b->capacity ? b->capacity : 4096;
-        while (grown < b->length + take + 1)
-            grown *= 2;
-        if (grown > RUNNER_STDOUT_LIMIT)
-            grown = RUNNER_STDOUT_LIMIT;
-        char *data = realloc(b->data, grown);
-        if (data == NULL) {
-            close_capture(b, n); /* out of memory: cut here, and say so */
-            return;
-        }
-        b->data = data;
-        b->capacity = grown;
+    /* Capacities are powers of two, so the buffer never outgrows the limit (one too). */
+    if (array_reserve((void **)&b->data, &b->capacity, b->length + take + 1, 1) != 0) {
+        close_capture(b, n); /* out of memory: cut here, and say so */
+        return;
     }
     memcpy(b->data + b->length, chunk, take);
     b->length += take;

@@ -2,6 +2,8 @@
  * strictly (positive, finite) with file:line messages naming the offending text. */
 #include "core/sample_file.h"
 
+#include "common/array.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -17,20 +19,12 @@ typedef struct {
     size_t length;
 } text_span;
 
-static bool series_push(sample_series *s, size_t *capacity, double value, size_t line)
+/* capacity[0] for the values, capacity[1] for their line numbers */
+static bool series_push(sample_series *s, size_t capacity[2], double value, size_t line)
 {
-    if (s->n == *capacity) {
-        size_t grown = *capacity ? *capacity * 2 : 64;
-        double *values = realloc(s->values, grown * sizeof *values);
-        if (values == NULL)
-            return false;
-        s->values = values;
-        size_t *lines = realloc(s->lines, grown * sizeof *lines);
-        if (lines == NULL)
-            return false;
-        s->lines = lines;
-        *capacity = grown;
-    }
+    if (array_reserve((void **)&s->values, &capacity[0], s->n + 1, sizeof *s->values) != 0 ||
+        array_reserve((void **)&s->lines, &capacity[1], s->n + 1, sizeof *s->lines) != 0)
+        return false;
     s->values[s->n] = value;
     s->lines[s->n] = line;
     s->n++;
@@ -250,7 +244,7 @@ static int parse_line(const char *name, text_span line, size_t lineno, int colum
 int sample_text_parse(const char *name, const char *text, size_t length, int column,
                       sample_series *out, char *err, size_t errlen)
 {
-    size_t capacity = 0, lineno = 0, pos = 0;
+    size_t capacity[2] = {0, 0}, lineno = 0, pos = 0;
     memset(out, 0, sizeof *out);
     while (pos < length) {
         const char *newline = memchr(text + pos, '\n', length - pos);
@@ -263,7 +257,7 @@ int sample_text_parse(const char *name, const char *text, size_t length, int col
         double value;
         if (parse_line(name, line, lineno, column, &value, err, errlen) != 0)
             goto fail;
-        if (!series_push(out, &capacity, value, lineno)) {
+        if (!series_push(out, capacity, value, lineno)) {
             snprintf(err, errlen, "%s: out of memory", name);
             goto fail;
         }
@@ -280,19 +274,13 @@ fail:
 
 static int slurp(FILE *f, char **text, size_t *length)
 {
-    size_t capacity = 4096, used = 0;
-    char *buffer = malloc(capacity);
-    if (buffer == NULL)
-        return -1;
+    size_t capacity = 0, used = 0;
+    char *buffer = NULL;
     for (;;) {
-        if (used == capacity) {
-            char *grown = realloc(buffer, capacity * 2);
-            if (grown == NULL) {
-                free(buffer);
-                return -1;
-            }
-            buffer = grown;
-            capacity *= 2;
+        if (used == capacity &&
+            array_reserve((void **)&buffer, &capacity, used < 4096 ? 4096 : used + 1, 1) != 0) {
+            free(buffer);
+            return -1;
         }
         size_t got = fread(buffer + used, 1, capacity - used, f);
         used += got;

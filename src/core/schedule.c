@@ -2,16 +2,16 @@
  * each block gets its own generator so that any block's order can be recomputed alone. */
 #include "core/schedule.h"
 
+#include "common/hash.h"
+
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-/* SplitMix64 finalizer: spreads the bits so nearby (seed, block) pairs get unrelated streams. */
+/* One SplitMix64 step: spreads the bits so nearby (seed, block) pairs get unrelated
+ * streams. Stored plans depend on it: changing it changes every plan's order. */
 static uint64_t mix64(uint64_t x)
 {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    return hash_mix64(x + 0x9e3779b97f4a7c15ULL);
 }
 
 uint64_t schedule_mix(uint64_t seed, uint64_t a, uint64_t b)

@@ -2,6 +2,8 @@
  * every group of collectors in a fixed order so tables and JSON read the same each time. */
 #include "env/machine.h"
 
+#include "common/array.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +36,12 @@ int machine_facts_set(machine_facts *facts, const char *key, const char *value)
         return 0;
     }
     char *key_copy = strdup(key);
-    machine_fact *grown = key_copy ? realloc(facts->facts, (facts->n + 1) * sizeof *grown) : NULL;
-    if (grown == NULL) {
+    if (key_copy == NULL || array_reserve((void **)&facts->facts, &facts->capacity,
+                                          facts->n + 1, sizeof *facts->facts) != 0) {
         free(key_copy);
         free(value_copy);
         return -1;
     }
-    facts->facts = grown;
     facts->facts[facts->n++] = (machine_fact){.key = key_copy, .value = value_copy};
     return 0;
 }
@@ -53,7 +54,7 @@ void machine_facts_free(machine_facts *facts)
     }
     free(facts->facts);
     facts->facts = NULL;
-    facts->n = 0;
+    facts->n = facts->capacity = 0;
 }
 
 int machine_facts_collect(machine_facts *out, char *err, size_t errlen)
@@ -62,7 +63,7 @@ int machine_facts_collect(machine_facts *out, char *err, size_t errlen)
         collect_cpu_facts, collect_frequency_facts, collect_system_facts,
         collect_compiler_facts,
     };
-    *out = (machine_facts){NULL, 0};
+    *out = (machine_facts){NULL, 0, 0};
     for (size_t i = 0; i < sizeof collectors / sizeof collectors[0]; i++)
         if (collectors[i](out) != 0) {
             machine_facts_free(out);

@@ -12,7 +12,7 @@ typedef struct {
 
 typedef struct {
     machine_fact *facts; /* in collection order; keys are unique */
-    size_t n;
+    size_t n, capacity;
 } machine_facts;
 
 /* Collects every fact of docs/environment.md into out (which it initializes). A fact

@@ -17,6 +17,7 @@
 
 #include <libpq-fe.h>
 
+#include "common/hash.h"
 #include "pg/cluster_internal.h"
 
 /* Bump when the template's recipe changes, so old templates are not reused. */
@@ -63,7 +64,7 @@ static int check_bindir(const cluster_template_spec *spec, cluster_context *cont
 {
     /* Absolute, because PostgreSQL's programs run from "/". */
     if (realpath(spec->bindir, context->bindir) == NULL) {
-        cluster_error(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
+        error_text(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
         return -1;
     }
     static const char *const needed[] = {"postgres", "initdb", "pgbench"};
@@ -71,8 +72,8 @@ static int check_bindir(const cluster_template_spec *spec, cluster_context *cont
         char path[CLUSTER_PATH_MAX];
         if (program_path(context->bindir, needed[i], path, sizeof path) != 0 ||
             access(path, X_OK) != 0) {
-            cluster_error(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
-                          spec->bindir, needed[i]);
+            error_text(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
+                       spec->bindir, needed[i]);
             return -1;
         }
     }
@@ -107,7 +108,7 @@ static int context_resolve(const cluster_template_spec *spec, cluster_context *c
     context->cache.root_fd = context->instances_fd = context->ports_fd = -1;
     context->templates_fd = -1;
     if (spec == NULL || spec->bindir == NULL || spec->cache_dir == NULL) {
-        cluster_error(err, errlen, "the cluster spec needs a bindir and a cache directory");
+        error_text(err, errlen, "the cluster spec needs a bindir and a cache directory");
         return -1;
     }
     context->server_cpus = spec->server_cpus;
@@ -133,29 +134,29 @@ static int check_setting(const char *line, char *err, size_t errlen)
     while (name_length > 0 && line[name_length - 1] == ' ')
         name_length--;
     if (equals == NULL || name_length == 0) {
-        cluster_error(err, errlen, "setting '%s' is not name=value", line);
+        error_text(err, errlen, "setting '%s' is not name=value", line);
         return -1;
     }
     for (size_t i = 0; i < name_length; i++) {
         char c = line[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '.')) {
-            cluster_error(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
-                          line);
+            error_text(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
+                       line);
             return -1;
         }
     }
     if (strchr(equals, '\n') != NULL) {
-        cluster_error(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
-                      line);
+        error_text(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
+                   line);
         return -1;
     }
     for (size_t i = 0; i < sizeof reserved_settings / sizeof reserved_settings[0]; i++)
         if (strlen(reserved_settings[i]) == name_length &&
             strncasecmp(line, reserved_settings[i], name_length) == 0) {
-            cluster_error(err, errlen,
-                          "setting '%s': verdict sets %s itself (private socket, no TCP)",
-                          line, reserved_settings[i]);
+            error_text(err, errlen,
+                       "setting '%s': verdict sets %s itself (private socket, no TCP)",
+                       line, reserved_settings[i]);
             return -1;
         }
     return 0;
@@ -197,18 +198,6 @@ static int format_setting(const char *line, char *out, size_t outlen)
     return 0;
 }
 
-/* FNV-1a: a cache key, not a security boundary; the full key text is stored beside the
- * template for anyone who wants to see what it was built from. */
-static uint64_t fnv1a64(const char *text)
-{
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        hash ^= *p;
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
-}
-
 static int append_text(char *buffer, size_t size, size_t *used, const char *text)
 {
     size_t length = strlen(text);
@@ -233,7 +222,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
     version[strcspn(version, "\n")] = '\0';
     struct stat st;
     if (stat(postgres, &st) != 0) {
-        cluster_error(err, errlen, "%s: %s", postgres, strerror(errno));
+        error_text(err, errlen, "%s: %s", postgres, strerror(errno));
         return -1;
     }
     char line[CLUSTER_PATH_MAX + 512];
@@ -249,7 +238,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
         rc = append_text(key, keylen, &used, line);
     }
     if (rc != 0)
-        cluster_error(err, errlen, "too many settings for one template");
+        error_text(err, errlen, "too many settings for one template");
     return rc;
 }
 
@@ -308,8 +297,8 @@ static int reserve_port(const cluster_context *context, cluster_instance *c, cha
         snprintf(name, sizeof name, "%d.lock", port);
         int fd = -1, rc = lock_file_acquire(context->ports_fd, name, false, &fd);
         if (rc < 0) {
-            cluster_error(err, errlen, "cannot lock %s/ports/%s: %s", context->cache.path,
-                          name, strerror(errno));
+            error_text(err, errlen, "cannot lock %s/ports/%s: %s", context->cache.path,
+                       name, strerror(errno));
             return -1;
         }
         if (rc == 0) {
@@ -319,7 +308,7 @@ static int reserve_port(const cluster_context *context, cluster_instance *c, cha
             return 0;
         }
     }
-    cluster_error(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
+    error_text(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
     return -1;
 }
 
@@ -328,13 +317,13 @@ static int make_server_dir(const cluster_context *context, int dir_fd, const cha
                            const char *shown, char *err, size_t errlen)
 {
     if (mkdirat(dir_fd, name, 0700) != 0) {
-        cluster_error(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+        error_text(err, errlen, "cannot create %s: %s", shown, strerror(errno));
         return -1;
     }
     if (context->user.switch_user &&
         fchownat(dir_fd, name, context->user.uid, context->user.gid, AT_SYMLINK_NOFOLLOW) != 0) {
-        cluster_error(err, errlen, "cannot hand %s to '%s': %s", shown, context->user.name,
-                      strerror(errno));
+        error_text(err, errlen, "cannot hand %s to '%s': %s", shown, context->user.name,
+                   strerror(errno));
         return -1;
     }
     return 0;
@@ -354,15 +343,15 @@ static int make_socket_dir(const cluster_context *context, cluster_instance *c, 
     }
     snprintf(c->socket_dir, sizeof c->socket_dir, "/tmp/verdict-pg-XXXXXX");
     if (mkdtemp(c->socket_dir) == NULL) {
-        cluster_error(err, errlen, "cannot create a socket directory in /tmp: %s",
-                      strerror(errno));
+        error_text(err, errlen, "cannot create a socket directory in /tmp: %s",
+                   strerror(errno));
         c->socket_dir[0] = '\0';
         return -1;
     }
     if (context->user.switch_user &&
         chown(c->socket_dir, context->user.uid, context->user.gid) != 0) {
-        cluster_error(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
-                      context->user.name, strerror(errno));
+        error_text(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
+                   context->user.name, strerror(errno));
         return -1;
     }
     return 0;
@@ -413,8 +402,8 @@ static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
             c->postmaster_pid = 0;
             char tail[ERROR_TAIL];
             read_file_tail(c->log_path, tail, sizeof tail);
-            cluster_error(err, errlen, "the server refused to start; %s ends with:\n%s",
-                          c->log_path, tail);
+            error_text(err, errlen, "the server refused to start; %s ends with:\n%s",
+                       c->log_path, tail);
             return -1;
         }
         if (postmaster_ready(c->data_dir))
@@ -424,8 +413,8 @@ static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
         if ((double)(now.tv_sec - started.tv_sec) > START_TIMEOUT) {
             char tail[ERROR_TAIL];
             read_file_tail(c->log_path, tail, sizeof tail);
-            cluster_error(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
-                          START_TIMEOUT, c->log_path, tail);
+            error_text(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
+                       START_TIMEOUT, c->log_path, tail);
             return -1;
         }
     }
@@ -443,7 +432,7 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ch
     int log_fd = openat(c->instance_fd, "server.log",
                         O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
         return -1;
     }
     char postgres[CLUSTER_PATH_MAX], port[16];
@@ -527,15 +516,15 @@ int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen)
     strncat(conninfo, " connect_timeout=30", sizeof conninfo - strlen(conninfo) - 1);
     PGconn *connection = PQconnectdb(conninfo);
     if (PQstatus(connection) != CONNECTION_OK) {
-        cluster_error(err, errlen, "cannot connect to the server on %s port %d: %s",
-                      c->socket_dir, c->port, PQerrorMessage(connection));
+        error_text(err, errlen, "cannot connect to the server on %s port %d: %s",
+                   c->socket_dir, c->port, PQerrorMessage(connection));
         PQfinish(connection);
         return -1;
     }
     PGresult *result = PQexec(connection, "CHECKPOINT");
     int rc = 0;
     if (PQresultStatus(result) != PGRES_COMMAND_OK) {
-        cluster_error(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
+        error_text(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
         rc = -1;
     }
     PQclear(result);
@@ -608,7 +597,7 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
 
     char conf_path[CLUSTER_PATH_MAX + 32], *conf = malloc(KEY_TEXT_MAX);
     if (conf == NULL) {
-        cluster_error(err, errlen, "out of memory");
+        error_text(err, errlen, "out of memory");
         return -1;
     }
     size_t used = 0;
@@ -623,7 +612,7 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     }
     snprintf(conf_path, sizeof conf_path, "%s/postgresql.conf", c->data_dir);
     if (rc != 0)
-        cluster_error(err, errlen, "settings too long");
+        error_text(err, errlen, "settings too long");
     else
         rc = append_to_file(conf_path, conf, err, errlen);
     free(conf);
@@ -654,8 +643,8 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     struct stat st;
     snprintf(leftover, sizeof leftover, "%s/postmaster.pid", c->data_dir);
     if (lstat(leftover, &st) == 0) {
-        cluster_error(err, errlen, "the template server did not shut down cleanly; see %s",
-                      c->log_path);
+        error_text(err, errlen, "the template server did not shut down cleanly; see %s",
+                   c->log_path);
         return -1;
     }
     snprintf(leftover, sizeof leftover, "%s/postmaster.opts", c->data_dir);
@@ -689,8 +678,8 @@ static int open_template(int dir_fd, const char *name, const char *shown,
              !S_ISREG(version.st_mode))
         why = "no PG_VERSION";
     if (why != NULL) {
-        cluster_error(err, errlen, "%s is not a template data directory verdict made (%s; "
-                      "server user '%s'); remove it to have it rebuilt", shown, why, user->name);
+        error_text(err, errlen, "%s is not a template data directory verdict made (%s; "
+                   "server user '%s'); remove it to have it rebuilt", shown, why, user->name);
         if (fd >= 0)
             close(fd);
         return -1;
@@ -728,7 +717,7 @@ static int write_key_text(int templates_fd, const char *name, const char *key, c
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (!ok)
-        cluster_error(err, errlen, "cannot write templates/%s: %s", name, strerror(errno));
+        error_text(err, errlen, "cannot write templates/%s: %s", name, strerror(errno));
     return ok ? 0 : -1;
 }
 
@@ -747,8 +736,8 @@ static int build_and_install(const cluster_template_spec *spec, const cluster_co
     instance_reset(&building);
     int rc = build_template(spec, context, &building, err, errlen);
     if (rc == 0 && renameat(building.instance_fd, "data", context->templates_fd, name) != 0) {
-        cluster_error(err, errlen, "cannot move the template to %s/templates/%s: %s",
-                      context->cache.path, name, strerror(errno));
+        error_text(err, errlen, "cannot move the template to %s/templates/%s: %s",
+                   context->cache.path, name, strerror(errno));
         rc = -1;
     }
     if (rc != 0) /* nothing cached: no description of it either */
@@ -773,9 +762,9 @@ static int find_or_build(const cluster_template_spec *spec, const cluster_contex
     char text_name[48];
     snprintf(text_name, sizeof text_name, "%s.txt", name);
     if (!template_text_matches(context->templates_fd, text_name, key)) {
-        cluster_error(err, errlen, "%s is not a template verdict built for these settings (its "
-                      "%s is missing, not verdict's, or describes another build); remove it to "
-                      "have it rebuilt", template_dir, text_name);
+        error_text(err, errlen, "%s is not a template verdict built for these settings (its "
+                   "%s is missing, not verdict's, or describes another build); remove it to "
+                   "have it rebuilt", template_dir, text_name);
         return -1;
     }
     return 0;
@@ -784,8 +773,8 @@ static int find_or_build(const cluster_template_spec *spec, const cluster_contex
 static int check_spec(const cluster_template_spec *spec, char *err, size_t errlen)
 {
     if (spec->pgbench_scale < 0 || (spec->n_settings > 0 && spec->settings == NULL)) {
-        cluster_error(err, errlen, "bad template spec: scale %d, %zu settings",
-                      spec->pgbench_scale, spec->n_settings);
+        error_text(err, errlen, "bad template spec: scale %d, %zu settings",
+                   spec->pgbench_scale, spec->n_settings);
         return -1;
     }
     for (size_t i = 0; i < spec->n_settings; i++)
@@ -800,16 +789,16 @@ static int prepare_locked(const cluster_template_spec *spec, const cluster_conte
                           size_t errlen)
 {
     char name[24], lock_name[32], template_dir[CLUSTER_PATH_MAX + 32];
-    snprintf(name, sizeof name, "%016" PRIx64, fnv1a64(key));
+    snprintf(name, sizeof name, "%016" PRIx64, hash_fnv1a(HASH_FNV_OFFSET, key, strlen(key)));
     snprintf(lock_name, sizeof lock_name, "%s.lock", name);
     if (path_format(template_dir, sizeof template_dir, "%s/templates/%s", context->cache.path,
                     name) != 0 || strlen(template_dir) >= outlen) {
-        cluster_error(err, errlen, "template path too long for the output buffer");
+        error_text(err, errlen, "template path too long for the output buffer");
         return -1;
     }
     int lock_fd;
     if (lock_file_acquire(context->templates_fd, lock_name, true, &lock_fd) != 0) {
-        cluster_error(err, errlen, "cannot lock %s.lock: %s", template_dir, strerror(errno));
+        error_text(err, errlen, "cannot lock %s.lock: %s", template_dir, strerror(errno));
         return -1;
     }
     int rc = find_or_build(spec, context, name, key, template_dir, err, errlen);
@@ -830,7 +819,7 @@ int cluster_template_prepare(const cluster_template_spec *spec, char *template_d
     char *key = malloc(KEY_TEXT_MAX);
     int rc = -1;
     if (key == NULL)
-        cluster_error(err, errlen, "out of memory");
+        error_text(err, errlen, "out of memory");
     else if (check_spec(spec, err, errlen) == 0 &&
              template_key_text(spec, &context, key, KEY_TEXT_MAX, err, errlen) == 0)
         rc = prepare_locked(spec, &context, key, template_dir_out, outlen, err, errlen);
@@ -868,8 +857,8 @@ int cluster_start(const char *template_dir, const cluster_template_spec *spec,
     int rc = open_template(AT_FDCWD, template_dir, template_dir, &context.user, &template_fd,
                            err, errlen);
     if (rc == 1)
-        cluster_error(err, errlen, "%s is not a template data directory (it does not exist)",
-                      template_dir);
+        error_text(err, errlen, "%s is not a template data directory (it does not exist)",
+                   template_dir);
     if (rc == 0)
         rc = start_from(&context, template_fd, template_dir, out, err, errlen);
     if (template_fd >= 0)

@@ -22,7 +22,7 @@ int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen
     if (geteuid() == 0) {
         if (path_format(out, outlen, "%s", ROOT_DEFAULT_CACHE) == 0)
             return 0;
-        cluster_error(err, errlen, "no room for the cache path");
+        error_text(err, errlen, "no room for the cache path");
         return -1;
     }
     /* XDG: a relative XDG_CACHE_HOME is to be ignored. */
@@ -30,7 +30,7 @@ int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen
     if (xdg != NULL && xdg[0] == '/') {
         if (path_format(out, outlen, "%s/verdict-pg", xdg) == 0)
             return 0;
-        cluster_error(err, errlen, "XDG_CACHE_HOME is too long: %s", xdg);
+        error_text(err, errlen, "XDG_CACHE_HOME is too long: %s", xdg);
         return -1;
     }
     const char *home = getenv("HOME");
@@ -40,12 +40,12 @@ int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen
         getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found) == 0 && found != NULL)
         home = found->pw_dir;
     if (home == NULL || home[0] != '/') {
-        cluster_error(err, errlen, "no home directory to keep the PostgreSQL cache in; set "
-                      "XDG_CACHE_HOME or the experiment's postgres cache_dir");
+        error_text(err, errlen, "no home directory to keep the PostgreSQL cache in; set "
+                   "XDG_CACHE_HOME or the experiment's postgres cache_dir");
         return -1;
     }
     if (path_format(out, outlen, "%s/.cache/verdict-pg", home) != 0) {
-        cluster_error(err, errlen, "home directory path too long: %s", home);
+        error_text(err, errlen, "home directory path too long: %s", home);
         return -1;
     }
     return 0;
@@ -87,15 +87,15 @@ static int check_passage(const struct stat *st, const char *shown, char *err, si
 {
     char who[128];
     if (!trusted_owner(st->st_uid)) {
-        cluster_error(err, errlen, "cache directory: %s is owned by %s, not by root or you: "
-                      "that user could replace what verdict finds below it; use a cache "
-                      "directory of your own", shown, user_name(st->st_uid, who, sizeof who));
+        error_text(err, errlen, "cache directory: %s is owned by %s, not by root or you: "
+                   "that user could replace what verdict finds below it; use a cache "
+                   "directory of your own", shown, user_name(st->st_uid, who, sizeof who));
         return -1;
     }
     if ((st->st_mode & 022) != 0 && (st->st_mode & S_ISVTX) == 0) {
-        cluster_error(err, errlen, "cache directory: %s is writable by other users (mode "
-                      "%04o) and not sticky: they could replace what verdict finds below it",
-                      shown, (unsigned)(st->st_mode & 07777));
+        error_text(err, errlen, "cache directory: %s is writable by other users (mode "
+                   "%04o) and not sticky: they could replace what verdict finds below it",
+                   shown, (unsigned)(st->st_mode & 07777));
         return -1;
     }
     return 0;
@@ -106,19 +106,19 @@ int cache_check_own_directory(const struct stat *st, const char *shown, char *er
 {
     char who[128];
     if (!S_ISDIR(st->st_mode)) {
-        cluster_error(err, errlen, "%s is not a directory", shown);
+        error_text(err, errlen, "%s is not a directory", shown);
         return -1;
     }
     if (st->st_uid != geteuid()) {
-        cluster_error(err, errlen, "%s is owned by %s, not by you: verdict uses only a cache "
-                      "it owns (another user could have planted what is in it)", shown,
-                      user_name(st->st_uid, who, sizeof who));
+        error_text(err, errlen, "%s is owned by %s, not by you: verdict uses only a cache "
+                   "it owns (another user could have planted what is in it)", shown,
+                   user_name(st->st_uid, who, sizeof who));
         return -1;
     }
     if ((st->st_mode & 022) != 0) {
-        cluster_error(err, errlen, "%s is writable by other users (mode %04o): they could "
-                      "plant templates, lock files or links in it; chmod go-w it", shown,
-                      (unsigned)(st->st_mode & 07777));
+        error_text(err, errlen, "%s is writable by other users (mode %04o): they could "
+                   "plant templates, lock files or links in it; chmod go-w it", shown,
+                   (unsigned)(st->st_mode & 07777));
         return -1;
     }
     return 0;
@@ -148,18 +148,18 @@ static int walk_follow_link(path_walk *w, int link_fd, const char *name, char *e
     char target[CLUSTER_PATH_MAX], rest[2 * CLUSTER_PATH_MAX];
     ssize_t n = readlinkat(link_fd, "", target, sizeof target - 1);
     if (n < 0 || ++w->hops > MAX_LINK_HOPS) {
-        cluster_error(err, errlen, "cache directory: cannot follow %s/%s: %s", w->shown, name,
-                      n < 0 ? strerror(errno) : "too many symbolic links");
+        error_text(err, errlen, "cache directory: cannot follow %s/%s: %s", w->shown, name,
+                   n < 0 ? strerror(errno) : "too many symbolic links");
         return -1;
     }
     target[n] = '\0';
     if (snprintf(rest, sizeof rest, "%s/%s", target, w->rest) >= (int)sizeof rest) {
-        cluster_error(err, errlen, "cache directory: path too long");
+        error_text(err, errlen, "cache directory: path too long");
         return -1;
     }
     memcpy(w->rest, rest, sizeof rest);
     if (target[0] == '/' && walk_restart_at_root(w) != 0) {
-        cluster_error(err, errlen, "cannot open /: %s", strerror(errno));
+        error_text(err, errlen, "cannot open /: %s", strerror(errno));
         return -1;
     }
     return 0;
@@ -188,8 +188,8 @@ static int walk_open_entry(path_walk *w, const char *name, const cache_create *c
         bool last = strspn(w->rest, "/") == strlen(w->rest);
         mode_t mode = last ? create->final_mode : create->parent_mode;
         if (mkdirat(w->dir, name, mode) != 0 && errno != EEXIST) {
-            cluster_error(err, errlen, "cannot create the cache directory %s/%s: %s", w->shown,
-                          name, strerror(errno));
+            error_text(err, errlen, "cannot create the cache directory %s/%s: %s", w->shown,
+                       name, strerror(errno));
             return -1;
         }
         fd = openat(w->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -200,7 +200,7 @@ static int walk_open_entry(path_walk *w, const char *name, const cache_create *c
         }
     }
     if (fd < 0)
-        cluster_error(err, errlen, "cache directory %s/%s: %s", w->shown, name, strerror(errno));
+        error_text(err, errlen, "cache directory %s/%s: %s", w->shown, name, strerror(errno));
     return fd;
 }
 
@@ -217,16 +217,16 @@ static int walk_step(path_walk *w, const char *name, const cache_create *create,
         return -1;
     char shown[CLUSTER_PATH_MAX], who[128];
     if (path_format(shown, sizeof shown, "%s/%s", w->shown, name) != 0) {
-        cluster_error(err, errlen, "cache directory: path too long");
+        error_text(err, errlen, "cache directory: path too long");
         close(fd);
         return -1;
     }
     int rc = fstat(fd, &st) == 0 ? 0 : -1;
     if (rc == 0 && S_ISLNK(st.st_mode)) {
         if (!trusted_owner(st.st_uid)) {
-            cluster_error(err, errlen, "cache directory: %s is a symbolic link owned by %s: "
-                          "that user chooses where it leads", shown,
-                          user_name(st.st_uid, who, sizeof who));
+            error_text(err, errlen, "cache directory: %s is a symbolic link owned by %s: "
+                       "that user chooses where it leads", shown,
+                       user_name(st.st_uid, who, sizeof who));
             rc = -1;
         } else {
             rc = walk_follow_link(w, fd, name, err, errlen);
@@ -235,7 +235,7 @@ static int walk_step(path_walk *w, const char *name, const cache_create *create,
         return rc;
     }
     if (rc != 0 || !S_ISDIR(st.st_mode)) {
-        cluster_error(err, errlen, "cache directory: %s is not a directory", shown);
+        error_text(err, errlen, "cache directory: %s is not a directory", shown);
         close(fd);
         return -1;
     }
@@ -259,12 +259,12 @@ int cache_open(const char *path, const cache_create *create, cluster_cache *out,
     path_walk w = {.dir = -1};
     char cwd[CLUSTER_PATH_MAX] = "";
     if (path[0] != '/' && getcwd(cwd, sizeof cwd) == NULL) {
-        cluster_error(err, errlen, "cannot find the current directory: %s", strerror(errno));
+        error_text(err, errlen, "cannot find the current directory: %s", strerror(errno));
         return -1;
     }
     if (snprintf(w.rest, sizeof w.rest, "%s/%s", cwd, path) >= (int)sizeof w.rest ||
         walk_restart_at_root(&w) != 0) {
-        cluster_error(err, errlen, "cache directory %s: path too long or / unreadable", path);
+        error_text(err, errlen, "cache directory %s: path too long or / unreadable", path);
         return -1;
     }
     char name[CLUSTER_PATH_MAX];
@@ -276,7 +276,7 @@ int cache_open(const char *path, const cache_create *create, cluster_cache *out,
                     cache_check_own_directory(&st, w.shown[0] ? w.shown : "/", err, errlen) != 0))
         rc = -1;
     if (rc == 0 && (out->root_fd = openat(w.dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", w.shown, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", w.shown, strerror(errno));
         rc = -1;
     }
     if (rc == 0)
@@ -297,16 +297,16 @@ int cache_subdir(int dir_fd, const char *dir_path, const char *name, mode_t mode
 {
     *fd_out = -1;
     if (create && mkdirat(dir_fd, name, mode) == 0 && fchmodat(dir_fd, name, mode, 0) != 0) {
-        cluster_error(err, errlen, "cannot set the mode of %s/%s: %s", dir_path, name,
-                      strerror(errno));
+        error_text(err, errlen, "cannot set the mode of %s/%s: %s", dir_path, name,
+                   strerror(errno));
         return -1;
     }
     int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !create)
             return 1;
-        cluster_error(err, errlen, "cannot open %s/%s: %s%s", dir_path, name, strerror(errno),
-                      errno == ELOOP || errno == ENOTDIR ? " (a symbolic link, or not a "
+        error_text(err, errlen, "cannot open %s/%s: %s%s", dir_path, name, strerror(errno),
+                   errno == ELOOP || errno == ENOTDIR ? " (a symbolic link, or not a "
                                                            "directory)" : "");
         return -1;
     }

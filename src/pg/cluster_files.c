@@ -85,8 +85,8 @@ static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, ch
     if (n < 0 || (target[n] = '\0', symlinkat(target, copy->to_fd, entry->path) != 0) ||
         (copy->keep_owner && fchownat(copy->to_fd, entry->path, entry->st.st_uid,
                                       entry->st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
-        cluster_error(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
-                      entry->path, strerror(errno));
+        error_text(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
+                   entry->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -103,14 +103,14 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
         return 0;
     int from_fd = openat(copy->from_fd, entry->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (from_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
-                      strerror(errno));
+        error_text(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
+                   strerror(errno));
         return -1;
     }
     int to_fd = openat(copy->to_fd, entry->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (to_fd < 0) {
-        cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                      entry->path, strerror(errno));
+        error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                   entry->path, strerror(errno));
         close(from_fd);
         return -1;
     }
@@ -123,8 +123,8 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
     if (close(to_fd) != 0 && error == 0)
         error = errno;
     if (error != 0) {
-        cluster_error(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
-                      strerror(error));
+        error_text(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
+                   strerror(error));
         return -1;
     }
     return 0;
@@ -139,8 +139,8 @@ static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, 
     for (size_t i = 0; i < listing->count; i++) {
         const tree_entry *entry = &listing->entries[i];
         if (S_ISDIR(entry->st.st_mode) && mkdirat(copy->to_fd, entry->path, 0700) != 0) {
-            cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                          entry->path, strerror(errno));
+            error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                       entry->path, strerror(errno));
             return -1;
         }
     }
@@ -154,8 +154,8 @@ static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, 
         if ((copy->keep_owner &&
              fchownat(copy->to_fd, entry->path, entry->st.st_uid, entry->st.st_gid, 0) != 0) ||
             fchmodat(copy->to_fd, entry->path, entry->st.st_mode & 07777, 0) != 0) {
-            cluster_error(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
-                          copy->from_path, entry->path, strerror(errno));
+            error_text(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
+                       copy->from_path, entry->path, strerror(errno));
             return -1;
         }
     }
@@ -168,11 +168,11 @@ int copy_tree_from(int from_fd, const char *from, const char *to, char *err, siz
         err[0] = '\0';
     struct stat st;
     if (fstat(from_fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cluster_error(err, errlen, "%s is not a directory", from);
+        error_text(err, errlen, "%s is not a directory", from);
         return -1;
     }
     if (mkdir(to, 0700) != 0) {
-        cluster_error(err, errlen, "cannot create %s: %s", to, strerror(errno));
+        error_text(err, errlen, "cannot create %s: %s", to, strerror(errno));
         return -1;
     }
     /* Root copies a tree owned by the server user; the copy must stay the server's. */
@@ -183,14 +183,14 @@ int copy_tree_from(int from_fd, const char *from, const char *to, char *err, siz
     int rc = -1;
     tree_listing listing = {0};
     if (copy.to_fd < 0)
-        cluster_error(err, errlen, "cannot open %s: %s", to, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", to, strerror(errno));
     else if (tree_list(copy.from_fd, from, &listing, err, errlen) == 0 &&
              copy_listed_tree(&copy, &listing, err, errlen) == 0) {
         rc = 0;
         if ((copy.keep_owner && fchown(copy.to_fd, st.st_uid, st.st_gid) != 0) ||
             fchmod(copy.to_fd, st.st_mode & 07777) != 0) {
-            cluster_error(err, errlen, "cannot set owner or mode of %s: %s", to,
-                          strerror(errno));
+            error_text(err, errlen, "cannot set owner or mode of %s: %s", to,
+                       strerror(errno));
             rc = -1;
         }
     }
@@ -204,7 +204,7 @@ int copy_tree(const char *from, const char *to, char *err, size_t errlen)
 {
     int from_fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (from_fd < 0) {
-        cluster_error(err, errlen, "%s is not a directory (%s)", from, strerror(errno));
+        error_text(err, errlen, "%s is not a directory (%s)", from, strerror(errno));
         return -1;
     }
     int rc = copy_tree_from(from_fd, from, to, err, errlen);
@@ -231,7 +231,7 @@ static int unlink_one_file(const tree_entry *entry, void *context, char *err, si
     const int *root_fd = context;
     if (unlinkat(*root_fd, entry->path, 0) == 0 || errno == ENOENT)
         return 0;
-    cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+    error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
     return -1;
 }
 
@@ -249,7 +249,7 @@ static int remove_directory_contents(int root_fd, const char *root_path, char *e
         const tree_entry *entry = &listing.entries[i];
         if (S_ISDIR(entry->st.st_mode) && unlinkat(root_fd, entry->path, AT_REMOVEDIR) != 0 &&
             errno != ENOENT) {
-            cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+            error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
             rc = -1;
         }
     }
@@ -265,7 +265,7 @@ int remove_tree(const char *path, char *err, size_t errlen)
             return 0;
         if (errno == ENOTDIR && unlink(path) == 0)
             return 0;
-        cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot remove %s: %s", path, strerror(errno));
         return -1;
     }
     char message[1024] = "";
@@ -276,7 +276,7 @@ int remove_tree(const char *path, char *err, size_t errlen)
         rc = -1;
     }
     if (rc != 0) {
-        cluster_error(err, errlen, "cannot remove %s: %s", path, message);
+        error_text(err, errlen, "cannot remove %s: %s", path, message);
         return -1;
     }
     return 0;
@@ -319,7 +319,7 @@ int fsync_tree(const char *path, char *err, size_t errlen)
     if (fd >= 0)
         close(fd);
     if (error != 0) {
-        cluster_error(err, errlen, "cannot fsync %s: %s", path, strerror(error));
+        error_text(err, errlen, "cannot fsync %s: %s", path, strerror(error));
         return -1;
     }
     return 0;
@@ -369,7 +369,7 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
         errno = EPERM;
     }
     if (fd < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     size_t length = strlen(text), done = 0;
@@ -378,14 +378,14 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
         if (put < 0 && errno == EINTR)
             continue;
         if (put < 0) {
-            cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
             close(fd);
             return -1;
         }
         done += (size_t)put;
     }
     if (close(fd) != 0) {
-        cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;

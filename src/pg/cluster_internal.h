@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "common/error.h"
 #include "pg/cluster.h"
 
 #define CLUSTER_MAX_GROUPS 64
@@ -34,8 +35,6 @@ typedef struct {
 } spawn_request;
 
 /* cluster_process.c */
-void cluster_error(char *err, size_t errlen, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
 /* snprintf for paths: 0, or -1 when the result did not fit (out is then truncated). */
 int path_format(char *out, size_t outlen, const char *format, ...)
     __attribute__((format(printf, 3, 4)));

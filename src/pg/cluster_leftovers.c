@@ -41,8 +41,8 @@ int instance_record_write(int dir_fd, const instance_record *r, char *err, size_
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (!ok || renameat(dir_fd, RECORD_NAME ".new", dir_fd, RECORD_NAME) != 0) {
-        cluster_error(err, errlen, "cannot write the instance record %s: %s", RECORD_NAME,
-                      strerror(errno));
+        error_text(err, errlen, "cannot write the instance record %s: %s", RECORD_NAME,
+                   strerror(errno));
         return -1;
     }
     return 0;
@@ -92,7 +92,7 @@ static int instance_dir_fill(int dir_fd, const server_user *user, int *lock_fd, 
     int fd = openat(dir_fd, OWNER_LOCK_NAME, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                                                  O_CLOEXEC, 0600);
     if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        cluster_error(err, errlen, "cannot lock " OWNER_LOCK_NAME ": %s", strerror(errno));
+        error_text(err, errlen, "cannot lock " OWNER_LOCK_NAME ": %s", strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -114,20 +114,20 @@ int instance_dir_create(const cluster_cache *cache, int instances_fd, const serv
     snprintf(prefix, sizeof prefix, "%d-%llu-", (int)getpid(), process_start_time(getpid()));
     if (cache_make_unique_dir(instances_fd, prefix, instance_dir_mode(user), name,
                               sizeof name) != 0) {
-        cluster_error(err, errlen, "cannot create an instance directory in %s/instances: %s",
-                      cache->path, strerror(errno));
+        error_text(err, errlen, "cannot create an instance directory in %s/instances: %s",
+                   cache->path, strerror(errno));
         return -1;
     }
     if (path_format(dir_out, outlen, "%s/instances/%s", cache->path, name) != 0 ||
         strlen(dir_out) + INSTANCE_SUBPATH_ROOM >= outlen) {
-        cluster_error(err, errlen, "cache directory path too long: %s", cache->path);
+        error_text(err, errlen, "cache directory path too long: %s", cache->path);
         unlinkat(instances_fd, name, AT_REMOVEDIR);
         return -1;
     }
     *dir_fd = openat(instances_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (*dir_fd < 0 || instance_dir_fill(*dir_fd, user, lock_fd, err, errlen) != 0) {
         if (*dir_fd < 0)
-            cluster_error(err, errlen, "cannot open %s: %s", dir_out, strerror(errno));
+            error_text(err, errlen, "cannot open %s: %s", dir_out, strerror(errno));
         if (*dir_fd >= 0)
             close(*dir_fd);
         if (*lock_fd >= 0)
@@ -366,7 +366,7 @@ int reap_in_cache(const cluster_cache *cache, int *reaped, char *err, size_t err
     DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
     int rc = -1;
     if (listing == NULL) {
-        cluster_error(err, errlen, "cannot list %s/instances: %s", cache->path, strerror(errno));
+        error_text(err, errlen, "cannot list %s/instances: %s", cache->path, strerror(errno));
         if (listing_fd >= 0)
             close(listing_fd);
     } else {

@@ -102,6 +102,23 @@ static json_t *environment_json(const report_input *in, int *rc)
     return env;
 }
 
+static json_t *builds_json(const report_input *in, int *rc)
+{
+    json_t *array = json_array();
+    for (size_t i = 0; array && i < in->n_builds; i++) {
+        const report_build *b = &in->builds[i];
+        json_t *item = json_object();
+        int item_rc = json_text_set(item, "variant", b->variant);
+        item_rc |= json_object_set_new(item, "layout", json_integer((json_int_t)b->layout));
+        const char *fields[] = {"key", b->key, "sha256", b->sha256, "binary", b->binary};
+        for (size_t f = 0; item && f < 6; f += 2)
+            item_rc |= fields[f + 1][0] ? json_text_set(item, fields[f], fields[f + 1])
+                                        : json_object_set_new(item, fields[f], json_null());
+        append(array, item, item_rc, rc);
+    }
+    return array;
+}
+
 static json_t *variant_json(const report_variant *v)
 {
     json_t *item = json_object();
@@ -143,11 +160,16 @@ static json_t *points_json(const report_input *in, int *rc)
     return array;
 }
 
-static int sample_extras(json_t *item, const report_sample *s)
+static int sample_extras(json_t *item, const report_sample *s, bool from_runs)
 {
     int rc = 0;
     if (s->tainted && s->taint_reason)
         rc |= json_text_set(item, "taint_reason", s->taint_reason);
+    if (from_runs) { /* samples verdict measured carry the design's factors */
+        rc |= json_object_set_new(item, "layout", json_integer(s->layout));
+        rc |= s->machine && s->machine[0] ? json_text_set(item, "machine", s->machine)
+                                          : json_object_set_new(item, "machine", json_null());
+    }
     if (s->has_interference) {
         rc |= json_object_set_new(item, "started", number_or_null(s->started));
         rc |= json_object_set_new(item, "interference",
@@ -158,7 +180,7 @@ static int sample_extras(json_t *item, const report_sample *s)
     return rc;
 }
 
-static json_t *sample_json(const report_sample *s, int *item_rc)
+static json_t *sample_json(const report_sample *s, bool from_runs, int *item_rc)
 {
     json_t *metrics = json_object();
     for (size_t k = 0; metrics && k < s->n_metrics; k++)
@@ -169,7 +191,7 @@ static json_t *sample_json(const report_sample *s, int *item_rc)
         "{s:o, s:I, s:o, s:i, s:b}", "block", s->block >= 0 ? json_integer(s->block) : json_null(),
         "seq", (json_int_t)s->seq, "metrics", metrics, "exit", s->exit_code, "tainted",
         s->tainted));
-    if (item == NULL || sample_extras(item, s) != 0)
+    if (item == NULL || sample_extras(item, s, from_runs) != 0)
         *item_rc = -1;
     return item;
 }
@@ -179,7 +201,7 @@ static json_t *samples_json(const report_input *in, int *rc)
     json_t *array = json_array();
     for (size_t i = 0; array && i < in->n_samples; i++) {
         int item_rc = 0;
-        json_t *item = sample_json(&in->samples[i], &item_rc);
+        json_t *item = sample_json(&in->samples[i], in->from_runs, &item_rc);
         append(array, item, item_rc, rc);
     }
     return array;
@@ -304,6 +326,11 @@ static json_t *document_json(const report_input *in)
         "samples", samples_json(in, &rc), "summaries", summaries_json(in, &rc),
         "comparisons", comparisons_json(in, &rc), "overall", overall_json(in, &rc),
         "warnings", warnings_json(in, &rc));
+    if (doc && in->from_runs) {
+        json_t *builds = builds_json(in, &rc);
+        if (builds == NULL || json_object_set_new(doc, "builds", builds) != 0)
+            rc = -1;
+    }
     if (rc != 0) {
         json_decref(doc);
         return NULL;

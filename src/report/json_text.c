@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/utf8.h"
+#include "common/utf8.h"
 
 #define BASE64_SUFFIX "_base64"
 
@@ -15,7 +15,7 @@ json_t *json_text_string(const char *text)
 {
     if (text == NULL)
         text = "";
-    if (utf8_is_valid(text))
+    if (utf8_valid(text, strlen(text)))
         return json_string(text);
     char *replaced = utf8_replace_invalid(text);
     json_t *value = replaced ? json_string(replaced) : NULL;
@@ -69,7 +69,7 @@ int json_text_set(json_t *object, const char *field, const char *text)
 {
     if (json_object_set_new(object, field, json_text_string(text)) != 0)
         return -1;
-    if (text == NULL || utf8_is_valid(text))
+    if (text == NULL || utf8_valid(text, strlen(text)))
         return 0;
     char *companion = companion_name(field);
     int rc = companion ? json_object_set_new(object, companion, base64_value(text)) : -1;
@@ -84,7 +84,7 @@ int json_text_set_words(json_t *object, const char *field, const char *const *wo
     bool any_invalid = false;
     int rc = array && exact ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        any_invalid |= !utf8_is_valid(words[i]);
+        any_invalid |= !utf8_valid(words[i], strlen(words[i]));
         rc |= json_array_append_new(array, json_text_string(words[i]));
         rc |= json_array_append_new(exact, base64_value(words[i]));
     }
@@ -103,7 +103,7 @@ int json_text_set_key(json_t *object, const char *key, json_t *value)
 {
     if (key == NULL)
         key = "";
-    char *valid = utf8_is_valid(key) ? strdup(key) : utf8_replace_invalid(key);
+    char *valid = utf8_valid(key, strlen(key)) ? strdup(key) : utf8_replace_invalid(key);
     size_t room = valid ? strlen(valid) + 24 : 0;
     char *unique = valid ? malloc(room) : NULL;
     int rc = -1;

@@ -2,9 +2,9 @@
  * the machine may hold any bytes; XML parsers reject invalid UTF-8, so it is replaced. */
 #include "report/markup.h"
 
-#include <stddef.h>
+#include "common/utf8.h"
 
-#include "report/utf8.h"
+#include <stddef.h>
 
 static const char *entity_of(unsigned char c)
 {
@@ -23,7 +23,7 @@ void markup_write_escaped(FILE *out, const char *text)
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     while (*s) {
         const char *entity = entity_of(*s);
-        size_t length = utf8_sequence_length(s);
+        size_t length = utf8_sequence_at(s);
         if (entity) {
             fputs(entity, out);
         } else if (length == 0 || (*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||

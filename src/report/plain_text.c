@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/utf8.h"
+#include "common/utf8.h"
 
 /* Longest escape of one character: "\\u2066" (6) or four "\\xNN" (16) for a 4-byte
  * sequence is never needed (valid sequences pass), so 6 covers every case. */
@@ -21,7 +21,7 @@ static bool is_bidi_control(unsigned long code)
  * escape in `escape`. Returns the number of input bytes consumed. */
 static size_t next_piece(const unsigned char *s, char escape[ESCAPE_MAX], bool *escaped)
 {
-    size_t length = utf8_sequence_length(s);
+    size_t length = utf8_sequence_at(s);
     unsigned long code = length > 0 ? utf8_code_point(s, length) : 0;
     *escaped = true;
     if (length == 0 || code < 0x20 || code == 0x7F) {

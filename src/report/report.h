@@ -25,6 +25,8 @@ typedef struct {
 
 typedef struct {
     const char *variant, *point;
+    long layout;               /* the code layout of the variant's build (0: as built) */
+    const char *machine;       /* the machine that took it; NULL or "": this one */
     long block;                /* -1 when samples are not in blocks */
     long seq;                  /* order of measurement, from 0 */
     const char *const *metric_names;
@@ -43,6 +45,15 @@ typedef struct {
     const char *key, *value;
 } report_fact;
 
+/* What a variant ran, exactly: its build's content key and its binary's SHA-256. */
+typedef struct {
+    const char *variant;
+    long layout;
+    const char *key;           /* "" for a variant without a source */
+    const char *sha256;        /* "" when there is no file to name */
+    const char *binary;        /* the file hashed, or "" */
+} report_build;
+
 typedef struct {
     const char *experiment_name;
     uint64_t seed;
@@ -50,6 +61,9 @@ typedef struct {
     const analysis_options *options;
     const report_fact *environment;
     size_t n_environment;
+    bool from_runs;                /* samples verdict measured: builds and factors are known */
+    const report_build *builds;
+    size_t n_builds;
     const report_variant *variants;
     size_t n_variants;
     const report_point *points;

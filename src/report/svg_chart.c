@@ -1,5 +1,6 @@
 /* The SVG chart builder: keeps copies of everything added, so callers may free their
  * arrays at once; svg_render.c turns it into SVG. */
+#include "common/array.h"
 #include "report/svg_chart_internal.h"
 
 #include <stdlib.h>
@@ -134,14 +135,9 @@ int svg_chart_flag_legend(svg_chart *chart, const char *legend)
 static chart_item *add_item(svg_chart *chart, chart_item_kind kind, svg_style style,
                             const char *legend, size_t n, bool with_flags)
 {
-    if (chart->n_items == chart->capacity) {
-        size_t capacity = chart->capacity ? chart->capacity * 2 : 8;
-        chart_item *grown = realloc(chart->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return fail(chart), NULL;
-        chart->items = grown;
-        chart->capacity = capacity;
-    }
+    if (array_reserve((void **)&chart->items, &chart->capacity, chart->n_items + 1,
+                      sizeof *chart->items) != 0)
+        return fail(chart), NULL;
     chart_item *item = &chart->items[chart->n_items];
     memset(item, 0, sizeof *item);
     item->kind = kind;

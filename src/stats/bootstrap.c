@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/sort.h"
 #include "descriptive.h"
 #include "distributions.h"
 #include "hodges_lehmann.h"
@@ -18,12 +19,6 @@ typedef struct {
 } resampling;
 
 /* ---- helpers ----------------------------------------------------------------------- */
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int all_finite(const double *x, size_t n)
 {

@@ -6,17 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
+
 /* R's mad() scale: makes the MAD a consistent estimator of sd under normality. */
 static const double mad_normal_constant = 1.4826;
-
-/* Total order for qsort: NaN sorts last so that a comparator is always consistent. */
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    if (isnan(x) || isnan(y))
-        return isnan(x) - isnan(y);
-    return (x > y) - (x < y);
-}
 
 static int contains_nan(const double *x, size_t n)
 {

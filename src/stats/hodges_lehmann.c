@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
 #include "random.h"
 
 /* Once this few candidates remain (or no more than one per row), they are gathered and
@@ -90,12 +91,6 @@ static double random_candidate(const pair_matrix *pm, const candidate_window *wi
         i++;
     }
     return pair_value(pm, i, win->begin[i] + (size_t)r);
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The rank-th smallest (0-based) of the remaining candidates, by sorting them. */

@@ -2,14 +2,13 @@
  * seeded by splitmix64: a few lines, 64-bit seeds, and a period far beyond any bootstrap. */
 #include "random.h"
 
+#include "common/hash.h"
+
 /* splitmix64 output for counter value x: a bijection of 64-bit values, so the four state
  * words it gives for seed, seed + 1, ... never repeat across seeds. */
 static uint64_t splitmix64(uint64_t *counter)
 {
-    uint64_t z = (*counter += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
+    return hash_mix64(*counter += 0x9E3779B97F4A7C15u);
 }
 
 void stats_random_seed(stats_random *r, uint64_t seed)

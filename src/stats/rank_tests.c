@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sort.h"
 #include "distributions.h"
 #include "hodges_lehmann.h"
 
@@ -38,12 +39,6 @@ typedef struct {
     double count;     /* signed-rank: observations left once zeros are dropped */
     double tie_sum;   /* sum over groups of tied values of t^3 - t */
 } rank_summary;
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static bool all_finite(const double *x, size_t n)
 {

@@ -1,5 +1,5 @@
-/* Applies DESIGN.md's verdict rules to a ratio interval, and estimates how many more
- * runs per side would likely decide an inconclusive comparison. */
+/* Applies the verdict rules (docs/statistics.md) to a ratio interval, and estimates how
+ * many more runs per side would likely decide an inconclusive comparison. */
 #include "verdict_rules.h"
 
 #include <math.h>

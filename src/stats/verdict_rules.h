@@ -1,4 +1,4 @@
-/* The verdict rules of DESIGN.md: better, worse, equivalent or inconclusive from an
+/* The verdict rules (docs/statistics.md): better, worse, equivalent or inconclusive from an
  * interval, a margin and a direction, and how many more runs would likely decide. */
 #ifndef VERDICT_STATS_VERDICT_RULES_H
 #define VERDICT_STATS_VERDICT_RULES_H

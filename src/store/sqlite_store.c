@@ -35,19 +35,22 @@ static const char *const statement_sql[STMT_COUNT] = {
     [STMT_INSERT_FACT] =
         "INSERT INTO run_fact (run_id, position, key, value) VALUES (?1, ?2, ?3, ?4)",
     [STMT_END_RUN] = "UPDATE run SET status = ?2, ended = " NOW_SQL " WHERE id = ?1",
+    [STMT_NEXT_FACT_POSITION] =
+        "SELECT coalesce(max(position) + 1, 0) FROM run_fact WHERE run_id = ?1",
     /* the experiment comes from the run, so a sample cannot land in the wrong experiment */
     [STMT_INSERT_SAMPLE] =
         "INSERT INTO sample (experiment_id, run_id, point, variant, block, seq, started, wall,"
         " user_seconds, sys_seconds, maxrss_kib, voluntary_switches, involuntary_switches,"
-        " exit_code, timed_out, tainted, taint_reason, steal, other_busy, load1)"
+        " exit_code, timed_out, tainted, taint_reason, steal, other_busy, load1, layout,"
+        " machine)"
         " SELECT experiment_id, id, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-        " ?15, ?16, ?17, ?18, ?19 FROM run WHERE id = ?1",
+        " ?15, ?16, ?17, ?18, ?19, ?20, ?21 FROM run WHERE id = ?1",
     [STMT_INSERT_METRIC] =
         "INSERT INTO sample_metric (sample_id, position, name, value) VALUES (?1, ?2, ?3, ?4)",
     [STMT_SELECT_SAMPLES] =
         "SELECT id, point, variant, block, seq, started, wall, user_seconds, sys_seconds,"
         " maxrss_kib, voluntary_switches, involuntary_switches, exit_code, timed_out, tainted,"
-        " taint_reason, steal, other_busy, load1"
+        " taint_reason, steal, other_busy, load1, layout, machine"
         " FROM sample WHERE experiment_id = ?1 ORDER BY seq, id",
     [STMT_SELECT_METRICS] =
         "SELECT name, value FROM sample_metric WHERE sample_id = ?1 ORDER BY position",
@@ -103,8 +106,8 @@ static int refuse_if_read_only(const store *s, const char *doing, char *err, siz
 {
     if (!s->read_only)
         return 0;
-    return store_message(err, errlen, "%s: opened read-only; cannot be written while %s",
-                         s->path, doing);
+    return error_text(err, errlen, "%s: opened read-only; cannot be written while %s",
+                      s->path, doing);
 }
 
 int store_begin(store *s, const char *doing, char *err, size_t errlen)
@@ -130,15 +133,15 @@ void store_rollback(store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Ends a write: commits when all went well, otherwise rolls back (the message is already
- * in err, written before the rollback could replace SQLite's error text). */
+/* Ends a write: commits after status 0; otherwise rolls back and passes status on
+ * (STORE_PLAN_CHANGED), the message already in err before the rollback could replace it. */
 static int finish_transaction(store *s, int status, const char *doing, char *err,
                               size_t errlen)
 {
     if (status == 0 && store_commit(s, doing, err, errlen) == 0)
         return 0;
     store_rollback(s);
-    return -1;
+    return status < 0 ? status : -1;
 }
 
 sqlite3 *sqlite_store_connection(store *s)
@@ -196,22 +199,25 @@ static pid_t lock_holder(int fd)
  * lock_fd is closed only after SQLite's connection (store_close). */
 static int lock_for_writing(store *s, char *err, size_t errlen)
 {
-    s->lock_fd = open(s->path, O_RDONLY | O_CLOEXEC);
+    const char *file = sqlite3_db_filename(s->db, "main");
+    if (file == NULL || file[0] == '\0')
+        return 0; /* in memory (":memory:") or temporary: no other process can reach it */
+    s->lock_fd = open(file, O_RDONLY | O_CLOEXEC);
     if (s->lock_fd < 0)
-        return store_message(err, errlen, "%s: cannot open the store to lock it: %s", s->path,
-                             strerror(errno));
+        return error_text(err, errlen, "%s: cannot open the store to lock it: %s", s->path,
+                          strerror(errno));
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
         return 0;
     if (errno != EWOULDBLOCK)
-        return store_message(err, errlen, "%s: cannot lock the store: %s", s->path,
-                             strerror(errno));
+        return error_text(err, errlen, "%s: cannot lock the store: %s", s->path,
+                          strerror(errno));
     pid_t holder = lock_holder(s->lock_fd);
     if (holder > 0)
-        store_message(err, errlen, "%s: another verdict is running on this store (pid %d); "
-                      "wait for it to end, or stop it", s->path, (int)holder);
+        error_text(err, errlen, "%s: another verdict is running on this store (pid %d); "
+                   "wait for it to end, or stop it", s->path, (int)holder);
     else
-        store_message(err, errlen, "%s: another verdict is running on this store (its pid is "
-                      "not visible from here); wait for it to end, or stop it", s->path);
+        error_text(err, errlen, "%s: another verdict is running on this store (its pid is "
+                   "not visible from here); wait for it to end, or stop it", s->path);
     return STORE_LOCKED;
 }
 
@@ -220,7 +226,7 @@ static store *store_new(const char *path, bool read_only, char *err, size_t errl
     store *s = calloc(1, sizeof *s);
     if (s == NULL || (s->path = copy_string(path)) == NULL) {
         free(s);
-        store_message(err, errlen, "%s: out of memory opening the store", path);
+        error_text(err, errlen, "%s: out of memory opening the store", path);
         return NULL;
     }
     s->read_only = read_only;
@@ -242,7 +248,7 @@ int store_open(const char *path, store **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (path == NULL || path[0] == '\0')
-        return store_message(err, errlen, "store: no file name given");
+        return error_text(err, errlen, "store: no file name given");
     store *s = store_new(path, false, err, errlen);
     if (s == NULL)
         return -1;
@@ -314,9 +320,9 @@ int store_open_read_only(const char *path, store **out, char *err, size_t errlen
 {
     *out = NULL;
     if (path == NULL || path[0] == '\0')
-        return store_message(err, errlen, "store: no file name given");
+        return error_text(err, errlen, "store: no file name given");
     if (access(path, F_OK) != 0)
-        return store_message(err, errlen, "%s: no such store: %s", path, strerror(errno));
+        return error_text(err, errlen, "%s: no such store: %s", path, strerror(errno));
     store *s = store_new(path, true, err, errlen);
     if (s == NULL)
         return -1;
@@ -328,7 +334,7 @@ int store_open_read_only(const char *path, store **out, char *err, size_t errlen
         s->db = NULL;
         rc = uri != NULL
                  ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
-                 : store_message(err, errlen, "%s: out of memory", path);
+                 : error_text(err, errlen, "%s: out of memory", path);
         free(uri);
     }
     if (rc == 0)
@@ -441,8 +447,8 @@ static int find_experiment(store *s, const char *name, bool *found, int64_t *id,
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return -1;
     if (!hashes_ok)
-        return store_message(err, errlen, "%s: experiment %s has a damaged hash", s->path,
-                             name);
+        return error_text(err, errlen, "%s: experiment %s has a damaged hash", s->path,
+                          name);
     return 0;
 }
 
@@ -454,12 +460,14 @@ static int open_experiment_locked(store *s, const store_experiment *e, int64_t *
         return -1;
     if (!*existing)
         return insert_experiment(s, e, id, err, errlen);
-    if (plan_hash != e->plan_hash)
-        return store_message(err, errlen,
-                             "experiment %s in %s was run with a different plan (variants, "
-                             "parameters, seed or repetitions changed); use a new store or "
-                             "restore the file",
-                             e->name, s->path);
+    if (plan_hash != e->plan_hash) {
+        error_text(err, errlen,
+                   "experiment %s in %s was run with a different plan (variants, "
+                   "parameters, seed or repetitions changed); use a new store or "
+                   "restore the file",
+                   e->name, s->path);
+        return STORE_PLAN_CHANGED;
+    }
     if (text_hash != e->text_hash)
         return replace_text(s, *id, e, err, errlen);
     return 0;
@@ -469,11 +477,11 @@ int store_open_experiment(store *s, const store_experiment *e, int64_t *experime
                           bool *existing, char *err, size_t errlen)
 {
     if (e->name == NULL || e->name[0] == '\0')
-        return store_message(err, errlen, "%s: an experiment needs a name", s->path);
+        return error_text(err, errlen, "%s: an experiment needs a name", s->path);
     /* runs started through this handle record the verdict that ran them */
     char *version = copy_string(e->tool_version != NULL ? e->tool_version : "unknown");
     if (version == NULL)
-        return store_message(err, errlen, "%s: out of memory", s->path);
+        return error_text(err, errlen, "%s: out of memory", s->path);
     free(s->tool_version);
     s->tool_version = version;
     const char *doing = "opening the experiment";
@@ -483,25 +491,29 @@ int store_open_experiment(store *s, const store_experiment *e, int64_t *experime
     return finish_transaction(s, status, doing, err, errlen);
 }
 
-static int insert_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                        char *err, size_t errlen)
+/* Facts take positions first, first + 1, ... in the run. */
+static int insert_facts(store *s, int64_t run_id, int64_t first, const store_fact *facts,
+                        size_t n_facts, char *err, size_t errlen)
 {
-    const char *doing = "recording the machine's facts";
+    const char *doing = "recording the run's facts";
     for (size_t i = 0; i < n_facts; i++) {
         sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_FACT, err, errlen);
         if (stmt == NULL)
             return -1;
         sqlite3_bind_int64(stmt, 1, run_id);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
+        sqlite3_bind_int64(stmt, 2, first + (sqlite3_int64)i);
         sqlite3_bind_text(stmt, 3, facts[i].key != NULL ? facts[i].key : "", -1, SQLITE_STATIC);
         /* readers strdup values: never hand them NULL */
         sqlite3_bind_text(stmt, 4, facts[i].value != NULL ? facts[i].value : "", -1,
                           SQLITE_STATIC);
         int rc = sqlite3_step(stmt);
         sqlite3_reset(stmt);
+        if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+            return error_text(err, errlen, "%s: no run %" PRId64 " to add facts to",
+                              s->path, run_id);
         if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-            return store_message(err, errlen, "%s: fact %s given twice for one run", s->path,
-                                 facts[i].key != NULL ? facts[i].key : "");
+            return error_text(err, errlen, "%s: fact %s given twice for one run", s->path,
+                              facts[i].key != NULL ? facts[i].key : "");
         if (rc != SQLITE_DONE)
             return store_fail(s, rc, doing, err, errlen);
     }
@@ -520,12 +532,12 @@ static int begin_run_locked(store *s, int64_t experiment_id, const store_fact *f
     int rc = sqlite3_step(stmt);
     sqlite3_reset(stmt);
     if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-        return store_message(err, errlen, "%s: no experiment %" PRId64, s->path,
-                             experiment_id);
+        return error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
+                          experiment_id);
     if (rc != SQLITE_DONE)
         return store_fail(s, rc, "recording the run", err, errlen);
     *run_id = sqlite3_last_insert_rowid(s->db);
-    return insert_facts(s, *run_id, facts, n_facts, err, errlen);
+    return insert_facts(s, *run_id, 0, facts, n_facts, err, errlen);
 }
 
 int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
@@ -535,6 +547,31 @@ int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, si
     if (store_begin(s, doing, err, errlen) != 0)
         return -1;
     int status = begin_run_locked(s, experiment_id, facts, n_facts, run_id, err, errlen);
+    return finish_transaction(s, status, doing, err, errlen);
+}
+
+static int add_facts_locked(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                            char *err, size_t errlen)
+{
+    sqlite3_stmt *stmt = store_statement(s, STMT_NEXT_FACT_POSITION, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, run_id);
+    int rc = sqlite3_step(stmt);
+    int64_t first = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+    sqlite3_reset(stmt);
+    if (rc != SQLITE_ROW)
+        return store_fail(s, rc, "recording the run's facts", err, errlen);
+    return insert_facts(s, run_id, first, facts, n_facts, err, errlen);
+}
+
+int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                        char *err, size_t errlen)
+{
+    const char *doing = "recording the run's facts";
+    if (store_begin(s, doing, err, errlen) != 0)
+        return -1;
+    int status = add_facts_locked(s, run_id, facts, n_facts, err, errlen);
     return finish_transaction(s, status, doing, err, errlen);
 }
 
@@ -568,6 +605,8 @@ static void bind_sample(sqlite3_stmt *stmt, int64_t run_id, const store_sample *
     bind_reading(stmt, 17, x->steal);
     bind_reading(stmt, 18, x->other_busy);
     bind_reading(stmt, 19, x->load1);
+    sqlite3_bind_int64(stmt, 20, x->layout);
+    sqlite3_bind_text(stmt, 21, x->machine ? x->machine : "", -1, SQLITE_STATIC);
 }
 
 static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_t *sample_id,
@@ -583,15 +622,17 @@ static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_
         store_fail(s, rc, "adding a sample", err, errlen);
     sqlite3_reset(stmt);
     if (rc == SQLITE_CONSTRAINT_UNIQUE)
-        return store_message(err, errlen,
-                             "%s: a sample for point %s, variant %s, block %ld of this "
-                             "experiment is already stored; a block is never measured twice",
-                             s->path, x->point, x->variant, x->block);
+        return error_text(err, errlen,
+                          "%s: a sample for point %s, variant %s, layout %ld%s%s, block %ld "
+                          "of this experiment is already stored; a block is never measured "
+                          "twice", s->path, x->point, x->variant, x->layout,
+                          x->machine != NULL && x->machine[0] != '\0' ? ", machine " : "",
+                          x->machine != NULL ? x->machine : "", x->block);
     if (rc != SQLITE_DONE)
         return -1;
     if (inserted != 1)
-        return store_message(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
-                             run_id);
+        return error_text(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
+                          run_id);
     *sample_id = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
@@ -612,8 +653,8 @@ static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, ch
             store_fail(s, rc, "adding a sample's metrics", err, errlen);
         sqlite3_reset(stmt);
         if (rc == SQLITE_CONSTRAINT_UNIQUE)
-            return store_message(err, errlen, "%s: metric %s given twice for one sample",
-                                 s->path, x->metric_names[i]);
+            return error_text(err, errlen, "%s: metric %s given twice for one sample",
+                              s->path, x->metric_names[i]);
         if (rc != SQLITE_DONE)
             return -1;
     }
@@ -623,13 +664,13 @@ static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, ch
 static int check_sample(const store *s, const store_sample *x, char *err, size_t errlen)
 {
     if (x->point == NULL || x->variant == NULL)
-        return store_message(err, errlen, "%s: a sample needs a point and a variant", s->path);
+        return error_text(err, errlen, "%s: a sample needs a point and a variant", s->path);
     if (x->n_metrics > 0 && (x->metric_names == NULL || x->metric_values == NULL))
-        return store_message(err, errlen, "%s: a sample's metrics need names and values",
-                             s->path);
+        return error_text(err, errlen, "%s: a sample's metrics need names and values",
+                          s->path);
     for (size_t i = 0; i < x->n_metrics; i++)
         if (x->metric_names[i] == NULL)
-            return store_message(err, errlen, "%s: a sample's metric has no name", s->path);
+            return error_text(err, errlen, "%s: a sample's metric has no name", s->path);
     return 0;
 }
 
@@ -660,9 +701,9 @@ static bool is_run_status(const char *status)
 int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen)
 {
     if (!is_run_status(status))
-        return store_message(err, errlen,
-                             "%s: run status %s is none of done, interrupted, failed, running",
-                             s->path, status != NULL ? status : "(none)");
+        return error_text(err, errlen,
+                          "%s: run status %s is none of done, interrupted, failed, running",
+                          s->path, status != NULL ? status : "(none)");
     if (refuse_if_read_only(s, "finishing the run", err, errlen) != 0)
         return -1;
     sqlite3_stmt *stmt = store_statement(s, STMT_END_RUN, err, errlen);
@@ -674,6 +715,6 @@ int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_
     if (run_statement(s, stmt, "finishing the run", err, errlen) != 0)
         return -1;
     if (sqlite3_changes(s->db) != 1)
-        return store_message(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
+        return error_text(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
     return 0;
 }

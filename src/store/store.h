@@ -9,7 +9,7 @@
 
 typedef struct store store; /* opaque */
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 typedef struct {
     const char *name;
@@ -28,6 +28,8 @@ typedef struct {
 typedef struct {
     const char *point;        /* point id, "default" without a sweep */
     const char *variant;
+    long layout;              /* which code layout of the variant's build (0 without twins) */
+    const char *machine;      /* the machine that took it ("" on one machine; NULL is "") */
     long block;               /* -1 for samples outside blocks */
     long seq;                 /* order of measurement within the experiment */
     double started;           /* seconds since the run (invocation) began */
@@ -59,17 +61,23 @@ int store_open(const char *path, store **out, char *err, size_t errlen);
 int store_open_read_only(const char *path, store **out, char *err, size_t errlen);
 void store_close(store *s);
 
+/* What store_open_experiment returns when the experiment exists with another plan. */
+#define STORE_PLAN_CHANGED (-2)
+
 /* Finds the experiment by name or creates it. *existing tells which; when it exists with a
- * different plan_hash, returns -1 with a message saying the plan changed (the caller
- * decides nothing: resuming a changed plan is refused). A changed text with the same
- * plan is recorded as the new text. */
+ * different plan_hash, returns STORE_PLAN_CHANGED with a message saying the plan changed
+ * (resuming a changed plan is refused). A changed text with the same plan is recorded as
+ * the new text. Other failures return -1. */
 int store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
                           bool *existing, char *err, size_t errlen);
 /* Records one invocation (a `verdict run`) with the machine's facts; returns its id. */
 int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
                     int64_t *run_id, char *err, size_t errlen);
+/* More facts about a run, learnt while it ran (a kernel's calibration, warnings). */
+int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
+                        char *err, size_t errlen);
 /* Commits one sample (its own transaction, durable when this returns 0). A second sample for
- * the same (experiment, point, variant, block) with block >= 0 is refused. */
+ * the same (experiment, point, variant, layout, machine, block) with block >= 0 is refused. */
 int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
                      size_t errlen);
 /* Marks the run finished ("done", "interrupted", "failed"). */

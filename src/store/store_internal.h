@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
 #include "store/store.h"
 
 /* How long a writer waits for another verdict holding the store before giving up. */
@@ -24,6 +25,7 @@ typedef enum {
     STMT_INSERT_RUN,
     STMT_INSERT_FACT,
     STMT_END_RUN,
+    STMT_NEXT_FACT_POSITION,
     STMT_INSERT_SAMPLE,
     STMT_INSERT_METRIC,
     STMT_SELECT_SAMPLES,
@@ -53,9 +55,6 @@ int store_commit(store *s, const char *doing, char *err, size_t errlen);
 /* Rolls back if a transaction is still open (SQLite ends some itself, e.g. on a full disk). */
 void store_rollback(store *s);
 
-/* Formats "PATH: ..." into err (which may be NULL) and returns -1. */
-int store_message(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Explains SQLite result rc while `doing` something to the store at path; returns -1. */
 int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
                   size_t errlen);

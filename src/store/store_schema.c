@@ -76,6 +76,16 @@ static const char schema_v1[] =
     "  PRIMARY KEY (sample_id, position),\n"
     "  UNIQUE (sample_id, name)) WITHOUT ROWID;\n";
 
+/* Schema 2: the factors of the design beside point and variant — which code layout of the
+ * variant's build took the sample, and which machine; a block is one per (unit, machine).
+ * Stores of schema 1 keep every sample, at layout 0 on machine "". */
+static const char schema_v2[] =
+    "ALTER TABLE sample ADD COLUMN layout INTEGER NOT NULL DEFAULT 0;\n"
+    "ALTER TABLE sample ADD COLUMN machine TEXT NOT NULL DEFAULT '';\n"
+    "DROP INDEX sample_one_per_block;\n"
+    "CREATE UNIQUE INDEX sample_one_per_block\n"
+    "  ON sample (experiment_id, point, variant, layout, machine, block) WHERE block >= 0;\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -84,6 +94,7 @@ typedef struct {
 /* Schema N+1 is one more entry here (and STORE_SCHEMA_VERSION raised in store.h). */
 static const store_migration migrations[] = {
     {1, schema_v1},
+    {2, schema_v2},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -128,20 +139,20 @@ static int check_identity(sqlite3 *db, const char *path, long long *version, cha
                   errlen) != 0)
         return -1;
     if (application_id != 0 && application_id != STORE_APPLICATION_ID)
-        return store_message(err, errlen,
-                             "%s: a SQLite database of another application (application_id "
-                             "%lld), not a verdict store",
-                             path, application_id);
+        return error_text(err, errlen,
+                          "%s: a SQLite database of another application (application_id "
+                          "%lld), not a verdict store",
+                          path, application_id);
     if (*version == 0 && tables > 0)
-        return store_message(err, errlen,
-                             "%s: a SQLite database with tables but no verdict schema, not a "
-                             "verdict store",
-                             path);
+        return error_text(err, errlen,
+                          "%s: a SQLite database with tables but no verdict schema, not a "
+                          "verdict store",
+                          path);
     if (*version > STORE_SCHEMA_VERSION)
-        return store_message(err, errlen,
-                             "%s: written by a newer verdict (schema %lld); this verdict reads "
-                             "up to schema %d",
-                             path, *version, STORE_SCHEMA_VERSION);
+        return error_text(err, errlen,
+                          "%s: written by a newer verdict (schema %lld); this verdict reads "
+                          "up to schema %d",
+                          path, *version, STORE_SCHEMA_VERSION);
     return 0;
 }
 
@@ -159,10 +170,13 @@ static int configure_connection(sqlite3 *db, const char *path, char *err, size_t
         return -1;
     }
     const unsigned char *mode = sqlite3_column_text(stmt, 0);
-    bool wal = mode != NULL && strcmp((const char *)mode, "wal") == 0;
+    /* a store in memory (":memory:", a run that keeps nothing) has no log to write */
+    bool wal = mode != NULL && (strcmp((const char *)mode, "wal") == 0 ||
+                                (strcmp(path, ":memory:") == 0 &&
+                                 strcmp((const char *)mode, "memory") == 0));
     sqlite3_finalize(stmt);
     if (!wal)
-        return store_message(err, errlen, "%s: cannot switch the store to WAL mode", path);
+        return error_text(err, errlen, "%s: cannot switch the store to WAL mode", path);
     return exec_sql(db, path, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
                     "configuring the connection", err, errlen);
 }
@@ -209,14 +223,14 @@ int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t
     if (check_identity(db, path, &version, err, errlen) != 0)
         return -1;
     if (version == 0)
-        return store_message(err, errlen, "%s: the store holds no experiment yet (an empty "
-                             "file)", path);
+        return error_text(err, errlen, "%s: the store holds no experiment yet (an empty "
+                          "file)", path);
     if (version < STORE_SCHEMA_VERSION)
-        return store_message(err, errlen,
-                             "%s: written by an older verdict (schema %lld); this verdict "
-                             "upgrades it to schema %d when it opens it for writing, which a "
-                             "read-only open does not do: run verdict on it once where it is "
-                             "writable", path, version, STORE_SCHEMA_VERSION);
+        return error_text(err, errlen,
+                          "%s: written by an older verdict (schema %lld); this verdict "
+                          "upgrades it to schema %d when it opens it for writing, which a "
+                          "read-only open does not do: run verdict on it once where it is "
+                          "writable", path, version, STORE_SCHEMA_VERSION);
     return exec_sql(db, path, "PRAGMA foreign_keys = ON", "configuring the connection", err,
                     errlen);
 }

@@ -131,3 +131,20 @@ YAML
     run "$VERDICT" report "$DATA/none.db"
     [ "$status" -eq 2 ]
 }
+
+@test "70 variants x 3 repetitions: 210 samples and 69 real comparisons" {
+    {
+        echo "name: seventy"
+        echo "seed: 3"
+        echo "repetitions: 3"
+        echo "warmup: 0"
+        echo "variants:"
+        for i in $(seq 1 70); do echo "  V$i: { command: [\"$SPIN\", \"$((1000 + i))\"] }"; done
+        echo "metrics: [wall]"
+    } > "$DATA/seventy.yaml"
+    run "$VERDICT" run "$DATA/seventy.yaml" --store "$DATA/70.db" --json "$DATA/70.json"
+    [ "$status" -eq 0 ]
+    [ "$(samples "$DATA/70.db")" = "210 210" ]
+    jq -e '(.comparisons | length) == 69' "$DATA/70.json"
+    jq -e '[.warnings[] | select(.code == "comparison-failed")] | length == 0' "$DATA/70.json"
+}

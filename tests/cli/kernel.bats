@@ -125,3 +125,34 @@ teardown() {
     [[ "$output" == *"interrupted"* ]]
     [[ "$output" == *"ns_per_call"* ]]
 }
+
+samples() {
+    sqlite3 "$1" "select count(*) || ' ' || count(distinct point || '/' || variant || '/' || block) from sample"
+}
+
+@test "--store: killed with SIGKILL and run again, exactly the planned samples; report reproduces" {
+    for attempt in 1 2 3; do
+        rm -f "$DATA"/k.db*
+        "$VERDICT" kernel -n 40 --sample-time 2ms --seed 9 --sweep size=64,256 --store "$DATA/k.db" \
+            "$FAKE" sized spin_slow > /dev/null 2>&1 &
+        pid=$!
+        sleep "0.$((RANDOM % 9 + 1))"
+        kill -KILL "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        run "$VERDICT" kernel -n 40 --sample-time 2ms --seed 9 --sweep size=64,256 \
+            --store "$DATA/k.db" --json "$DATA/k.json" "$FAKE" sized spin_slow
+        [ "$status" -eq 0 ]
+        [ "$(samples "$DATA/k.db")" = "160 160" ]
+    done
+    run "$VERDICT" report "$DATA/k.db" --json "$DATA/r.json"
+    [ "$status" -eq 0 ]
+    diff <(jq -S '.comparisons, .summaries' "$DATA/k.json") <(jq -S '.comparisons, .summaries' "$DATA/r.json")
+    jq -e '[.comparisons[].verdict] | all(. == "worse")' "$DATA/r.json"
+}
+
+@test "--store with other kernels is refused as a changed plan, exit 2" {
+    "$VERDICT" kernel -n 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_same >/dev/null 2>&1
+    run "$VERDICT" kernel -n 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_slow
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"plan"* ]]
+}

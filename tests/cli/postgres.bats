@@ -4,12 +4,23 @@
 # are neither better nor worse; Ctrl-C leaves no server behind; pin policies hold for the
 # live processes; warm runs happen. Skipped without PostgreSQL 15.
 
+# A cache of templates for this run of the file alone: servers_of below must see only
+# this run's servers, whatever else runs verdict on the machine (another suite, a user).
+setup_file() {
+    export PG_TEST_CACHE=${PG_CACHE:-/var/tmp/verdict-pg-tests-$$-$(date +%s%N)}
+}
+
+teardown_file() {
+    [ -z "${PG_CACHE:-}" ] && rm -rf "$PG_TEST_CACHE"
+    true
+}
+
 setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
     [ -x "$BINDIR/postgres" ] || skip "no PostgreSQL at $BINDIR"
     DATA=$(mktemp -d)
-    CACHE=${PG_CACHE:-/var/tmp/verdict-pg-tests}
+    CACHE=$PG_TEST_CACHE
 }
 
 teardown() {
@@ -75,7 +86,14 @@ servers_of() {
     REPS=50 SECONDS_PER_RUN=2 experiment interrupted ""
     "$VERDICT" run "$DATA/interrupted.yaml" --store "$DATA/int.db" > "$DATA/int.out" 2>&1 &
     pid=$!
-    sleep 12
+    # Interrupt once a sample is stored (templates, copies and warm-up runs take a while,
+    # longer under sanitizers): by then servers have been started and stopped, and one
+    # may be running.
+    for _ in $(seq 1 600); do
+        [ "$(sqlite3 "$DATA/int.db" 'select count(*) from sample' 2>/dev/null || echo 0)" -ge 1 ] && break
+        sleep 0.2
+    done
+    sleep "0.$((RANDOM % 9 + 1))"
     kill -INT "$pid"
     wait "$pid" || status=$?
     [ "${status:-0}" -eq 130 ]

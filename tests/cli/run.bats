@@ -182,3 +182,31 @@ ROUNDS=6000000
     "$VERDICT" -n 3 -w 0 "$SPIN 1000" "$SPIN 2000" > "$DATA/pipe.txt" 2>&1
     ! grep -q "block 1/3" "$DATA/pipe.txt"
 }
+
+@test "--store keeps every sample; run again it resumes; verdict report reads it back" {
+    "$VERDICT" -n 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000" --json "$DATA/b.json" >/dev/null 2>&1
+    [ "$(sqlite3 "$DATA/b.db" 'select count(*) from sample')" -eq 12 ]
+    run "$VERDICT" -n 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"12 samples resumed"* ]]
+    [ "$(sqlite3 "$DATA/b.db" 'select count(*) from sample')" -eq 12 ]
+    run "$VERDICT" report "$DATA/b.db" --json "$DATA/r.json"
+    [ "$status" -eq 0 ]
+    diff <(jq -S '.comparisons' "$DATA/b.json") <(jq -S '.comparisons' "$DATA/r.json")
+    jq -e '.variants[1].command == ["'"$SPIN"'", "200000"]' "$DATA/r.json"
+}
+
+@test "braces in a command are literal, not placeholders" {
+    run "$VERDICT" -n 2 -w 0 --shell "echo {x} >/dev/null" "echo '{}' >/dev/null" --json "$DATA/br.json"
+    [ "$status" -eq 0 ]
+    jq -e '.variants[0].command == ["echo {x} >/dev/null"]' "$DATA/br.json"
+}
+
+@test "200 commands: every one runs in every block and is compared with the first" {
+    cmds=()
+    for i in $(seq 1 200); do cmds+=("$SPIN $((1000 + i))"); done
+    run "$VERDICT" -n 2 -w 0 --json "$DATA/many.json" "${cmds[@]}"
+    [ "$status" -eq 0 ]
+    jq -e '(.samples | length) == 400' "$DATA/many.json"
+    jq -e '(.comparisons | length) == 199' "$DATA/many.json"
+}

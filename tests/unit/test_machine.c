@@ -55,7 +55,7 @@ static void facts_of_this_machine_are_complete(void **state)
 static void facts_set_replaces_and_get_finds(void **state)
 {
     (void)state;
-    machine_facts facts = {NULL, 0};
+    machine_facts facts = {NULL, 0, 0};
     assert_null(machine_facts_get(&facts, "governor"));
     assert_int_equal(machine_facts_set(&facts, "governor", "powersave"), 0);
     assert_int_equal(machine_facts_set(&facts, "turbo", "on"), 0);
@@ -74,7 +74,7 @@ static void quiet_facts(machine_facts *facts)
         {"load1", "0.10"}, {"cpus_online", "4"}, {"virtualization", "none"},
         {"clocksource", "tsc"},
     };
-    *facts = (machine_facts){NULL, 0};
+    *facts = (machine_facts){NULL, 0, 0};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         assert_int_equal(machine_facts_set(facts, pairs[i][0], pairs[i][1]), 0);
 }
@@ -165,7 +165,7 @@ static void load_vm_timer_and_clocksource_checks(void **state)
     assert_int_equal(status_of(&f, s, 1e-9, "clocksource", "slow"), CHECK_WARN);
     machine_facts_free(&f);
     /* Facts missing altogether are "unknown", never a crash. */
-    machine_facts empty = {NULL, 0};
+    machine_facts empty = {NULL, 0, 0};
     assert_int_equal(status_of(&empty, NULL, NAN, "governor", NULL), CHECK_INFO);
 }
 

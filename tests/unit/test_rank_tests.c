@@ -19,7 +19,7 @@
 /* Everything must agree to rounding except normal-approximation interval ends: R's uniroot
  * stops within an absolute 1e-4 of the jump we locate exactly, so those are compared
  * against a share of R's interval width. The golden estimate is the Hodges–Lehmann median
- * in both branches (DESIGN.md), which is what we report. */
+ * in both branches (docs/statistics.md), which is what we report. */
 static const double exact_tolerance = 1e-9;
 static const double width_share = 0.02;
 

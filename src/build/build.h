@@ -1,0 +1,99 @@
+/* Builds by content: a source (a directory or a git ref, plus patches) built by a recipe
+ * into a cache named by the SHA-256 of everything that went in, so an edit is a new build. */
+#ifndef VERDICT_BUILD_BUILD_H
+#define VERDICT_BUILD_BUILD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "common/error.h"
+
+#define BUILD_KEY_HEX 64   /* hex digits of a key: SHA-256 */
+#define BUILD_KEY_SHORT 16 /* the leading digits that name a build's directory */
+/* Part of every key: bump it when what a build does changes (the export, the patching,
+ * the environment of the recipe), so that no build of an older verdict is reused. */
+#define BUILD_RECIPE_VERSION "verdict-build/1"
+
+typedef enum {
+    BUILD_SOURCE_DIR, /* a directory, in a git work tree or not, as it is on disk now */
+    BUILD_SOURCE_GIT  /* a commit, branch or tag of a repository; the repository is only read */
+} build_source_kind;
+
+typedef struct {
+    build_source_kind kind;
+    const char *path;            /* DIR: the directory; GIT: the repository */
+    const char *ref;             /* GIT only */
+    const char *const *patches;  /* applied in order with patch -p1 in the copy */
+    size_t n_patches;
+} build_source;
+
+typedef struct {
+    const char *label;           /* "variant A", in notes and messages; NULL: none */
+    build_source source;
+    const char *recipe;          /* a shell line, run by /bin/sh -c in the copy */
+    const char *const *options;  /* in the key, and the recipe's "$@" */
+    size_t n_options;
+    const char *cache_dir;       /* builds live in CACHE_DIR/builds/ (build_ensure only) */
+} build_spec;
+
+typedef struct {
+    char hex[BUILD_KEY_HEX + 1];
+    char *ingredients;           /* "name: value" lines: source, commit, dirty, patches,
+                                    recipe, options, compiler, CC/CFLAGS/LDFLAGS/CPPFLAGS */
+} build_key;
+
+typedef struct {
+    char key[BUILD_KEY_HEX + 1];
+    char *dir;                   /* CACHE_DIR/builds/KEY16 */
+    char *tree, *install, *log;  /* dir/tree, dir/install, dir/build.log */
+    bool cached;                 /* reused: nothing was built this time */
+} build_result;
+
+/* One build directory of a cache, as found on disk. */
+typedef struct {
+    char name[BUILD_KEY_SHORT + 1];
+    char key[BUILD_KEY_HEX + 1]; /* "" when its key file is missing */
+    char *dir;
+    char *ingredients;           /* NULL when the file is missing */
+    bool complete;               /* the marker is there: a finished, usable build */
+    bool busy;                   /* another process holds its lock: building or reusing */
+    uint64_t bytes;              /* on disk, allocated blocks */
+    time_t last_used;
+} build_entry;
+
+typedef struct {
+    build_entry *items;
+    size_t n, capacity;
+} build_list;
+
+/* The key of a spec and its ingredients (cache_dir is not used). Runs git and the
+ * compiler's --version. 0, or -1 with err: a missing source, ref or patch is a usage error. */
+int build_key_compute(const build_spec *spec, build_key *key, verdict_error *err);
+void build_key_free(build_key *key);
+
+/* Makes sure the spec's build is in the cache: reuses a complete one, otherwise exports the
+ * source, applies the patches and runs the recipe, and marks it complete last. A builder
+ * of the same key in another process is waited for and its result reused. Notes (NULL:
+ * none) get one line per build. A failed recipe is ERROR_COMMAND_FAILED with the log's
+ * tail; a stop request ERROR_INTERRUPTED; the build is then redone next time. */
+int build_ensure(const build_spec *spec, volatile sig_atomic_t *stop, FILE *notes,
+                 build_result *result, verdict_error *err);
+void build_result_free(build_result *result);
+
+/* SHA-256 of a file's bytes, in hex (for the binaries a target measured). */
+int build_file_sha256(const char *path, char hex[BUILD_KEY_HEX + 1], verdict_error *err);
+
+/* Every build directory of the cache, by name; an absent cache is an empty list. */
+int build_cache_list(const char *cache_dir, build_list *list, verdict_error *err);
+/* Removes complete builds not used for more than max_age_seconds and every incomplete
+ * leftover, skipping builds another process holds. What was removed goes to removed (may
+ * be NULL) and the bytes freed to *bytes_freed (may be NULL). */
+int build_cache_prune(const char *cache_dir, double max_age_seconds, build_list *removed,
+                      uint64_t *bytes_freed, verdict_error *err);
+void build_list_free(build_list *list);
+
+#endif

@@ -1,0 +1,137 @@
+/* The one path from an experiment to an exit code: store, engine with progress and stop
+ * flag, then the report from the store, whatever the run's ending (done, failed, stopped). */
+#include "cli/experiment_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/progress.h"
+#include "cli/stop_signal.h"
+#include "lab/lab_builds.h"
+#include "lab/lab_report.h"
+#include "lab/lab_store.h"
+
+uint64_t cli_fresh_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32)) %
+           1000000000u;
+}
+
+static analysis_options analysis_of(const experiment *e, const report_choices *c)
+{
+    analysis_options o = lab_default_analysis(e);
+    report_choices_override(c, &o);
+    return o;
+}
+
+void cli_print_run_summary(const experiment *e, const lab_outcome *o, const char *noun,
+                           FILE *out)
+{
+    fprintf(out, "%zu blocks of %zu %s", o->complete_blocks, e->n_variants, noun);
+    if (o->n_points > 1)
+        fprintf(out, " over %zu points", o->n_points);
+    fprintf(out, " in %.1f s (seed %llu", o->elapsed, (unsigned long long)e->seed);
+    if (o->samples_resumed)
+        fprintf(out, "; %zu samples resumed from the store", o->samples_resumed);
+    if (e->adaptive)
+        fprintf(out, "; adaptive: %zu looks taken of %zu planned per point, each at %.4g%% "
+                     "confidence so the run keeps %g%%", o->looks_taken, o->looks_planned,
+                o->look_confidence * 100, e->confidence * 100);
+    fputs(")\n", out);
+}
+
+int cli_report(const char *program, store *db, int64_t experiment_id, const experiment *e,
+               const report_choices *choices)
+{
+    lab_report_options o = {.analysis = analysis_of(e, choices), .exports = choices->exports,
+                            .text = report_text_stream(choices)};
+    analysis_result kept;
+    verdict_error err;
+    error_clear(&err);
+    if (lab_report(db, experiment_id, e, &o, &kept, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", program, err.message);
+        analysis_result_free(&kept);
+        return exit_code_of(err.kind);
+    }
+    int rc = fail_if_triggered(choices->fail_if, &kept) ? EXIT_GATE : EXIT_DONE;
+    analysis_result_free(&kept);
+    return rc;
+}
+
+/* Without a seed the plan must still be the same on every resume of a store: the seed
+ * then comes from the plan; with nothing kept, a fresh one is drawn (and printed). */
+static void settle_seed(const cli_run *r)
+{
+    if (r->e->has_seed)
+        return;
+    if (strcmp(r->store_path, ":memory:") == 0) {
+        r->e->seed = cli_fresh_seed();
+        r->e->has_seed = true;
+    } else {
+        lab_settle_seed(r->e);
+    }
+}
+
+/* An error that stops the run before anything was measured is not worth a report. */
+static bool worth_reporting(const verdict_error *err, const lab_outcome *o)
+{
+    if (err->kind == ERROR_NONE || err->kind == ERROR_INTERRUPTED)
+        return true;
+    return err->kind == ERROR_COMMAND_FAILED && o->samples_taken + o->samples_resumed > 0;
+}
+
+static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
+                      verdict_error *err)
+{
+    progress_line progress;
+    progress_init(&progress, stderr);
+    lab_config c = {.e = r->e, .db = db, .experiment_id = experiment_id,
+                    .build_logs = r->build_logs ? r->store_path : NULL,
+                    .cache_dir = r->cache_dir, .target = r->target,
+                    .analysis = analysis_of(r->e, r->report), .progress = progress_update,
+                    .progress_context = &progress, .notes = stderr,
+                    .stop = stop_signal_flag()};
+    stop_signal_install();
+    int rc = lab_run(&c, out, err);
+    progress_clear(&progress);
+    return rc;
+}
+
+int cli_run_experiment(const cli_run *r)
+{
+    store *db = NULL;
+    int64_t experiment_id = 0;
+    bool existing = false;
+    verdict_error err;
+    lab_outcome outcome;
+    memset(&outcome, 0, sizeof outcome);
+    error_clear(&err);
+    /* the builds' content keys are part of the plan: known before the store is opened */
+    if (r->cache_dir && lab_builds_prepare(r->e, r->cache_dir, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+        return exit_code_of(err.kind);
+    }
+    settle_seed(r);
+    if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+        return exit_code_of(err.kind);
+    }
+    run_engine(r, db, experiment_id, &outcome, &err);
+    if (err.kind != ERROR_NONE && err.kind != ERROR_INTERRUPTED)
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+    int rc = exit_code_of(err.kind);
+    if (worth_reporting(&err, &outcome)) {
+        FILE *text = report_text_stream(r->report);
+        if (r->summary)
+            r->summary(r->e, &outcome, db, experiment_id, text);
+        int report_rc = cli_report(r->program, db, experiment_id, r->e, r->report);
+        if (rc == EXIT_DONE || report_rc == EXIT_INTERNAL)
+            rc = report_rc;
+    }
+    store_close(db);
+    return rc;
+}

@@ -1,0 +1,254 @@
+/* Metrics (the target's builtins or named extractions with their direction), the budget
+ * (repetitions or an adaptive one) and the failure policy of an experiment file. */
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/experiment_internal.h"
+#include "core/regex_budget.h"
+
+
+typedef struct {
+    char *name, *regex;
+    int better; /* -1 unset, 0 lower, 1 higher */
+    struct fy_node *better_node;
+} metric_draft;
+
+/* 1 for a builtin of this experiment's target that is better when higher (tps), 0 for one
+ * better when lower, -1 for a name that is no builtin of the target. */
+static int builtin_direction(const experiment_loader *l, const char *name)
+{
+    const target_metric *m = target_find_metric(l->e->target, name);
+    return m ? m->higher_is_better : -1;
+}
+
+/* "wall, user, sys, cpu, maxrss" for the messages. */
+static void builtin_names(const experiment_loader *l, char *out, size_t size)
+{
+    const target_kind *k = l->e->target;
+    out[0] = '\0';
+    for (size_t i = 0; i < k->n_metrics; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? ", " : "", k->metrics[i].name);
+}
+
+static int metric_name(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return yaml_string(&l->r, f, "a name", &((metric_draft *)target)->name);
+}
+
+static int metric_regex(experiment_loader *l, const yaml_field *f, void *target)
+{
+    metric_draft *m = target;
+    if (yaml_string(&l->r, f, "a POSIX extended regular expression", &m->regex) != 0)
+        return -1;
+    char why[192];
+    regex_t compiled;
+    regex_outcome outcome = regex_compile(&compiled, m->regex, 0, why, sizeof why);
+    if (outcome == REGEX_OVER_BUDGET)
+        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why);
+    if (outcome == REGEX_INVALID)
+        return yaml_fail_field(&l->r, f, "metric regex '%s' does not compile: %s", m->regex, why);
+    size_t groups = compiled.re_nsub;
+    regfree(&compiled);
+    if (groups == 0)
+        return yaml_fail_field(&l->r, f, "metric regex '%s' has no capture group: put the "
+                               "number in ( )", m->regex);
+    return 0;
+}
+
+static int metric_better(experiment_loader *l, const yaml_field *f, void *target)
+{
+    metric_draft *m = target;
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    m->better_node = f->value;
+    if (text && n == 6 && memcmp(text, "higher", 6) == 0)
+        m->better = 1;
+    else if (text && n == 5 && memcmp(text, "lower", 5) == 0)
+        m->better = 0;
+    else
+        return yaml_fail_field(&l->r, f, "'better' must be higher or lower");
+    return 0;
+}
+
+static int check_metric(experiment_loader *l, struct fy_node *where, const metric_draft *m)
+{
+    if (m->name == NULL || m->name[0] == '\0')
+        return yaml_fail(&l->r, where, "a metric needs a 'name'");
+    bool builtin = builtin_direction(l, m->name) >= 0;
+    if (builtin && m->regex)
+        return yaml_fail(&l->r, where, "'%s' is a builtin metric: give the extraction another "
+                         "name", m->name);
+    char names[256];
+    builtin_names(l, names, sizeof names);
+    if (!builtin && m->regex == NULL)
+        return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s%s)", m->name, names,
+                         l->e->target->regex_metrics ? "; or give a 'regex' to extract it" : "");
+    if (m->regex && !l->e->target->regex_metrics)
+        return yaml_fail(&l->r, where, "metric '%s': 'target: %s' has no output to extract "
+                         "numbers from (builtins: %s)", m->name, l->e->target->name, names);
+    /* A wrong direction silently turns "better" into "worse": no guessing for extractions. */
+    if (!builtin && m->better < 0)
+        return yaml_fail(&l->r, where, "metric '%s' needs 'better: higher' or 'better: lower'",
+                         m->name);
+    for (size_t i = 0; i < l->e->n_metrics; i++)
+        if (strcmp(l->e->metrics[i].name, m->name) == 0)
+            return yaml_fail(&l->r, where, "duplicate metric '%s'", m->name);
+    return 0;
+}
+
+static int add_metric(experiment_loader *l, struct fy_node *where, metric_draft *m)
+{
+    experiment *e = l->e;
+    if (check_metric(l, where, m) != 0)
+        return -1;
+    if (m->better < 0)
+        m->better = builtin_direction(l, m->name); /* a builtin's own direction */
+    experiment_metric *grown = realloc(e->metrics, (e->n_metrics + 1) * sizeof *grown);
+    if (grown == NULL)
+        return yaml_fail(&l->r, where, "out of memory");
+    e->metrics = grown;
+    e->metrics[e->n_metrics++] = (experiment_metric){m->name, m->regex, m->better == 1};
+    m->name = m->regex = NULL; /* now owned by the experiment */
+    return 0;
+}
+
+static int read_metric(experiment_loader *l, struct fy_node *item)
+{
+    static const experiment_key rules[] = {
+        {"name", metric_name, 1}, {"regex", metric_regex, 1}, {"better", metric_better, 1},
+    };
+    metric_draft m = {NULL, NULL, -1, NULL};
+    int rc;
+    size_t n;
+    const char *text = yaml_scalar(item, &n);
+    if (text) {
+        m.name = strndup(text, n);
+        rc = m.name ? add_metric(l, item, &m) : yaml_fail(&l->r, item, "out of memory");
+    } else if (item && !fy_node_is_alias(item) && fy_node_is_mapping(item)) {
+        rc = loader_walk(l, item, rules, 3, " in a metric", &m);
+        if (rc == 0)
+            rc = add_metric(l, item, &m);
+    } else {
+        char names[256];
+        builtin_names(l, names, sizeof names);
+        rc = yaml_fail(&l->r, item, "a metric is a builtin name (%s) or {name: ..., regex: ..., "
+                       "better: higher|lower}", names);
+    }
+    free(m.name);
+    free(m.regex);
+    return rc;
+}
+
+int loader_read_metrics(experiment_loader *l, const yaml_field *f, void *target)
+{
+    (void)target;
+    if (!loader_is_sequence(f))
+        return read_metric(l, f->value ? f->value : f->key_node);
+    void *iter = NULL;
+    struct fy_node *item;
+    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL)
+        if (read_metric(l, item) != 0)
+            return -1;
+    if (l->e->n_metrics == 0)
+        return yaml_fail_field(&l->r, f, "'metrics' is an empty list");
+    return 0;
+}
+
+/* ---- budget and policies ---- */
+
+static int adaptive_min(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return yaml_count(&l->r, f, true, &((experiment *)target)->min_blocks);
+}
+
+static int adaptive_max(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return yaml_count(&l->r, f, true, &((experiment *)target)->max_blocks);
+}
+
+static int adaptive_time(experiment_loader *l, const yaml_field *f, void *target)
+{
+    return yaml_duration(&l->r, f, &((experiment *)target)->max_seconds);
+}
+
+int loader_read_adaptive(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const experiment_key rules[] = {
+        {"min_blocks", adaptive_min, 1}, {"max_blocks", adaptive_max, 1},
+        {"max_time", adaptive_time, 1},
+    };
+    experiment *e = target;
+    if (l->has_repetitions)
+        return yaml_fail(&l->r, f->key_node, "give either 'repetitions' or 'adaptive', not both");
+    l->has_adaptive = true;
+    if (loader_need_mapping(l, f, "min_blocks, max_blocks, max_time") != 0 ||
+        loader_walk(l, f->value, rules, 3, " in 'adaptive'", e) != 0)
+        return -1;
+    if (e->min_blocks > e->max_blocks)
+        return yaml_fail_field(&l->r, f, "adaptive min_blocks %zu is above max_blocks %zu",
+                               e->min_blocks, e->max_blocks);
+    return 0;
+}
+
+int loader_read_repetitions(experiment_loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    if (l->has_adaptive)
+        return yaml_fail(&l->r, f->key_node, "give either 'repetitions' or 'adaptive', not both");
+    l->has_repetitions = true;
+    e->adaptive = false;
+    e->min_blocks = e->max_blocks = 0;
+    return yaml_count(&l->r, f, true, &e->repetitions);
+}
+
+static int failure_retry(experiment_loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    size_t retries;
+    if (yaml_count(&l->r, f, true, &retries) != 0)
+        return -1;
+    if (retries > 1000)
+        return yaml_fail_field(&l->r, f, "'retry' must be at most 1000");
+    e->retries = (int)retries;
+    return 0;
+}
+
+int loader_read_on_failure(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const experiment_key rules[] = {{"retry", failure_retry, 1}};
+    experiment *e = target;
+    size_t n;
+    const char *text = yaml_scalar(f->value, &n);
+    if (text && n == 5 && memcmp(text, "abort", 5) == 0) {
+        e->on_failure = FAILURE_ABORT;
+    } else if (text && n == 6 && memcmp(text, "record", 6) == 0) {
+        e->on_failure = FAILURE_RECORD;
+    } else if (loader_is_mapping(f)) {
+        if (loader_walk(l, f->value, rules, 1, " in 'on_failure'", e) != 0)
+            return -1;
+        if (e->retries == 0)
+            return yaml_fail_field(&l->r, f, "'on_failure' mapping needs 'retry: N'");
+        e->on_failure = FAILURE_RETRY;
+    } else {
+        return yaml_fail_field(&l->r, f, "'on_failure' must be abort, record or {retry: N}");
+    }
+    return 0;
+}
+
+/* Without 'metrics', the target's first builtin (wall for commands, tps for PostgreSQL). */
+int loader_default_metric(experiment_loader *l)
+{
+    experiment *e = l->e;
+    const target_kind *k = e->target;
+    if (e->n_metrics > 0)
+        return 0;
+    e->metrics = calloc(1, sizeof *e->metrics);
+    if (e->metrics == NULL || k->n_metrics == 0 ||
+        (e->metrics[0].name = strdup(k->metrics[0].name)) == NULL)
+        return yaml_fail(&l->r, l->root, "out of memory");
+    e->metrics[0].higher_is_better = k->metrics[0].higher_is_better;
+    e->n_metrics = 1;
+    return 0;
+}

@@ -1,0 +1,284 @@
+/* Builds before any sample: sources through the content-keyed cache (src/build), with the
+ * target's recipe or the variant's build line; in-place build lines; the binaries' SHA-256. */
+#include "lab/lab_builds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "build/build.h"
+#include "core/runner.h"
+#include "core/target.h"
+
+extern char **environ;
+
+#define BUILD_LOG_TAIL 1500
+
+char *lab_default_cache_dir(void)
+{
+    const char *own = getenv("VERDICT_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    strbuf dir = STRBUF_INIT;
+    if (own && own[0])
+        strbuf_append(&dir, own);
+    else if (xdg && xdg[0] == '/')
+        strbuf_appendf(&dir, "%s/verdict", xdg);
+    else if (home && home[0] == '/')
+        strbuf_appendf(&dir, "%s/.cache/verdict", home);
+    else
+        return NULL;
+    return strbuf_detach(&dir);
+}
+
+/* ---- a variant's build from its source ---- */
+
+typedef struct {
+    build_spec spec;
+    strbuf label, recipe;
+    command_words options;
+} variant_build;
+
+static void variant_build_free(variant_build *b)
+{
+    strbuf_free(&b->label);
+    strbuf_free(&b->recipe);
+    command_words_free(&b->options);
+}
+
+/* The recipe is the target's (PostgreSQL's configure or meson) or the variant's build line
+ * at the first point (the loader refuses {tree} there: the recipe runs in the tree); without either,
+ * the exported tree is the build. */
+static int describe_build(const experiment *e, const experiment_variant *v,
+                          const char *cache_dir, variant_build *b, verdict_error *err)
+{
+    char why[512] = "";
+    *b = (variant_build){.label = STRBUF_INIT, .recipe = STRBUF_INIT};
+    strbuf_appendf(&b->label, "variant %s", v->name);
+    if (e->target->build_recipe) {
+        if (e->target->build_recipe(e, v, &b->recipe, &b->options, err) != 0)
+            return -1;
+    } else if (v->build) {
+        char *line = experiment_substitute_shell(e, 0, v->build, why, sizeof why);
+        if (line == NULL)
+            return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
+        strbuf_append(&b->recipe, line);
+        free(line);
+    } else {
+        strbuf_append(&b->recipe, ":");
+    }
+    b->spec = (build_spec){
+        .label = strbuf_text(&b->label),
+        .source = {.kind = v->source.ref ? BUILD_SOURCE_GIT : BUILD_SOURCE_DIR,
+                   .path = v->source.path, .ref = v->source.ref,
+                   .patches = (const char *const *)v->source.patches,
+                   .n_patches = v->source.n_patches},
+        .recipe = strbuf_text(&b->recipe), .options = (const char *const *)b->options.words,
+        .n_options = b->options.n, .cache_dir = cache_dir};
+    if (strbuf_status(&b->label) != 0 || strbuf_status(&b->recipe) != 0)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    return 0;
+}
+
+static char *joined(const char *dir, const char *name)
+{
+    strbuf path = STRBUF_INIT;
+    strbuf_appendf(&path, "%s/%s", dir, name);
+    return strbuf_detach(&path);
+}
+
+/* The key, and where build_ensure will put that key's build (src/build's layout). */
+static int prepare_variant(const experiment *e, experiment_variant *v, const char *cache_dir,
+                           verdict_error *err)
+{
+    variant_build b;
+    build_key key = {{0}, NULL};
+    int rc = describe_build(e, v, cache_dir, &b, err);
+    if (rc == 0)
+        rc = build_key_compute(&b.spec, &key, err);
+    if (rc == 0) {
+        strbuf dir = STRBUF_INIT;
+        strbuf_appendf(&dir, "%s/builds/%.*s", cache_dir, BUILD_KEY_SHORT, key.hex);
+        free(v->build_key);
+        free(v->tree);
+        free(v->install);
+        v->build_key = strdup(key.hex);
+        v->tree = joined(strbuf_text(&dir), "tree");
+        v->install = joined(strbuf_text(&dir), "install");
+        rc = v->build_key && v->tree && v->install && strbuf_status(&dir) == 0
+                 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+        strbuf_free(&dir);
+    }
+    build_key_free(&key);
+    variant_build_free(&b);
+    return rc;
+}
+
+int lab_builds_prepare(experiment *e, const char *cache_dir, verdict_error *err)
+{
+    for (size_t i = 0; i < e->n_variants; i++)
+        if (e->variants[i].source.path &&
+            prepare_variant(e, &e->variants[i], cache_dir, err) != 0)
+            return -1;
+    return 0;
+}
+
+static int build_from_source(const experiment *e, const experiment_variant *v,
+                             const char *cache_dir, volatile sig_atomic_t *stop, FILE *notes,
+                             bool *cached, verdict_error *err)
+{
+    variant_build b;
+    build_result result;
+    memset(&result, 0, sizeof result);
+    int rc = describe_build(e, v, cache_dir, &b, err);
+    if (rc == 0)
+        rc = build_ensure(&b.spec, stop, notes, &result, err);
+    if (rc == 0 && (v->build_key == NULL || strcmp(result.key, v->build_key) != 0))
+        rc = error_set(err, ERROR_USAGE, "the source of variant %s changed since this run "
+                       "began (build %.16s, now %.16s): run again to measure what it holds "
+                       "now", v->name, v->build_key ? v->build_key : "none", result.key);
+    *cached = rc == 0 && result.cached;
+    build_result_free(&result);
+    variant_build_free(&b);
+    return rc;
+}
+
+/* ---- in-place build lines (variants without a source) ---- */
+
+/* A variant's name in a file name: '/' would make it a directory. */
+static void put_file_name(strbuf *b, const char *name)
+{
+    for (const char *c = name; *c; c++)
+        strbuf_append_bytes(b, *c == '/' ? "_" : c, 1);
+}
+
+static void log_tail(const char *path, char *tail, size_t size)
+{
+    FILE *log = fopen(path, "r");
+    tail[0] = '\0';
+    if (log == NULL)
+        return;
+    fseek(log, 0, SEEK_END);
+    long length = ftell(log);
+    long keep = (long)size - 1;
+    fseek(log, length > keep ? length - keep : 0, SEEK_SET);
+    tail[fread(tail, 1, size - 1, log)] = '\0';
+    fclose(log);
+}
+
+static int run_in_place(const experiment *e, const experiment_variant *v, const char *log_path,
+                        volatile sig_atomic_t *stop, verdict_error *err)
+{
+    char why[512] = "";
+    char *line = experiment_substitute_shell(e, 0, v->build, why, sizeof why);
+    if (line == NULL)
+        return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
+    strbuf wrapped = STRBUF_INIT;
+    strbuf_appendf(&wrapped, "( %s ) > '%s' 2>&1", line, log_path);
+    free(line);
+    char *argv[] = {"/bin/sh", "-c", (char *)strbuf_text(&wrapped), NULL};
+    run_request request = {.argv = argv, .envp = environ, .cwd = v->cwd ? v->cwd : e->directory};
+    run_result result;
+    int rc = strbuf_status(&wrapped) == 0 ? runner_execute(&request, stop, &result, why, sizeof why)
+                                           : -1;
+    strbuf_free(&wrapped);
+    if (rc != 0)
+        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: build: %s", v->name,
+                         why[0] ? why : "out of memory");
+    run_result_free(&result);
+    if (result.interrupted)
+        return error_set(err, ERROR_INTERRUPTED, "interrupted during the build of %s", v->name);
+    if (result.exit_code != 0) {
+        char tail[BUILD_LOG_TAIL + 1];
+        log_tail(log_path, tail, sizeof tail);
+        return error_set(err, ERROR_COMMAND_FAILED, "the build of variant %s failed (exit "
+                         "status %d); the end of %s:\n%s", v->name, result.exit_code, log_path,
+                         tail);
+    }
+    return 0;
+}
+
+static int build_in_place(const experiment *e, const experiment_variant *v,
+                          const char *log_prefix, volatile sig_atomic_t *stop, FILE *notes,
+                          verdict_error *err)
+{
+    strbuf log_path = STRBUF_INIT;
+    strbuf_appendf(&log_path, "%s.build-", log_prefix);
+    put_file_name(&log_path, v->name);
+    strbuf_append(&log_path, ".log");
+    if (strbuf_status(&log_path) != 0) {
+        strbuf_free(&log_path);
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    }
+    if (notes)
+        fprintf(notes, "verdict: building %s (log: %s)\n", v->name, strbuf_text(&log_path));
+    int rc = run_in_place(e, v, strbuf_text(&log_path), stop, err);
+    strbuf_free(&log_path);
+    return rc;
+}
+
+/* ---- what was measured ---- */
+
+/* The target's binary, or the first word of the command at the first point, as the run
+ * will find it; "" when there is none to name (a shell line, a server of the user's). */
+static void measured_binary(const experiment *e, const experiment_variant *v, strbuf *path)
+{
+    char why[512], found[4096];
+    if (e->target->measured_binary) {
+        if (e->target->measured_binary(e, v, path) != 0)
+            strbuf_clear(path);
+        return;
+    }
+    if (v->command == NULL || v->shell)
+        return;
+    char *word = experiment_substitute_variant(e, v, 0, v->command[0], why, sizeof why);
+    char *absolute = NULL;
+    if (word && runner_find_executable(v->cwd ? v->cwd : e->directory, word, found,
+                                       sizeof found, why, sizeof why) == 0)
+        absolute = realpath(found, NULL);
+    if (absolute)
+        strbuf_append(path, absolute);
+    free(absolute);
+    free(word);
+}
+
+static void record_measured(const experiment *e, strbuf *measured)
+{
+    for (size_t i = 0; i < e->n_variants; i++) {
+        const experiment_variant *v = &e->variants[i];
+        strbuf binary = STRBUF_INIT;
+        char sha[BUILD_KEY_HEX + 1] = "";
+        verdict_error ignored;
+        measured_binary(e, v, &binary);
+        if (binary.length && build_file_sha256(strbuf_text(&binary), sha, &ignored) != 0)
+            sha[0] = '\0';
+        strbuf_appendf(measured, "%s\t0\t%s\t%s\t%s\n", v->name, v->build_key ? v->build_key : "",
+                       sha, strbuf_text(&binary));
+        strbuf_free(&binary);
+    }
+}
+
+int lab_builds_ensure(const experiment *e, const char *cache_dir, const char *log_prefix,
+                      volatile sig_atomic_t *stop, FILE *notes, lab_build_done_fn done,
+                      void *context, strbuf *measured, verdict_error *err)
+{
+    for (size_t i = 0; i < e->n_variants; i++) {
+        const experiment_variant *v = &e->variants[i];
+        double start = runner_monotonic_seconds();
+        bool cached = false;
+        int rc = 0;
+        if (v->source.path)
+            rc = cache_dir ? build_from_source(e, v, cache_dir, stop, notes, &cached, err)
+                           : error_set(err, ERROR_INTERNAL, "variant %s: no build cache",
+                                       v->name);
+        else if (v->build && log_prefix)
+            rc = build_in_place(e, v, log_prefix, stop, notes, err);
+        else
+            cached = true; /* nothing to build */
+        if (rc != 0)
+            return -1;
+        if (done)
+            done(context, v, cached, runner_monotonic_seconds() - start);
+    }
+    if (measured)
+        record_measured(e, measured);
+    return 0;
+}

@@ -1,0 +1,124 @@
+/* Analysis of an experiment's stored results: intervals widened for the adaptive looks the
+ * plan allowed, the warnings of the run and of the machine added, then every writer called. */
+#include "lab/lab_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+#include "core/stopping.h"
+#include "core/target.h"
+#include "lab/results.h"
+#include "stats/descriptive.h"
+
+/* Adaptive looks grow the block count by this factor, as the engine's do. */
+#define LOOK_GROWTH 1.5
+/* Runs shorter than this mostly measure starting a process. */
+#define TOO_SHORT_SECONDS 0.005
+
+analysis_options lab_default_analysis(const experiment *e)
+{
+    return (analysis_options){.method = METHOD_WILCOXON, .paired = true,
+                              .confidence = e->confidence, .margin = e->margin,
+                              .adjust = ADJUST_HOLM, .seed = e->seed};
+}
+
+static size_t planned_looks(const experiment *e)
+{
+    if (!e->adaptive)
+        return 0;
+    stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
+    return stopping_looks(&rule);
+}
+
+/* Disturbed runs per (point, variant), from the samples' taint. */
+static int warn_disturbed(const lab_results *r, analysis_result *a)
+{
+    int rc = 0;
+    for (size_t p = 0; p < r->n_points; p++)
+        for (size_t v = 0; v < r->n_variants; v++) {
+            size_t cell = p * r->n_variants + v;
+            if (r->disturbed[cell] == 0)
+                continue;
+            strbuf m = STRBUF_INIT;
+            strbuf_appendf(&m, "%s: %zu of %zu runs were disturbed by the machine (e.g. %s)",
+                           r->variants[v].name, r->disturbed[cell], r->runs[cell],
+                           r->disturbance[cell] ? r->disturbance[cell] : "");
+            rc |= strbuf_status(&m) ? -1 : analysis_add_warning(a, "disturbed-runs",
+                                                                 r->points[p].id,
+                                                                 r->variants[v].name,
+                                                                 strbuf_text(&m));
+            strbuf_free(&m);
+        }
+    return rc;
+}
+
+/* Process runs under a few milliseconds measure mostly the process's start. */
+static int warn_too_short(const experiment *e, const lab_results *r, analysis_result *a)
+{
+    if (!e->target->measures_processes)
+        return 0;
+    int rc = 0;
+    for (size_t s = 0; s < r->n_series; s++) {
+        const analysis_series *x = &r->series[s];
+        double median;
+        if (strcmp(x->metric, "wall") != 0 || x->n == 0 ||
+            stats_median(x->values, x->n, &median) != STATS_OK || !(median < TOO_SHORT_SECONDS))
+            continue;
+        strbuf m = STRBUF_INIT;
+        strbuf_appendf(&m, "%s: runs last %.2g ms; starting a process costs about a "
+                       "millisecond, so it is a large part of what is measured (loop the work "
+                       "inside the command)", x->variant, median * 1e3);
+        rc |= strbuf_status(&m) ? -1 : analysis_add_warning(a, "too-short", x->point, x->variant,
+                                                             strbuf_text(&m));
+        strbuf_free(&m);
+    }
+    return rc;
+}
+
+static int add_run_warnings(const experiment *e, const lab_results *r, analysis_result *a)
+{
+    int rc = 0;
+    for (size_t i = 0; i < r->n_warnings; i++) {
+        const lab_warning *w = &r->warnings[i];
+        rc |= analysis_add_warning(a, w->code, w->point, w->variant, w->message);
+    }
+    return rc | warn_disturbed(r, a) | warn_too_short(e, r, a);
+}
+
+int lab_report(store *db, int64_t experiment_id, const experiment *e,
+               const lab_report_options *o, analysis_result *kept, verdict_error *err)
+{
+    lab_results r;
+    char why[1024] = "";
+    memset(kept, 0, sizeof *kept);
+    if (lab_results_load(db, experiment_id, e, &r, err) != 0) {
+        lab_results_free(&r);
+        return -1;
+    }
+    analysis_options options = o->analysis;
+    size_t looks = planned_looks(e);
+    if (looks > 1) {
+        stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
+        options.confidence = stopping_look_confidence(o->analysis.confidence, &rule);
+    }
+    int rc = analysis_run(r.series, r.n_series, &options, kept, why, sizeof why) == 0 &&
+                     add_run_warnings(e, &r, kept) == 0
+                 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
+    if (rc == 0) {
+        report_input in = {
+            .experiment_name = e->name, .seed = e->seed, .has_seed = e->has_seed,
+            .options = &o->analysis, .environment = r.facts, .n_environment = r.n_facts,
+            .from_runs = true, .builds = r.builds, .n_builds = r.n_builds,
+            .variants = r.variants, .n_variants = r.n_variants, .points = r.points,
+            .n_points = r.n_points, .samples = r.samples, .n_samples = r.n_samples,
+            .series = r.series, .n_series = r.n_series, .analysis = kept, .looks = looks};
+        if (o->text)
+            report_write_text(&in, o->text);
+        if (report_write_exports(&in, &o->exports, why, sizeof why) != 0)
+            rc = error_set(err, ERROR_INTERNAL, "%s", why);
+    }
+    lab_results_free(&r);
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* The kernel target: functions of a shared object (include/verdict/kernel.h) timed
+ * in-process, one calibrated batch per sample, as ns_per_call and (with bytes) gbps. */
+#ifndef VERDICT_TARGETS_KERNEL_TARGET_H
+#define VERDICT_TARGETS_KERNEL_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "core/experiment.h"
+#include "core/target.h"
+
+extern const target_kind kernel_target;
+
+#define KERNEL_DEFAULT_SAMPLE_SECONDS 0.010
+
+/* The target's keys: `kernel: {module, sample_time, iterations, arg}`. */
+typedef struct {
+    char *module;                /* the shared object */
+    double sample_seconds;       /* calibration target */
+    uint64_t iterations;         /* > 0: calls per sample, no calibration */
+    char *arg;                   /* passed to setup; may hold {placeholders}; or NULL */
+} kernel_options;
+
+/* `verdict kernel MODULE K1 K2...` as an experiment of the kernel target. */
+typedef struct {
+    const char *module;
+    const char *const *kernels;  /* the first is the baseline; a name may repeat (A/A) */
+    size_t n_kernels;
+    const char *arg;             /* or NULL */
+    const char *sweep;           /* "NAME=V1,V2": a point per value, or NULL */
+    size_t runs;                 /* fixed blocks per point; 0: adaptive */
+    size_t min_runs, max_runs;
+    double sample_seconds;
+    uint64_t iterations;
+    size_t warmup;
+    uint64_t seed;
+    bool has_seed;               /* false: the caller settles one before running */
+    double confidence, margin;
+} kernel_line_spec;
+
+/* Builds the experiment, its text the experiment file that says the same (as the store
+ * keeps it). 0, or -1 with err; experiment_free either way. */
+int kernel_experiment(const kernel_line_spec *spec, experiment *out, verdict_error *err);
+
+/* Facts the target records: how many calls made a sample of each kernel at each point. */
+#define KERNEL_CALLS_FACT "kernel.calls"
+
+#endif

@@ -1,0 +1,63 @@
+/* The PostgreSQL target's recipe for a variant's source: ./configure, or meson (PostgreSQL
+ * 16 and later build with either; 15 only with configure), installed into $PREFIX. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strbuf.h"
+#include "pg/cluster.h"
+#include "targets/postgres_options.h"
+
+/* The recipe runs in the build's copy of the tree with PREFIX, MAKEFLAGS (-jN) and, when
+ * ccache is installed, ccache first in PATH (src/build). Its arguments are the options:
+ * the way ("configure", "meson" or "auto"), CFLAGS (or ""), then that way's own options;
+ * they are part of the build's key. */
+static const char recipe[] =
+    "way=$1; cflags=$2; shift 2\n"
+    "if [ -n \"$cflags\" ]; then CFLAGS=$cflags; export CFLAGS; fi\n"
+    "if [ \"$way\" = auto ]; then\n"
+    "  if [ -f configure ]; then way=configure; elif [ -f meson.build ]; then way=meson;\n"
+    "  else echo 'verdict: the source has neither configure nor meson.build' >&2; exit 2; fi\n"
+    "fi\n"
+    "if [ \"$way\" = configure ]; then\n"
+    "  ./configure --prefix=\"$PREFIX\" \"$@\" && make && make install\n"
+    "else\n"
+    "  meson setup _verdict_build --prefix=\"$PREFIX\" \"$@\" &&\n"
+    "    ninja -C _verdict_build install\n"
+    "fi\n";
+
+int postgres_build_recipe(const experiment *e, const experiment_variant *ev, strbuf *out,
+                          command_words *options, verdict_error *err)
+{
+    (void)e;
+    const postgres_variant *v = postgres_variant_of(ev);
+    const command_words *own = v->meson ? &v->meson_words : &v->configure_words;
+    const char *way = v->meson ? "meson" : v->configure ? "configure" : "auto";
+    int rc = command_words_append(options, way) |
+             command_words_append(options, v->cflags ? v->cflags : "");
+    for (size_t i = 0; rc == 0 && i < own->n; i++)
+        rc = command_words_append(options, own->words[i]);
+    strbuf_append(out, recipe);
+    if (rc != 0 || strbuf_status(out) != 0)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
+    return 0;
+}
+
+/* The server is what a PostgreSQL experiment compares. */
+int postgres_measured_binary(const experiment *e, const experiment_variant *ev, strbuf *path)
+{
+    (void)e;
+    const postgres_variant *v = postgres_variant_of(ev);
+    char found[1024] = "/usr/bin";
+    if (v->conninfo)
+        return -1; /* a server verdict does not start: no binary of its own to name */
+    if (ev->install)
+        strbuf_appendf(path, "%s/bin/postgres", ev->install);
+    else if (v->bindir)
+        strbuf_appendf(path, "%s/postgres", v->bindir);
+    else if (cluster_find_bindir(found, sizeof found) == 0)
+        strbuf_appendf(path, "%s/postgres", found);
+    else
+        return -1;
+    return strbuf_status(path);
+}

@@ -1,0 +1,85 @@
+/* The PostgreSQL target's part of an experiment: the servers' settings and placement, the
+ * pgbench workload, and per variant an installed build, a source tree, or a running server. */
+#ifndef VERDICT_TARGETS_POSTGRES_OPTIONS_H
+#define VERDICT_TARGETS_POSTGRES_OPTIONS_H
+
+#include <libfyaml.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+#include "core/command_words.h"
+#include "core/experiment.h"
+#include "core/experiment_loader.h"
+
+/* Where pgbench (the client) and the server run (docs/postgres.md). */
+typedef enum { PG_PIN_NONE, PG_PIN_SAME, PG_PIN_SPLIT } pg_pin_policy;
+/* A fresh cluster for every run, or one per variant and point. */
+typedef enum { PG_FRESH_RUN, PG_FRESH_POINT } pg_fresh_policy;
+
+typedef struct {
+    int scale;                  /* pgbench -i -s SCALE; default 10 */
+    experiment_env *settings;   /* postgresql.conf settings shared by all variants */
+    size_t n_settings;
+    pg_fresh_policy fresh;      /* default PG_FRESH_RUN */
+    pg_pin_policy pin;          /* default PG_PIN_NONE */
+    size_t warm_runs;           /* unmeasured pgbench runs on each newly started server */
+    char *run_as;               /* server user when verdict is root; NULL: "postgres" */
+    char *cache_dir;            /* templates and instances; NULL: the user's own cache
+                                   (cluster_default_cache_dir, docs/security.md) */
+    char **workload;            /* pgbench's arguments (placeholders allowed), without
+                                   connection options; NULL-terminated */
+    size_t n_workload;
+    bool has_workload;
+} postgres_options;
+
+/* Exactly one of bindir (an installed build), a 'source' (the variant's generic key: built
+ * by verdict with configure or meson, then bindir is the install's bin directory), or
+ * conninfo (a server the user runs). */
+typedef struct {
+    char *bindir;
+    char *configure;            /* extra ./configure options, or NULL */
+    char *meson;                /* extra `meson setup` options, or NULL */
+    char *cflags;               /* CFLAGS, or NULL */
+    char *conninfo;
+    experiment_env *settings;   /* this variant's postgresql.conf overrides */
+    size_t n_settings;
+    /* while the file is read */
+    command_words configure_words, meson_words;
+    struct fy_node *source_only; /* key of configure, meson or cflags, if given */
+    char source_only_key[16];
+} postgres_variant;
+
+static inline postgres_options *postgres_options_of(const experiment *e)
+{
+    return e->target_options;
+}
+
+static inline postgres_variant *postgres_variant_of(const experiment_variant *v)
+{
+    return v->options;
+}
+
+/* postgres_build.c: the recipe of a variant built from its source, ./configure or meson
+ * installed into $PREFIX, and the options that go into its build key (target_kind). */
+int postgres_build_recipe(const experiment *e, const experiment_variant *v, strbuf *recipe,
+                          command_words *options, verdict_error *err);
+int postgres_measured_binary(const experiment *e, const experiment_variant *v, strbuf *path);
+
+/* postgres_keys.c: the target's keys (its part of target_kind) */
+#define POSTGRES_N_TOP_KEYS 2
+#define POSTGRES_N_VARIANT_KEYS 6
+extern const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS];
+extern const experiment_key postgres_variant_keys[POSTGRES_N_VARIANT_KEYS];
+int postgres_begin_file(experiment_loader *l);
+int postgres_finish_file(experiment_loader *l);
+int postgres_variant_scalar(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+int postgres_finish_variant(experiment_loader *l, const yaml_field *f, experiment_variant *v);
+void postgres_hash_variant(uint64_t *state, const experiment *e, const experiment_variant *v);
+void postgres_hash_plan(uint64_t *state, const experiment *e);
+void postgres_free_variant(experiment_variant *v);
+void postgres_free_options(experiment *e);
+
+#endif

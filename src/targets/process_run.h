@@ -1,0 +1,55 @@
+/* One measured run of a process, shared by the command and PostgreSQL targets: the
+ * environment padded to a new size every run, interference read around it, its readings. */
+#ifndef VERDICT_TARGETS_PROCESS_RUN_H
+#define VERDICT_TARGETS_PROCESS_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "core/metrics.h"
+#include "core/runner.h"
+#include "core/target.h"
+#include "env/interference.h"
+
+typedef struct {
+    char *pad;                   /* "VERDICT_ENV_PAD=xxx...", cut to a new length per run */
+    uint64_t seed;
+    interference_probe probe;
+    bool probe_open;
+    bool server_does_the_work;   /* other CPUs' load is the server's: not interference */
+} process_runner;
+
+int process_runner_open(process_runner *p, const target_settings *s, uint64_t seed,
+                        bool server_does_the_work, verdict_error *err);
+void process_runner_close(process_runner *p);
+
+/* environ without an old pad, then extra (NAME=value, NULL-terminated or NULL), then the pad.
+ * The array is the caller's to free; its strings are borrowed. NULL when out of memory. */
+char **process_runner_envp(const process_runner *p, char *const *extra);
+
+/* Runs the request once: the pad gets a length drawn from (seed, seq), interference is read
+ * before and after. The readings go into out; the result (with stdout when captured) into
+ * result, which the caller frees. 0 when it ran (whatever its exit), -1 with err when it
+ * could not be started. */
+int process_runner_measure(process_runner *p, const run_request *request, long seq,
+                           volatile sig_atomic_t *stop, run_result *result,
+                           target_measurement *out, verdict_error *err);
+
+/* "'./spin 5' (B) exited with status 3; the end of its stderr: ..." into out->failure. */
+void process_describe_failure(const run_result *r, double timeout, const char *what,
+                              target_measurement *out);
+
+/* The metrics' values for a finished run; 0, or -1 with why (a regex that matched nothing). */
+int process_read_metrics(const metric_def *metrics, size_t n, const run_result *r,
+                         double *values, char *why, size_t whylen);
+
+/* Builds metric definitions for the experiment's metrics: process builtins (wall, user,
+ * sys, cpu, maxrss) and regex extractions; others (tps) are left for the caller, with
+ * defined[i] false. 0, or -1 with err. */
+int process_metric_defs(const experiment *e, metric_def *defs, bool *defined,
+                        verdict_error *err);
+
+#endif

@@ -1,0 +1,15 @@
+/* The table of targets an experiment may name — command, postgres, kernel — in the order
+ * `target:` lists them (the first is the default), and loading experiment files with it. */
+#ifndef VERDICT_TARGETS_TARGETS_H
+#define VERDICT_TARGETS_TARGETS_H
+
+#include "core/experiment.h"
+
+const target_table *targets_all(void);
+
+/* experiment_load / experiment_parse with every target. */
+int targets_load_experiment(const char *path, experiment *out, char *err, size_t errlen);
+int targets_parse_experiment(const char *name, const char *text, size_t length,
+                             experiment *out, char *err, size_t errlen);
+
+#endif
