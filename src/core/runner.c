@@ -81,6 +81,18 @@ int runner_check_executable(const char *cwd, const char *name, char *err, size_t
     return runner_find_executable(cwd, name, path, sizeof path, err, errlen);
 }
 
+int runner_check_directory(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    const char *why = stat(dir, &st) != 0 ? strerror(errno)
+                      : !S_ISDIR(st.st_mode) ? "not a directory"
+                      : access(dir, X_OK) != 0 ? strerror(errno) : NULL;
+    if (why == NULL)
+        return 0;
+    snprintf(err, errlen, "cwd %s: %s", dir, why);
+    return -1;
+}
+
 static void close_fd(int *fd)
 {
     if (*fd >= 0)

@@ -57,6 +57,9 @@ double runner_monotonic_seconds(void);
 /* Finds an executable for argv[0] as execvp would, a relative path being taken from cwd
  * (NULL: verdict's own), as the run will see it; returns 0, or -1 with a message. */
 int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen);
+/* 0 when dir is a directory a run can change to; otherwise -1 with "cwd DIR: why", so that
+ * a missing directory is refused before anything runs rather than blamed on the program. */
+int runner_check_directory(const char *dir, char *err, size_t errlen);
 /* The same, with the file that would run in path (name itself when it has a '/'). */
 int runner_find_executable(const char *cwd, const char *name, char *path, size_t pathlen,
                            char *err, size_t errlen);
