@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stats/combine.h"
+#include "stats/level_text.h"
 #include "stats/diagnostics.h"
 #include "stats/multiplicity.h"
 
@@ -82,10 +83,12 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
                            const analysis_options *o)
 {
     int rc = 0;
+    char level[64];
+    level_text(o->confidence, 6, level, sizeof level);
     if (o->method == METHOD_WILCOXON && s->n < rank_test_min_n(o->confidence, o->paired))
         rc |= add_warning(r, "too-few-samples", s, format_text(
-            "%s: %zu samples cannot reach %g%% confidence with a rank test; at least %zu are needed",
-            s->variant, s->n, o->confidence * 100, rank_test_min_n(o->confidence, o->paired)));
+            "%s: %zu samples cannot reach %s%% confidence with a rank test; at least %zu are needed",
+            s->variant, s->n, level, rank_test_min_n(o->confidence, o->paired)));
     if (sum->cv > HIGH_CV)
         rc |= add_warning(r, "high-cv", s, format_text(
             "%s: coefficient of variation %.1f%% is high (over %.0f%%): the machine is noisy or "

@@ -7,6 +7,7 @@
 
 #include "report/markup.h"
 #include "report/report_query.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
 #define LEVEL_TEXT 40
@@ -42,8 +43,8 @@ void html_settings(FILE *out, const report_input *in)
     fputs("<p class=\"settings\">", out);
     markup_write_escaped(out, comparison_method_name(o->method, o->paired));
     char level[LEVEL_TEXT], interval[LEVEL_TEXT];
-    query_level_text(o->confidence, 6, level, sizeof level);
-    query_level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);
+    level_text(o->confidence, 6, level, sizeof level);
+    level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);
     fprintf(out, "%s · %s%% confidence · equivalence margin ±%g%%",
             o->paired ? " (paired by block)" : "", level, o->margin * 100);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
@@ -84,7 +85,7 @@ static void verdict_words(FILE *out, const report_input *in, const analysis_comp
                 in->options->margin * 100);
     } else if (d->reason == UNDECIDED_CONFIDENCE) {
         char level[LEVEL_TEXT];
-        query_level_text(c->result.confidence, 6, level, sizeof level);
+        level_text(c->result.confidence, 6, level, sizeof level);
         fprintf(out, "<strong>inconclusive</strong>: %zu runs per side cannot reach %s%% "
                 "confidence", c->result.n_baseline, level);
     } else {
@@ -107,7 +108,7 @@ static void verdict_numbers(FILE *out, const report_input *in, const analysis_co
     percent_text(c->ok ? r->ci_high : NAN, hi, sizeof hi);
     fprintf(out, "<td class=\"num\">%s</td>", est);
     char level[LEVEL_TEXT];
-    query_level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4,
+    level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4,
                      level, sizeof level);
     if (c->ok)
         fprintf(out, "<td class=\"num\">%s%s, %s%s <small>(%s%%)</small></td>",
@@ -169,7 +170,7 @@ void html_overall_table(FILE *out, const report_input *in)
         percent_text(o->ci_low, lo, sizeof lo);
         percent_text(o->ci_high, hi, sizeof hi);
         char level[LEVEL_TEXT];
-        query_level_text(o->confidence, 6, level, sizeof level);
+        level_text(o->confidence, 6, level, sizeof level);
         fprintf(out, "<tr class=\"v-%s\">", verdict_kind_name(o->decision.kind));
         html_element(out, "td", o->candidate);
         html_element(out, "td", o->baseline);

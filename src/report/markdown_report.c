@@ -9,6 +9,7 @@
 #include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
 #define LEVEL_TEXT 40
@@ -63,7 +64,7 @@ static void write_comparisons(FILE *f, const report_input *in, const query_point
         }
         const comparison *r = &c->result;
         char level[LEVEL_TEXT];
-        query_level_text(r->achieved_confidence, 4, level, sizeof level);
+        level_text(r->achieved_confidence, 4, level, sizeof level);
         write_percent_cell(f, r->ratio);
         fprintf(f, " %s%+.2f%%, %+.2f%%%s at %s%% |", query_low_bracket(r),
                 (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r), level);
@@ -116,7 +117,7 @@ static void write_warnings(FILE *f, const report_input *in, const query_point_se
 static void write_document(FILE *f, const report_input *in, const query_point_set *unrun)
 {
     char level[LEVEL_TEXT], line[160];
-    query_level_text(in->options->confidence, 6, level, sizeof level);
+    level_text(in->options->confidence, 6, level, sizeof level);
     query_unrun_line(in, unrun, line, sizeof line);
     fputs("## ", f);
     write_text(f, in->experiment_name);

@@ -119,20 +119,6 @@ const char *query_high_bracket(const comparison *r)
     return r->high_open ? ")" : "]";
 }
 
-void query_level_text(double level, int min_digits, char *buf, size_t len)
-{
-    double percent = level * 100.0;
-    for (int digits = min_digits; digits <= 17; digits++) {
-        snprintf(buf, len, "%.*g", digits, percent);
-        double shown = strtod(buf, NULL);
-        /* A level below 1 must not read as 100%, one above 0 not as 0%. */
-        if ((level >= 1.0 || shown < 100.0) && (level <= 0.0 || shown > 0.0))
-            return;
-    }
-    /* 100 * level rounded up to 100 itself: say how far below it is instead. */
-    snprintf(buf, len, "100 - %.3g", (1.0 - level) * 100.0);
-}
-
 static int compare_ids(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

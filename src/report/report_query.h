@@ -50,10 +50,6 @@ void query_comparison_error(const report_input *in, const analysis_comparison *c
 void query_warning_message(const report_input *in, const analysis_warning *w, char *buf,
                            size_t len);
 
-/* A confidence level as a percentage with at least min_digits significant digits and as
- * many more as it takes to tell it from 100% (0.9999999999999999 is "99.99999999999999",
- * never "100"): "95", "99.9023". */
-void query_level_text(double level, int min_digits, char *buf, size_t len);
 
 /* Points with no sample at all (a sweep interrupted, say), sorted for lookups: the
  * writers sum them up in one line instead of a block each. */

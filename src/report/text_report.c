@@ -9,6 +9,7 @@
 #include "report/plain_text.h"
 #include "report/report_query.h"
 #include "report/text_charts.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
 #define PLOT_WIDTH 64
@@ -31,7 +32,7 @@ static void print_settings(const report_input *in, FILE *out)
 {
     const analysis_options *o = in->options;
     char level[LEVEL_TEXT];
-    query_level_text(o->confidence, 6, level, sizeof level);
+    level_text(o->confidence, 6, level, sizeof level);
     fprintf(out, "%s%s · %s%% confidence · margin ±%g%%",
             comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
             level, o->margin * 100);
@@ -89,9 +90,9 @@ static void print_interval_line(const report_input *in, const analysis_compariso
             marker_of(c->baseline - first), est, query_low_bracket(r), lo, hi,
             query_high_bracket(r));
     char achieved[LEVEL_TEXT], wanted[LEVEL_TEXT], interval[LEVEL_TEXT];
-    query_level_text(r->achieved_confidence, 6, achieved, sizeof achieved);
-    query_level_text(r->confidence, 6, wanted, sizeof wanted);
-    query_level_text(r->confidence, 4, interval, sizeof interval);
+    level_text(r->achieved_confidence, 6, achieved, sizeof achieved);
+    level_text(r->confidence, 6, wanted, sizeof wanted);
+    level_text(r->confidence, 4, interval, sizeof interval);
     if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
         fprintf(out, " (%s%% CI; %s%% is not reachable with %zu runs)", achieved, wanted,
                 r->n_baseline);
@@ -146,7 +147,7 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
     }
     if (d->reason == UNDECIDED_CONFIDENCE) {
         char level[LEVEL_TEXT];
-        query_level_text(c->result.confidence, 6, level, sizeof level);
+        level_text(c->result.confidence, 6, level, sizeof level);
         fprintf(out, "%zu runs per side cannot reach %s%% confidence; ", c->result.n_baseline,
                 level);
     }
@@ -215,7 +216,7 @@ static void print_overall(const report_input *in, FILE *out)
         format_percent(o->ci_low, lo, sizeof lo);
         format_percent(o->ci_high, hi, sizeof hi);
         char level[LEVEL_TEXT];
-        query_level_text(o->confidence, 6, level, sizeof level);
+        level_text(o->confidence, 6, level, sizeof level);
         fputs(" ", out);
         plain_write(out, o->candidate);
         fputs(" vs ", out);

@@ -138,6 +138,17 @@ YAML
     [ "$(find "$DATA" -mindepth 2 -type d | wc -l)" -eq 0 ]
 }
 
+# Item 12: --confidence 0.9999999999999999 was printed as "100%".
+@test "a confidence just below 1 is never printed as 100%" {
+    run "$VERDICT" --confidence 0.9999999999999999 -n 3 -w 0 true true
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"99.99999999999999% confidence"* ]]
+    [[ "$output" != *"100%"* ]]
+    run "$VERDICT" --confidence 0.9999999999999999 --max-runs 15 -w 0 true true
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"each at 100 - 5.55e-15% confidence so the run keeps 99.99999999999999%"* ]]
+}
+
 # Item 12: an interruption before the first complete block wrote no JSON at all.
 @test "SIGINT before the first complete block still writes the JSON export" {
     run timeout --preserve-status -s INT 1 "$VERDICT" -n 3 -w 0 --json "$DATA/early.json" "sleep 5" "sleep 5"

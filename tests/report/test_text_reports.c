@@ -17,6 +17,7 @@
 #include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
+#include "stats/level_text.h"
 
 #define RUNS 8
 /* A title change and a screen clear (OSC 0 and CSI 2J), C1 CSI (U+009B), a bidi override,
@@ -242,18 +243,18 @@ static void levels_are_never_shown_as_100_percent(void **state)
 {
     (void)state;
     char buf[64];
-    query_level_text(0.9999999999999999, 6, buf, sizeof buf);
+    level_text(0.9999999999999999, 6, buf, sizeof buf);
     assert_true(strtod(buf, NULL) < 100.0);
     assert_non_null(strstr(buf, "99.9999999999999"));
-    query_level_text(0.95, 6, buf, sizeof buf);
+    level_text(0.95, 6, buf, sizeof buf);
     assert_string_equal(buf, "95");
-    query_level_text(0.999023, 4, buf, sizeof buf);
+    level_text(0.999023, 4, buf, sizeof buf);
     assert_string_equal(buf, "99.9");
-    query_level_text(0.9999999, 4, buf, sizeof buf);
+    level_text(0.9999999, 4, buf, sizeof buf);
     assert_string_equal(buf, "99.99999");
-    query_level_text(1e-17, 4, buf, sizeof buf);
+    level_text(1e-17, 4, buf, sizeof buf);
     assert_true(strtod(buf, NULL) > 0.0);
-    query_level_text(1.0, 6, buf, sizeof buf);
+    level_text(1.0, 6, buf, sizeof buf);
     assert_string_equal(buf, "100");
 }
 
