@@ -101,7 +101,8 @@ static int key_iterations(experiment_loader *l, const yaml_field *f, void *targe
     char why[256];
     if (yaml_u64(loader_reader(l), f, &o->iterations) != 0)
         return -1;
-    return kernel_check_iterations(o->iterations, why, sizeof why) == 0
+    /* 0 is the default: calibrated */
+    return o->iterations == 0 || kernel_check_iterations(o->iterations, why, sizeof why) == 0
                ? 0 : yaml_fail_field(loader_reader(l), f, "'iterations' %s", why);
 }
 
