@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "stats/combine.h"
-#include "stats/level_text.h"
 #include "stats/diagnostics.h"
+#include "stats/level_text.h"
 #include "stats/multiplicity.h"
 
 /* Thresholds of the diagnostics; each is a warning, never a change of verdict. */
@@ -56,10 +57,10 @@ static char *format_text(const char *fmt, ...)
 int analysis_add_warning(analysis_result *r, const char *code, const char *point,
                          const char *variant, const char *message)
 {
-    analysis_warning *grown = realloc(r->warnings, (r->n_warnings + 1) * sizeof *grown);
-    if (grown == NULL)
+    /* Doubling: one warning per point of a million-point sweep was a quadratic copy. */
+    if (array_reserve((void **)&r->warnings, &r->warnings_capacity, r->n_warnings + 1,
+                      sizeof *r->warnings) != 0)
         return -1;
-    r->warnings = grown;
     analysis_warning *w = &r->warnings[r->n_warnings++];
     w->code = strdup(code);
     w->point = strdup(point);
