@@ -12,6 +12,7 @@
 #include "lab/lab_builds.h"
 #include "lab/lab_report.h"
 #include "lab/lab_store.h"
+#include "stats/level_text.h"
 
 uint64_t cli_fresh_seed(void)
 {
@@ -37,10 +38,17 @@ void cli_print_run_summary(const experiment *e, const lab_outcome *o, const char
     fprintf(out, " in %.1f s (seed %llu", o->elapsed, (unsigned long long)e->seed);
     if (o->samples_resumed)
         fprintf(out, "; %zu samples resumed from the store", o->samples_resumed);
+    char look[64], kept[64];
+    double look_alpha = (1.0 - e->confidence) / (double)(o->looks_planned ? o->looks_planned : 1);
+    if (o->look_confidence >= 1.0 && look_alpha > 0) /* 1 - alpha/K rounded to 1 */
+        snprintf(look, sizeof look, "100 - %.3g", look_alpha * 100);
+    else
+        level_text(o->look_confidence, 4, look, sizeof look);
+    level_text(e->confidence, 6, kept, sizeof kept);
     if (e->adaptive)
-        fprintf(out, "; adaptive: %zu looks taken of %zu planned per point, each at %.4g%% "
-                     "confidence so the run keeps %g%%", o->looks_taken, o->looks_planned,
-                o->look_confidence * 100, e->confidence * 100);
+        fprintf(out, "; adaptive: %zu looks taken of %zu planned per point, each at %s%% "
+                     "confidence so the run keeps %s%%", o->looks_taken, o->looks_planned, look,
+                kept);
     fputs(")\n", out);
 }
 

@@ -130,7 +130,8 @@ int parse_positive_int(const char *option, const char *text, int *out, char *err
     errno = 0;
     long value = strtol(text, &end, 10);
     if (end == text || *end != '\0' || errno == ERANGE || value < 1 || value > 1000000000L) {
-        snprintf(err, errlen, "%s '%s': expected a positive integer", option, text);
+        snprintf(err, errlen, "%s '%s': expected a positive integer (1 to 1000000000)", option,
+                 text);
         return -1;
     }
     *out = (int)value;

@@ -26,6 +26,18 @@ int error_set(verdict_error *err, error_kind kind, const char *fmt, ...)
     return -1;
 }
 
+int error_text(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err == NULL || errlen == 0)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    int written = vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    mark_if_cut(err, errlen, written);
+    return -1;
+}
+
 int error_prefix(verdict_error *err, const char *fmt, ...)
 {
     if (err == NULL)

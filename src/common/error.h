@@ -28,6 +28,10 @@ int error_set(verdict_error *err, error_kind kind, const char *fmt, ...)
 int error_prefix(verdict_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Takes a message written by a library into (char *, size_t) buffers. Returns -1. */
 int error_from_text(verdict_error *err, error_kind kind, const char *text);
+/* For layers that report errors as text into (char *, size_t) buffers (store, pg): formats
+ * into err, which may be NULL or empty; a cut message ends in "...". Returns -1. */
+int error_text(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void error_clear(verdict_error *err);
 const char *error_kind_name(error_kind kind);
 

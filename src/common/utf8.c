@@ -2,6 +2,9 @@
  * overlong forms (E0 80..9F, F0 80..8F), no surrogates (ED A0..BF), nothing past F4 8F. */
 #include "common/utf8.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 size_t utf8_sequence(const unsigned char *p, size_t left)
 {
     if (left == 0)
@@ -20,6 +23,23 @@ size_t utf8_sequence(const unsigned char *p, size_t left)
     return n;
 }
 
+size_t utf8_sequence_at(const unsigned char *s)
+{
+    size_t left = 0;
+    while (left < 4 && s[left])
+        left++;
+    return utf8_sequence(s, left);
+}
+
+unsigned long utf8_code_point(const unsigned char *p, size_t length)
+{
+    static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+    unsigned long code = p[0] & lead_mask[length];
+    for (size_t i = 1; i < length; i++)
+        code = (code << 6) | (p[i] & 0x3f);
+    return code;
+}
+
 bool utf8_valid(const char *text, size_t length)
 {
     const unsigned char *p = (const unsigned char *)text;
@@ -30,4 +50,28 @@ bool utf8_valid(const char *text, size_t length)
         i += n;
     }
     return true;
+}
+
+char *utf8_replace_invalid(const char *text)
+{
+    /* Each invalid byte grows to three: the worst case is three times the input. */
+    size_t in_length = strlen(text);
+    char *out = malloc(3 * in_length + 1);
+    if (out == NULL)
+        return NULL;
+    size_t used = 0;
+    for (const unsigned char *s = (const unsigned char *)text; *s;) {
+        size_t length = utf8_sequence_at(s);
+        if (length == 0) {
+            memcpy(out + used, UTF8_REPLACEMENT, 3);
+            used += 3;
+            s++;
+        } else {
+            memcpy(out + used, s, length);
+            used += length;
+            s += length;
+        }
+    }
+    out[used] = '\0';
+    return out;
 }

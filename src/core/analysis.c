@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "core/experiment.h"
 #include "stats/combine.h"
 #include "stats/diagnostics.h"
 #include "stats/layouts.h"
+#include "stats/level_text.h"
 #include "stats/multiplicity.h"
 
 /* Thresholds of the diagnostics; each is a warning, never a change of verdict. */
@@ -60,10 +62,10 @@ static char *format_text(const char *fmt, ...)
 int analysis_add_warning(analysis_result *r, const char *code, const char *point,
                          const char *variant, const char *message)
 {
-    analysis_warning *grown = realloc(r->warnings, (r->n_warnings + 1) * sizeof *grown);
-    if (grown == NULL)
+    /* Doubling: one warning per point of a million-point sweep was a quadratic copy. */
+    if (array_reserve((void **)&r->warnings, &r->warnings_capacity, r->n_warnings + 1,
+                      sizeof *r->warnings) != 0)
         return -1;
-    r->warnings = grown;
     analysis_warning *w = &r->warnings[r->n_warnings++];
     w->code = strdup(code);
     w->point = strdup(point);
@@ -92,12 +94,14 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
         snprintf(name, sizeof name, "%.280s @%zu", s->variant, s->layout);
     else
         snprintf(name, sizeof name, "%.290s", s->variant);
+    char level[64];
+    level_text(o->confidence, 6, level, sizeof level);
     /* across layouts the layouts are the sample: their count is judged by the comparison */
     if (o->method == METHOD_WILCOXON && s->n_layouts <= 1 &&
         s->n < rank_test_min_n(o->confidence, o->paired))
         rc |= add_warning(r, "too-few-samples", s, format_text(
-            "%s: %zu samples cannot reach %g%% confidence with a rank test; at least %zu are needed",
-            name, s->n, o->confidence * 100, rank_test_min_n(o->confidence, o->paired)));
+            "%s: %zu samples cannot reach %s%% confidence with a rank test; at least %zu are needed",
+            name, s->n, level, rank_test_min_n(o->confidence, o->paired)));
     if (sum->cv > HIGH_CV)
         rc |= add_warning(r, "high-cv", s, format_text(
             "%s: coefficient of variation %.1f%% is high (over %.0f%%): the machine is noisy or "

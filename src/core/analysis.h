@@ -85,7 +85,7 @@ typedef struct {
     size_t n_comparisons;
     double interval_confidence; /* level each interval was computed at after adjustment */
     analysis_warning *warnings;
-    size_t n_warnings;
+    size_t n_warnings, warnings_capacity;
     analysis_overall *overall;  /* only when comparisons span several points */
     size_t n_overall;
 } analysis_result;

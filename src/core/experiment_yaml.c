@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/utf8.h"
 
 /* libfyaml writes its diagnostics in pieces ("<input>:3:1: error: msg\n", the source line,
@@ -206,10 +207,61 @@ static int check_no_complex_keys(yaml_reader *r, const char *text, size_t length
     return 0;
 }
 
+/* Counts the items of every open sequence from libfyaml's events, which it frees as they
+ * are read, so memory stays bounded by the nesting. A text the parser refuses is left to
+ * the document's load, which says why. */
+static int check_sequence_sizes(yaml_reader *r, const char *text, size_t length)
+{
+    diag_capture ignored = {.length = 0};
+    struct fy_diag *diag = capturing_diag(&ignored); /* libfyaml's own display crashes */
+    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_ALLOW_DUPLICATE_KEYS |
+                                        FYPCF_DISABLE_MMAP_OPT, .diag = diag};
+    struct fy_parser *parser = diag ? fy_parser_create(&cfg) : NULL;
+    if (parser == NULL || fy_parser_set_string(parser, text, length) != 0) {
+        if (parser)
+            fy_parser_destroy(parser);
+        if (diag)
+            fy_diag_destroy(diag);
+        return 0;
+    }
+    long *open = NULL; /* per open collection: items so far, or -1 for a mapping */
+    size_t depth = 0, capacity = 0;
+    int rc = 0;
+    struct fy_event *event;
+    while (rc == 0 && (event = fy_parser_parse(parser)) != NULL) {
+        enum fy_event_type type = event->type;
+        bool item = type == FYET_SCALAR || type == FYET_ALIAS || type == FYET_MAPPING_START ||
+                    type == FYET_SEQUENCE_START;
+        if (item && depth > 0 && open[depth - 1] >= 0 &&
+            ++open[depth - 1] > YAML_SEQUENCE_MAX) {
+            const struct fy_mark *at = fy_event_start_mark(event);
+            snprintf(r->err, r->errlen, "%s:%d:%d: a list of more than %d items; a "
+                     "parameter has at most %d values", r->file, at ? at->line + 1 : 0,
+                     at ? at->column + 1 : 0, YAML_SEQUENCE_MAX, YAML_SEQUENCE_MAX);
+            rc = -1;
+        } else if (type == FYET_MAPPING_START || type == FYET_SEQUENCE_START) {
+            if (array_reserve((void **)&open, &capacity, depth + 1, sizeof *open) != 0) {
+                snprintf(r->err, r->errlen, "%s: out of memory", r->file);
+                rc = -1;
+            } else {
+                open[depth++] = type == FYET_SEQUENCE_START ? 0 : -1;
+            }
+        } else if ((type == FYET_MAPPING_END || type == FYET_SEQUENCE_END) && depth > 0) {
+            depth--;
+        }
+        fy_parser_event_free(parser, event);
+    }
+    free(open);
+    fy_parser_destroy(parser);
+    fy_diag_destroy(diag);
+    return rc;
+}
+
 int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out)
 {
     memset(out, 0, sizeof *out);
-    if (check_text(r, text, length) != 0 || check_no_complex_keys(r, text, length) != 0)
+    if (check_text(r, text, length) != 0 || check_no_complex_keys(r, text, length) != 0 ||
+        check_sequence_sizes(r, text, length) != 0)
         return -1;
     out->diag = capturing_diag(&out->capture);
     if (out->diag == NULL) {

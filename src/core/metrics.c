@@ -1,7 +1,9 @@
 /* Builtin metrics from a run's measurements, and regex extraction from its stdout.
- * POSIX regcomp/regexec (libc) does the matching; strtod reads the captured number. */
+ * POSIX regcomp/regexec (libc, REG_STARTEND) does the matching; the captured text is
+ * read as a decimal number by the sample-file parser's rules. */
 #include "core/metrics.h"
 #include "core/regex_budget.h"
+#include "core/sample_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,23 +75,53 @@ int metric_parse(const char *spec, metric_def *out, char *err, size_t errlen)
     return metric_from_regex(name, pattern, false, out, err, errlen);
 }
 
+/* Where the metric's number is: the first match in the whole captured output. With
+ * REG_STARTEND the search runs to stdout_length, past NUL bytes (a NUL used to end it
+ * and turn a present line into "no line matches"). */
+static bool find_capture(const metric_def *m, const run_result *run, regmatch_t *capture)
+{
+    regmatch_t match[2];
+    match[0].rm_so = 0;
+    match[0].rm_eo = (regoff_t)run->stdout_length;
+    if (run->stdout_text == NULL ||
+        regexec(&m->regex, run->stdout_text, 2, match, REG_STARTEND) != 0 || match[1].rm_so < 0)
+        return false;
+    *capture = match[1];
+    return true;
+}
+
+static void describe_cut(const run_result *run, char *out, size_t outlen)
+{
+    if (run->stdout_cut)
+        snprintf(out, outlen, " in the first %zu bytes of the output (the %zu bytes after "
+                 "them were not kept)", run->stdout_length, run->stdout_dropped);
+    else
+        out[0] = '\0';
+}
+
 static int extract_number(const metric_def *m, const run_result *run, double *value, char *err,
                           size_t errlen)
 {
-    regmatch_t match[2];
-    if (run->stdout_text == NULL || regexec(&m->regex, run->stdout_text, 2, match, 0) != 0 ||
-        match[1].rm_so < 0) {
-        snprintf(err, errlen, "metric %s: no line of the output matches /%s/", m->name, m->pattern);
+    regmatch_t capture;
+    char cut[160];
+    describe_cut(run, cut, sizeof cut);
+    if (!find_capture(m, run, &capture)) {
+        snprintf(err, errlen, "metric %s: no line of the output matches /%s/%s", m->name,
+                 m->pattern, cut);
         return -1;
     }
-    char number[128];
-    int length = (int)(match[1].rm_eo - match[1].rm_so);
-    snprintf(number, sizeof number, "%.*s", length, run->stdout_text + match[1].rm_so);
-    char *end = NULL;
-    errno = 0;
-    *value = strtod(number, &end);
-    if (end == number || *end != '\0' || errno == ERANGE || !isfinite(*value)) {
-        snprintf(err, errlen, "metric %s: captured '%s', which is not a number", m->name, number);
+    const char *number = run->stdout_text + capture.rm_so;
+    size_t length = (size_t)(capture.rm_eo - capture.rm_so);
+    /* A head that ends inside a line over the limit may have cut the number itself. */
+    if (run->stdout_cut && (size_t)capture.rm_eo == run->stdout_length) {
+        snprintf(err, errlen, "metric %s: the output was cut after %zu bytes, where /%s/ "
+                 "matched: the number may be cut too", m->name, run->stdout_length, m->pattern);
+        return -1;
+    }
+    char why[512];
+    if (sample_number_parse(number, length, value, why, sizeof why) != 0) {
+        snprintf(err, errlen, "metric %s: what /%s/ captured is refused: %s", m->name,
+                 m->pattern, why);
         return -1;
     }
     return 0;

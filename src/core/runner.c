@@ -1,15 +1,21 @@
-/* Process execution for benchmarks: posix_spawn into a fresh process group, a poll loop
- * over the output pipes and a pidfd, and wait4 for the child's resource usage. */
+/* Process execution for benchmarks: a vfork-style clone into a fresh process group that
+ * dies with verdict, a poll loop over its output pipes and pidfd, wait4 for its usage. */
 #include "core/runner.h"
+
+#include "common/array.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -18,8 +24,8 @@
 #include <unistd.h>
 
 #define POLL_SLICE_MS 50            /* how often a stop request is noticed at worst */
-#define STDOUT_LIMIT (64u << 20)    /* captured output beyond this is dropped */
 #define TERM_GRACE_MS 200           /* SIGTERM before SIGKILL on interruption */
+#define CHILD_STACK (64u << 10)     /* the child's own stack until exec, plus argv's room */
 
 typedef struct {
     int stdout_fd, stderr_fd;       /* read ends, -1 when closed */
@@ -75,6 +81,18 @@ int runner_check_executable(const char *cwd, const char *name, char *err, size_t
     return runner_find_executable(cwd, name, path, sizeof path, err, errlen);
 }
 
+int runner_check_directory(const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    const char *why = stat(dir, &st) != 0 ? strerror(errno)
+                      : !S_ISDIR(st.st_mode) ? "not a directory"
+                      : access(dir, X_OK) != 0 ? strerror(errno) : NULL;
+    if (why == NULL)
+        return 0;
+    snprintf(err, errlen, "cwd %s: %s", dir, why);
+    return -1;
+}
+
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -82,54 +100,115 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* File actions: stdin from /dev/null, stdout to a pipe or /dev/null, stderr to a pipe. */
-static int prepare_actions(posix_spawn_file_actions_t *actions, const run_request *request,
-                           int stdout_pipe[2], int stderr_pipe[2])
-{
-    int rc = posix_spawn_file_actions_init(actions);
-    rc |= posix_spawn_file_actions_addopen(actions, 0, "/dev/null", O_RDONLY, 0);
-    if (request->capture_stdout)
-        rc |= posix_spawn_file_actions_adddup2(actions, stdout_pipe[1], 1);
-    else
-        rc |= posix_spawn_file_actions_addopen(actions, 1, "/dev/null", O_WRONLY, 0);
-    rc |= posix_spawn_file_actions_adddup2(actions, stderr_pipe[1], 2);
-    if (request->cwd)
-        rc |= posix_spawn_file_actions_addchdir_np(actions, request->cwd);
-    return rc;
-}
+/* What the child needs between clone and exec. It shares verdict's memory (CLONE_VM) while
+ * verdict waits (CLONE_VFORK), so it reports a failure by writing step and error here. */
+typedef struct {
+    const run_request *request;
+    int stdout_write, stderr_write; /* stdout_write -1: stdout goes to /dev/null */
+    pid_t parent;
+    const char *failed_step;        /* NULL: exec succeeded */
+    int error;
+} child_setup;
 
-/* Own process group (so the whole tree can be killed), default signal dispositions and
- * an empty mask whatever verdict itself blocks or catches. */
-static int prepare_attributes(posix_spawnattr_t *attr)
+static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
+                                      SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
+
+/* The child's side, from clone to exec: own process group (so the whole tree can be
+ * killed), stdin from /dev/null, the output pipes, default signal dispositions and an
+ * empty mask, the CPUs, the directory, and the parent-death signal, so that a SIGKILLed
+ * verdict does not leave its command running under pid 1. Only calls that are safe after
+ * fork (async-signal-safe) and no sanitizer instrumentation: this runs on a borrowed stack
+ * while verdict is suspended. */
+__attribute__((no_sanitize("address", "undefined")))
+static int child_main(void *arg)
 {
-    sigset_t defaults, empty;
+    child_setup *s = arg;
+    const run_request *r = s->request;
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < sizeof default_signals / sizeof default_signals[0]; i++)
+        sigaction(default_signals[i], &default_action, NULL);
+    int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    s->failed_step = "creating its process group";
+    if (setpgid(0, 0) != 0)
+        goto failed;
+    s->failed_step = "redirecting its input and output";
+    if (null_fd < 0 || dup2(null_fd, 0) < 0 ||
+        dup2(s->stdout_write >= 0 ? s->stdout_write : null_fd, 1) < 0 ||
+        dup2(s->stderr_write, 2) < 0)
+        goto failed;
+    s->failed_step = "pinning it to its CPUs";
+    if (r->pin != NULL && sched_setaffinity(0, sizeof *r->pin, r->pin) != 0)
+        goto failed;
+    s->failed_step = "changing to its directory";
+    if (r->cwd != NULL && chdir(r->cwd) != 0)
+        goto failed;
+    /* SIGKILL when the thread that started it (verdict's main thread) ends. If verdict
+     * died before this line, the signal will never come: then give up now. */
+    s->failed_step = "tying it to verdict's life";
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        goto failed;
+    if (getppid() != s->parent) {
+        errno = ESRCH;
+        goto failed;
+    }
+    sigset_t empty;
     sigemptyset(&empty);
-    sigemptyset(&defaults);
-    int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
-        sigaddset(&defaults, signals[i]);
-    int rc = posix_spawnattr_init(attr);
-    rc |= posix_spawnattr_setflags(attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                             POSIX_SPAWN_SETSIGDEF);
-    rc |= posix_spawnattr_setpgroup(attr, 0);
-    rc |= posix_spawnattr_setsigmask(attr, &empty);
-    rc |= posix_spawnattr_setsigdefault(attr, &defaults);
-    return rc;
+    sigprocmask(SIG_SETMASK, &empty, NULL);
+    s->failed_step = "exec";
+    execvpe(r->argv[0], r->argv, r->envp);
+failed:
+    s->error = errno;
+    _exit(127);
 }
 
-/* The child inherits the spawning thread's CPU affinity: borrow it for the spawn. */
-static int spawn_pinned(pid_t *pid, const run_request *request,
-                        const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attr)
+/* Room for the child's stack: execvpe needs a copy of argv for scripts without #! and a
+ * path buffer the size of PATH. */
+static size_t child_stack_size(const run_request *request)
 {
-    cpu_set_t saved;
-    bool pinned = request->pin != NULL;
-    if (pinned && (sched_getaffinity(0, sizeof saved, &saved) != 0 ||
-                   sched_setaffinity(0, sizeof *request->pin, request->pin) != 0))
+    size_t argc = 0;
+    while (request->argv[argc] != NULL)
+        argc++;
+    const char *path = getenv("PATH");
+    size_t size = CHILD_STACK + (argc + 2) * sizeof(char *) + (path ? strlen(path) : 0);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size + page - 1) / page * page;
+}
+
+/* clone(CLONE_VM | CLONE_VFORK), as glibc's posix_spawn does, but with the child's own
+ * code between clone and exec (posix_spawn cannot set the parent-death signal). Every
+ * signal is blocked around the clone, so no handler of verdict's runs in the child. */
+static int spawn_child(child_setup *setup, pid_t *pid)
+{
+    size_t size = child_stack_size(setup->request);
+    void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED)
         return errno;
-    int rc = posix_spawnp(pid, request->argv[0], actions, attr, request->argv, request->envp);
-    if (pinned)
-        sched_setaffinity(0, sizeof saved, &saved);
-    return rc;
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    setup->parent = getpid();
+    *pid = clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, setup);
+    int error = *pid < 0 ? errno : 0;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    munmap(stack, size);
+    return error;
+}
+
+/* Why the child did not start, for "cannot run 'CMD': ..." */
+static void describe_failure(const run_request *request, const child_setup *setup, int error,
+                             char *err, size_t errlen)
+{
+    if (setup->failed_step == NULL || strcmp(setup->failed_step, "exec") == 0)
+        snprintf(err, errlen, "cannot run '%s': %s", request->argv[0], strerror(error));
+    else if (strcmp(setup->failed_step, "changing to its directory") == 0)
+        snprintf(err, errlen, "cannot run '%s': its directory %s: %s", request->argv[0],
+                 request->cwd, strerror(error));
+    else
+        snprintf(err, errlen, "cannot run '%s': %s failed: %s", request->argv[0],
+                 setup->failed_step, strerror(error));
 }
 
 static int start_child(const run_request *request, child_handles *h, char *err, size_t errlen)
@@ -142,20 +221,21 @@ static int start_child(const run_request *request, child_handles *h, char *err, 
         close_fd(&stdout_pipe[1]);
         return -1;
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    int rc = prepare_actions(&actions, request, stdout_pipe, stderr_pipe);
-    rc = rc ? rc : prepare_attributes(&attr);
-    if (rc == 0)
-        rc = spawn_pinned(&h->pid, request, &actions, &attr);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    child_setup setup = {.request = request, .stdout_write = stdout_pipe[1],
+                         .stderr_write = stderr_pipe[1]};
+    int rc = spawn_child(&setup, &h->pid);
+    if (rc == 0 && setup.error != 0) {
+        /* It exited (127) before exec: reap it, it is no command's run. */
+        while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        rc = setup.error;
+    }
     close_fd(&stdout_pipe[1]);
     close_fd(&stderr_pipe[1]);
     h->stdout_fd = stdout_pipe[0];
     h->stderr_fd = stderr_pipe[0];
     if (rc != 0) {
-        snprintf(err, errlen, "cannot run '%s': %s", request->argv[0], strerror(rc));
+        describe_failure(request, &setup, rc, err, errlen);
         close_fd(&h->stdout_fd);
         close_fd(&h->stderr_fd);
         return -1;
@@ -164,43 +244,70 @@ static int start_child(const run_request *request, child_handles *h, char *err, 
     return 0;
 }
 
+/* Captured stdout: a contiguous head of at most RUNNER_STDOUT_LIMIT - 1 bytes. Once it
+ * is full (or memory runs out), everything after is read and counted, never kept: a later
+ * small chunk appended after a dropped large one joined "x=1" and "23" into "x=123". */
 typedef struct {
     char *data;
     size_t length, capacity;
+    bool full;
+    size_t dropped;
 } byte_buffer;
+
+/* The head ends at its last newline, so that no cut line (a number cut in two) is left
+ * for a metric to read; a single line longer than the limit is kept as it is. */
+static void close_capture(byte_buffer *b, size_t dropped)
+{
+    b->full = true;
+    b->dropped += dropped;
+    char *last_newline = b->length > 0 ? memrchr(b->data, '\n', b->length) : NULL;
+    if (last_newline != NULL) {
+        size_t keep = (size_t)(last_newline - b->data) + 1;
+        b->dropped += b->length - keep;
+        b->length = keep;
+        b->data[keep] = '\0';
+    }
+}
 
 static void keep_stdout(byte_buffer *b, const char *chunk, size_t n)
 {
-    if (b->length + n + 1 > b->capacity) {
-        if (b->length + n + 1 > STDOUT_LIMIT)
-            return;
-        size_t grown = b->capacity ? b->capacity : 4096;
-        while (grown < b->length + n + 1)
-            grown *= 2;
-        char *data = realloc(b->data, grown);
-        if (data == NULL)
-            return;
-        b->data = data;
-        b->capacity = grown;
+    if (b->full) {
+        b->dropped += n;
+        return;
     }
-    memcpy(b->data + b->length, chunk, n);
-    b->length += n;
+    size_t room = RUNNER_STDOUT_LIMIT - 1 - b->length;
+    size_t take = n < room ? n : room;
+    /* Capacities are powers of two, so the buffer never outgrows the limit (one too). */
+    if (array_reserve((void **)&b->data, &b->capacity, b->length + take + 1, 1) != 0) {
+        close_capture(b, n); /* out of memory: cut here, and say so */
+        return;
+    }
+    memcpy(b->data + b->length, chunk, take);
+    b->length += take;
     b->data[b->length] = '\0';
+    if (take < n)
+        close_capture(b, n - take);
 }
 
+/* The last bytes of stderr for messages; a NUL byte would end the text early, so it is
+ * shown as '?'. */
 static void keep_stderr_tail(char *tail, const char *chunk, size_t n)
 {
     size_t have = strlen(tail), room = RUNNER_STDERR_TAIL - 1;
     if (n >= room) {
         memcpy(tail, chunk + n - room, room);
-        tail[room] = '\0';
-        return;
+        have = 0;
+        n = room;
+    } else {
+        if (have + n > room) {
+            memmove(tail, tail + (have + n - room), room - n);
+            have = room - n;
+        }
+        memcpy(tail + have, chunk, n);
     }
-    if (have + n > room) {
-        memmove(tail, tail + (have + n - room), room - n);
-        have = room - n;
-    }
-    memcpy(tail + have, chunk, n);
+    for (size_t i = have; i < have + n; i++)
+        if (tail[i] == '\0')
+            tail[i] = '?';
     tail[have + n] = '\0';
 }
 
@@ -308,7 +415,7 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
 {
     memset(out, 0, sizeof *out);
     child_handles h = {-1, -1, -1, 0};
-    byte_buffer captured = {NULL, 0, 0};
+    byte_buffer captured = {NULL, 0, 0, false, 0};
     double start = runner_monotonic_seconds();
     if (start_child(request, &h, err, errlen) != 0)
         return -1;
@@ -324,6 +431,8 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
     finish_child(&h, request->capture_stdout ? &captured : NULL, out);
     out->stdout_text = captured.data;
     out->stdout_length = captured.length;
+    out->stdout_cut = captured.full;
+    out->stdout_dropped = captured.dropped;
     if (waited < 0) {
         snprintf(err, errlen, "waiting for '%s' failed: %s", request->argv[0], strerror(errno));
         run_result_free(out);

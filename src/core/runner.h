@@ -1,5 +1,6 @@
 /* Runs one command once and measures it: wall time, CPU time, max RSS, context switches,
- * exit status; its own process group, stdin from /dev/null, a timeout, and interruption. */
+ * exit status; its own process group, stdin from /dev/null, a timeout, interruption, and
+ * death with verdict (the parent-death signal). */
 #ifndef VERDICT_CORE_RUNNER_H
 #define VERDICT_CORE_RUNNER_H
 
@@ -9,6 +10,8 @@
 #include <stddef.h>
 
 #define RUNNER_STDERR_TAIL 2048
+/* Captured stdout keeps at most this much (less one byte), from the start. */
+#define RUNNER_STDOUT_LIMIT ((size_t)64 << 20)
 
 typedef struct {
     char *const *argv;      /* argv[0] is resolved through PATH */
@@ -26,14 +29,24 @@ typedef struct {
     int exit_code;                    /* exit status, or 128 + signal number */
     int term_signal;                  /* the signal that ended it, or 0 */
     bool timed_out, interrupted;
-    char *stdout_text;                /* NUL-terminated when captured; caller frees */
+    char *stdout_text;                /* NUL-terminated when captured (and may hold NULs:
+                                         use stdout_length); caller frees */
     size_t stdout_length;
+    bool stdout_cut;                  /* the output went on beyond what was kept: text is a
+                                         contiguous head ending at a line end (or at the
+                                         limit, for a longer line) */
+    size_t stdout_dropped;            /* bytes read after the kept head, never joined to it */
     char stderr_tail[RUNNER_STDERR_TAIL]; /* last bytes of stderr, NUL-terminated */
 } run_result;
 
 /* Runs the command. Returns 0 when it ran (whatever its exit status; check exit_code,
- * timed_out and interrupted), or -1 when it could not be started, with a message in err.
- * A non-zero *stop (set by a signal handler) kills the run's process group. */
+ * timed_out and interrupted), or -1 when it could not be started, with a message in err
+ * ("cannot run 'CMD': its directory D: No such file or directory", say). A non-zero *stop
+ * (set by a signal handler) kills the run's process group. The command gets SIGKILL if
+ * the calling thread ends first (PR_SET_PDEATHSIG): call it from a thread that lives as
+ * long as verdict (the main thread). Processes the command starts itself are killed with
+ * its process group when it ends, or when verdict stops it; the parent-death signal
+ * reaches only the command itself. */
 int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
                    char *err, size_t errlen);
 void run_result_free(run_result *result);
@@ -44,6 +57,9 @@ double runner_monotonic_seconds(void);
 /* Finds an executable for argv[0] as execvp would, a relative path being taken from cwd
  * (NULL: verdict's own), as the run will see it; returns 0, or -1 with a message. */
 int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen);
+/* 0 when dir is a directory a run can change to; otherwise -1 with "cwd DIR: why", so that
+ * a missing directory is refused before anything runs rather than blamed on the program. */
+int runner_check_directory(const char *dir, char *err, size_t errlen);
 /* The same, with the file that would run in path (name itself when it has a '/'). */
 int runner_find_executable(const char *cwd, const char *name, char *path, size_t pathlen,
                            char *err, size_t errlen);

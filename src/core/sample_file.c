@@ -85,17 +85,135 @@ static bool select_field(text_span line, int column, text_span *field)
     return false;
 }
 
-static bool parse_number(text_span field, double *value)
+/* What a field holds, as far as the parser is concerned. */
+typedef enum {
+    FIELD_NUMBER,      /* a decimal number, stored in *value (may be <= 0: checked later) */
+    FIELD_NOT_NUMBER,
+    FIELD_HEXADECIMAL, /* strtod reads 0x10 as 16: refused, sample files are decimal */
+    FIELD_NOT_FINITE,  /* inf, infinity, nan */
+    FIELD_TOO_LARGE,   /* beyond DBL_MAX */
+    FIELD_TOO_SMALL,   /* nonzero, but rounds to 0 */
+    FIELD_NO_MEMORY
+} field_kind;
+
+static size_t count_digits(const char *s, size_t i, size_t length)
 {
-    char buffer[128];
-    if (field.length == 0 || field.length >= sizeof buffer)
+    size_t start = i;
+    while (i < length && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i - start;
+}
+
+/* True when the span is [+-]digits[.digits][e[+-]digits] (or .digits): decimal only, so
+ * that strtod's other forms (hex, inf, nan, locale-specific text) never get through. */
+static bool is_decimal(text_span t)
+{
+    const char *s = t.start;
+    size_t i = 0, n = t.length;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    size_t whole = count_digits(s, i, n), fraction = 0;
+    i += whole;
+    if (i < n && s[i] == '.') {
+        fraction = count_digits(s, i + 1, n);
+        i += 1 + fraction;
+    }
+    if (whole + fraction == 0)
         return false;
-    memcpy(buffer, field.start, field.length);
-    buffer[field.length] = '\0';
-    char *end = NULL;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t exponent = count_digits(s, i, n);
+        if (exponent == 0)
+            return false;
+        i += exponent;
+    }
+    return i == n;
+}
+
+static bool starts_with_word(text_span t, const char *word)
+{
+    size_t i = t.length > 0 && (t.start[0] == '+' || t.start[0] == '-') ? 1 : 0;
+    size_t n = strlen(word);
+    if (t.length - i < n)
+        return false;
+    for (size_t k = 0; k < n; k++)
+        if (tolower((unsigned char)t.start[i + k]) != word[k])
+            return false;
+    return true;
+}
+
+/* Converts a decimal field of any length (a copy is NUL-terminated for strtod). Subnormal
+ * values (1e-308) are kept: strtod reports ERANGE for them, but they are positive and
+ * finite; only a nonzero number that rounds to 0, or one beyond DBL_MAX, is refused. */
+static field_kind convert_decimal(text_span field, double *value)
+{
+    char small[128], *copy = field.length < sizeof small ? small : malloc(field.length + 1);
+    if (copy == NULL)
+        return FIELD_NO_MEMORY;
+    memcpy(copy, field.start, field.length);
+    copy[field.length] = '\0';
     errno = 0;
-    *value = strtod(buffer, &end);
-    return end == buffer + field.length && errno != ERANGE;
+    *value = strtod(copy, NULL);
+    bool range_error = errno == ERANGE;
+    /* 0e-999 is zero (refused later as not positive); 1e-999 is too small to hold. */
+    bool nonzero_digits = strcspn(copy, "123456789") < strcspn(copy, "eE");
+    if (copy != small)
+        free(copy);
+    if (isinf(*value))
+        return FIELD_TOO_LARGE;
+    if (range_error && *value == 0.0 && nonzero_digits)
+        return FIELD_TOO_SMALL;
+    return FIELD_NUMBER;
+}
+
+static field_kind parse_number(text_span field, double *value)
+{
+    if (is_decimal(field))
+        return convert_decimal(field, value);
+    if (starts_with_word(field, "0x"))
+        return FIELD_HEXADECIMAL;
+    if (starts_with_word(field, "inf") || starts_with_word(field, "nan"))
+        return FIELD_NOT_FINITE;
+    return FIELD_NOT_NUMBER;
+}
+
+/* The message for a field that is not a usable number; "" when it is one. */
+static void describe_field(field_kind kind, const char *bad, char *out, size_t outlen)
+{
+    switch (kind) {
+    case FIELD_NUMBER: out[0] = '\0'; return;
+    case FIELD_NOT_NUMBER: snprintf(out, outlen, "not a number: \"%s\"", bad); return;
+    case FIELD_HEXADECIMAL:
+        snprintf(out, outlen, "\"%s\" is hexadecimal; only decimal numbers are read", bad);
+        return;
+    case FIELD_NOT_FINITE:
+        snprintf(out, outlen, "\"%s\" is not a finite number; verdict compares ratios, which "
+                 "need positive finite data", bad);
+        return;
+    case FIELD_TOO_LARGE:
+        snprintf(out, outlen, "\"%s\" is too large (the largest number is about 1.8e308)", bad);
+        return;
+    case FIELD_TOO_SMALL:
+        snprintf(out, outlen, "\"%s\" is too small: it rounds to 0 (the smallest positive "
+                 "number is about 4.9e-324)", bad);
+        return;
+    case FIELD_NO_MEMORY: snprintf(out, outlen, "out of memory"); return;
+    }
+}
+
+int sample_number_parse(const char *text, size_t length, double *value, char *why,
+                        size_t whylen)
+{
+    text_span field = {text, length};
+    field_kind kind = parse_number(field, value);
+    if (kind == FIELD_NUMBER)
+        return 0;
+    char bad[4 * QUOTE_MAX + 8];
+    quote_text(field, bad, sizeof bad);
+    describe_field(kind, bad, why, whylen);
+    return -1;
 }
 
 static int parse_line(const char *name, text_span line, size_t lineno, int column,
@@ -108,14 +226,13 @@ static int parse_line(const char *name, text_span line, size_t lineno, int colum
         snprintf(err, errlen, "%s:%zu: no column %d in \"%s\"", name, lineno, column, quoted);
         return -1;
     }
-    if (!parse_number(field, value)) {
-        char bad[4 * QUOTE_MAX + 8];
-        quote_text(field, bad, sizeof bad);
-        snprintf(err, errlen, "%s:%zu: not a number: \"%s\"%s", name, lineno, bad,
+    char why[8 * QUOTE_MAX];
+    if (sample_number_parse(field.start, field.length, value, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s:%zu: %s%s", name, lineno, why,
                  column ? " (column selected with -C)" : "");
         return -1;
     }
-    if (!isfinite(*value) || *value <= 0.0) {
+    if (*value <= 0.0) {
         snprintf(err, errlen,
                  "%s:%zu: value %s is not positive; verdict compares ratios, which need "
                  "positive finite data", name, lineno, quoted);

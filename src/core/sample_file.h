@@ -19,4 +19,12 @@ int sample_text_parse(const char *name, const char *text, size_t length, int col
 int sample_file_read(const char *path, int column, sample_series *out, char *err, size_t errlen);
 void sample_series_free(sample_series *series);
 
+/* Reads text[0..length) (not NUL-terminated, any length) as a decimal number: digits with
+ * an optional sign, point and exponent. Hexadecimal (strtod's 0x10 = 16), infinities,
+ * NaN, values beyond DBL_MAX and nonzero values that round to 0 are refused; subnormal
+ * values (1e-308) are kept. Returns 0, or -1 with why it is refused in why ("\"0x10\" is
+ * hexadecimal; ..."), the text quoted. Sign is not checked: callers decide. */
+int sample_number_parse(const char *text, size_t length, double *value, char *why,
+                        size_t whylen);
+
 #endif

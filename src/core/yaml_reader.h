@@ -15,6 +15,11 @@ typedef struct {
     size_t errlen;
 } yaml_reader;
 
+/* The most items one sequence may hold (a parameter's list of values is the longest any
+ * experiment needs): a longer one is refused while the text is scanned, before libfyaml
+ * builds a document of it (10^6 values took 355 MB to refuse). */
+#define YAML_SEQUENCE_MAX 100000
+
 /* The longest key a file may hold: variant names are keys, and the command line names a
  * variant by its command, so this is also the longest such name (command_experiment). */
 #define YAML_KEY_MAX 4096

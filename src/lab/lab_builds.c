@@ -196,10 +196,29 @@ static int build_from_source(const experiment *e, const experiment_variant *v,
 /* ---- in-place build lines (variants without a source) ---- */
 
 /* A variant's name in a file name: '/' would make it a directory. */
-static void put_file_name(strbuf *b, const char *name)
+/* A variant's name as part of a file name: letters, digits, '.', '_' and '-' kept, any
+ * other byte ('/', a quote, a newline) '_', and then the variant's number, so that "a/b"
+ * and "a_b" keep logs of their own. */
+static void put_file_name(strbuf *b, const experiment *e, const experiment_variant *v)
 {
-    for (const char *c = name; *c; c++)
-        strbuf_append_bytes(b, *c == '/' ? "_" : c, 1);
+    bool replaced = false;
+    for (const char *c = v->name; *c; c++) {
+        bool safe = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                    (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-';
+        strbuf_append_bytes(b, safe ? c : "_", 1);
+        replaced |= !safe;
+    }
+    if (replaced)
+        strbuf_appendf(b, "-%zu", (size_t)(v - e->variants) + 1);
+}
+
+/* One single-quoted shell word: a quote in the store's path ends no quoting. */
+static void put_shell_word(strbuf *b, const char *text)
+{
+    strbuf_append(b, "'");
+    for (const char *c = text; *c; c++)
+        strbuf_append(b, *c == '\'' ? "'\\''" : (char[2]){*c, '\0'});
+    strbuf_append(b, "'");
 }
 
 static void log_tail(const char *path, char *tail, size_t size)
@@ -220,14 +239,19 @@ static int run_in_place(const experiment *e, const experiment_variant *v, const 
                         volatile sig_atomic_t *stop, verdict_error *err)
 {
     char why[512] = "";
+    const char *cwd = v->cwd ? v->cwd : e->directory;
+    if (cwd && runner_check_directory(cwd, why, sizeof why) != 0)
+        return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
     char *line = experiment_substitute_shell(e, 0, v->build, why, sizeof why);
     if (line == NULL)
         return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
     strbuf wrapped = STRBUF_INIT;
-    strbuf_appendf(&wrapped, "( %s ) > '%s' 2>&1", line, log_path);
+    strbuf_appendf(&wrapped, "( %s ) > ", line);
+    put_shell_word(&wrapped, log_path);
+    strbuf_append(&wrapped, " 2>&1");
     free(line);
     char *argv[] = {"/bin/sh", "-c", (char *)strbuf_text(&wrapped), NULL};
-    run_request request = {.argv = argv, .envp = environ, .cwd = v->cwd ? v->cwd : e->directory};
+    run_request request = {.argv = argv, .envp = environ, .cwd = cwd};
     run_result result;
     int rc = strbuf_status(&wrapped) == 0 ? runner_execute(&request, stop, &result, why, sizeof why)
                                            : -1;
@@ -254,7 +278,7 @@ static int build_in_place(const experiment *e, const experiment_variant *v,
 {
     strbuf log_path = STRBUF_INIT;
     strbuf_appendf(&log_path, "%s.build-", log_prefix);
-    put_file_name(&log_path, v->name);
+    put_file_name(&log_path, e, v);
     strbuf_append(&log_path, ".log");
     if (strbuf_status(&log_path) != 0) {
         strbuf_free(&log_path);

@@ -333,6 +333,8 @@ static int point_series(const experiment *e, lab_results *r, size_t point, const
                         long blocks, double **cursor)
 {
     size_t nv = experiment_unit_count(e), stride = (size_t)(blocks > 0 ? blocks : 1);
+    if (blocks == 0) /* never run: the report says so in one line for all such points */
+        return 0;
     for (size_t m = 0; m < e->n_metrics; m++) {
         size_t column = sample_metric_column(r, e->metrics[m].name), complete = 0;
         double *start = *cursor;

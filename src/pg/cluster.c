@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
 
+#include "common/hash.h"
 #include "pg/cluster_internal.h"
 
 /* Bump when the template's recipe changes, so old templates are not reused. */
@@ -33,10 +33,12 @@
 #define ERROR_TAIL 1200
 #define KEY_TEXT_MAX 65536
 
-/* What every entry point needs, resolved once: absolute paths and the server user. */
+/* What every entry point needs, resolved once: the bindir, the server user, and the cache
+ * with its three directories held open (everything below is opened from these). */
 typedef struct {
     char bindir[CLUSTER_PATH_MAX];
-    char cache_dir[CLUSTER_PATH_MAX];
+    cluster_cache cache;
+    int instances_fd, ports_fd, templates_fd;
     server_user user;
     const cpu_set_t *server_cpus;
 } cluster_context;
@@ -46,17 +48,23 @@ static int program_path(const char *bindir, const char *program, char *out, size
     return path_format(out, outlen, "%s/%s", bindir, program);
 }
 
-static int context_resolve(const cluster_template_spec *spec, cluster_context *context,
-                           char *err, size_t errlen)
+static void context_release(cluster_context *context)
 {
-    if (spec == NULL || spec->bindir == NULL || spec->cache_dir == NULL) {
-        cluster_error(err, errlen, "the cluster spec needs a bindir and a cache directory");
-        return -1;
+    int *fds[] = {&context->instances_fd, &context->ports_fd, &context->templates_fd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++) {
+        if (*fds[i] >= 0)
+            close(*fds[i]);
+        *fds[i] = -1;
     }
-    context->server_cpus = spec->server_cpus;
+    cache_close(&context->cache);
+}
+
+static int check_bindir(const cluster_template_spec *spec, cluster_context *context, char *err,
+                        size_t errlen)
+{
     /* Absolute, because PostgreSQL's programs run from "/". */
     if (realpath(spec->bindir, context->bindir) == NULL) {
-        cluster_error(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
+        error_text(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
         return -1;
     }
     static const char *const needed[] = {"postgres", "initdb", "pgbench"};
@@ -64,17 +72,50 @@ static int context_resolve(const cluster_template_spec *spec, cluster_context *c
         char path[CLUSTER_PATH_MAX];
         if (program_path(context->bindir, needed[i], path, sizeof path) != 0 ||
             access(path, X_OK) != 0) {
-            cluster_error(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
-                          spec->bindir, needed[i]);
+            error_text(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
+                       spec->bindir, needed[i]);
             return -1;
         }
     }
-    if (server_user_resolve(spec->run_as, &context->user, err, errlen) != 0)
+    return 0;
+}
+
+/* The cache, made when missing: private to verdict's user, except that when the server
+ * runs as another user (verdict is root) it may pass through the directories on the way
+ * to its own data and socket directories (0711: search, no listing, no writing). */
+static int open_cache(const cluster_template_spec *spec, cluster_context *context, char *err,
+                      size_t errlen)
+{
+    bool shared = context->user.switch_user;
+    cache_create create = {shared ? 0755 : 0700, shared ? 0711 : 0700};
+    if (cache_open(spec->cache_dir, &create, &context->cache, err, errlen) != 0)
         return -1;
-    if (make_directory_path(spec->cache_dir, 0755, err, errlen) != 0)
+    const cluster_cache *cache = &context->cache;
+    if (cache_subdir(cache->root_fd, cache->path, "instances", instance_dir_mode(&context->user),
+                     true, &context->instances_fd, err, errlen) != 0 ||
+        cache_subdir(cache->root_fd, cache->path, "ports", 0700, true, &context->ports_fd, err,
+                     errlen) != 0 ||
+        cache_subdir(cache->root_fd, cache->path, "templates", 0700, true,
+                     &context->templates_fd, err, errlen) != 0)
         return -1;
-    if (realpath(spec->cache_dir, context->cache_dir) == NULL) {
-        cluster_error(err, errlen, "cache directory %s: %s", spec->cache_dir, strerror(errno));
+    return 0;
+}
+
+static int context_resolve(const cluster_template_spec *spec, cluster_context *context,
+                           char *err, size_t errlen)
+{
+    memset(context, 0, sizeof *context);
+    context->cache.root_fd = context->instances_fd = context->ports_fd = -1;
+    context->templates_fd = -1;
+    if (spec == NULL || spec->bindir == NULL || spec->cache_dir == NULL) {
+        error_text(err, errlen, "the cluster spec needs a bindir and a cache directory");
+        return -1;
+    }
+    context->server_cpus = spec->server_cpus;
+    if (check_bindir(spec, context, err, errlen) != 0 ||
+        server_user_resolve(spec->run_as, &context->user, err, errlen) != 0 ||
+        open_cache(spec, context, err, errlen) != 0) {
+        context_release(context);
         return -1;
     }
     return 0;
@@ -93,29 +134,29 @@ static int check_setting(const char *line, char *err, size_t errlen)
     while (name_length > 0 && line[name_length - 1] == ' ')
         name_length--;
     if (equals == NULL || name_length == 0) {
-        cluster_error(err, errlen, "setting '%s' is not name=value", line);
+        error_text(err, errlen, "setting '%s' is not name=value", line);
         return -1;
     }
     for (size_t i = 0; i < name_length; i++) {
         char c = line[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '.')) {
-            cluster_error(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
-                          line);
+            error_text(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
+                       line);
             return -1;
         }
     }
     if (strchr(equals, '\n') != NULL) {
-        cluster_error(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
-                      line);
+        error_text(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
+                   line);
         return -1;
     }
     for (size_t i = 0; i < sizeof reserved_settings / sizeof reserved_settings[0]; i++)
         if (strlen(reserved_settings[i]) == name_length &&
             strncasecmp(line, reserved_settings[i], name_length) == 0) {
-            cluster_error(err, errlen,
-                          "setting '%s': verdict sets %s itself (private socket, no TCP)",
-                          line, reserved_settings[i]);
+            error_text(err, errlen,
+                       "setting '%s': verdict sets %s itself (private socket, no TCP)",
+                       line, reserved_settings[i]);
             return -1;
         }
     return 0;
@@ -157,18 +198,6 @@ static int format_setting(const char *line, char *out, size_t outlen)
     return 0;
 }
 
-/* FNV-1a: a cache key, not a security boundary; the full key text is stored beside the
- * template for anyone who wants to see what it was built from. */
-static uint64_t fnv1a64(const char *text)
-{
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
-        hash ^= *p;
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
-}
-
 static int append_text(char *buffer, size_t size, size_t *used, const char *text)
 {
     size_t length = strlen(text);
@@ -193,7 +222,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
     version[strcspn(version, "\n")] = '\0';
     struct stat st;
     if (stat(postgres, &st) != 0) {
-        cluster_error(err, errlen, "%s: %s", postgres, strerror(errno));
+        error_text(err, errlen, "%s: %s", postgres, strerror(errno));
         return -1;
     }
     char line[CLUSTER_PATH_MAX + 512];
@@ -209,7 +238,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
         rc = append_text(key, keylen, &used, line);
     }
     if (rc != 0)
-        cluster_error(err, errlen, "too many settings for one template");
+        error_text(err, errlen, "too many settings for one template");
     return rc;
 }
 
@@ -218,51 +247,86 @@ static void instance_reset(cluster_instance *c)
     memset(c, 0, sizeof *c);
     c->owner_lock_fd = -1;
     c->port_lock_fd = -1;
+    c->ports_fd = -1;
+    c->instance_fd = -1;
+}
+
+/* Gives the port back: its lock file goes, so the cache does not fill with them. */
+static void release_port(cluster_instance *c)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%d.lock", c->port);
+    if (c->port_lock_fd >= 0)
+        lock_file_release(c->ports_fd, name, c->port_lock_fd);
+    if (c->ports_fd >= 0)
+        close(c->ports_fd);
+    c->port_lock_fd = c->ports_fd = -1;
+}
+
+/* Closes what the instance holds; the directory is already gone (or being abandoned). */
+static void instance_forget(cluster_instance *c)
+{
+    release_port(c);
+    if (c->instance_fd >= 0)
+        close(c->instance_fd);
+    if (c->owner_lock_fd >= 0)
+        close(c->owner_lock_fd);
+    instance_reset(c);
 }
 
 static void instance_release(cluster_instance *c)
 {
     if (c->instance_dir[0] != '\0')
         instance_dir_remove(c->instance_dir, c->socket_dir, NULL, 0);
-    if (c->port_lock_fd >= 0)
-        close(c->port_lock_fd);
-    if (c->owner_lock_fd >= 0)
-        close(c->owner_lock_fd);
-    instance_reset(c);
+    instance_forget(c);
 }
 
 /* A port no other verdict on this cache holds: a lock file per port, locked while the
- * instance lives and released by the kernel when its owner dies. Servers listen on no TCP
- * port, so the lock alone decides. */
+ * instance lives, removed when it ends, released by the kernel if its owner dies. Servers
+ * listen on no TCP port, so the lock alone decides. */
 static int reserve_port(const cluster_context *context, cluster_instance *c, char *err,
                         size_t errlen)
 {
-    char ports[CLUSTER_PATH_MAX];
-    (void)path_format(ports, sizeof ports, "%s/ports", context->cache_dir);
-    if (make_directory_path(ports, 0755, err, errlen) != 0)
-        return -1;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     /* Start somewhere different per process so concurrent verdicts rarely contend. */
     unsigned first = (unsigned)getpid() * 7919u + (unsigned)now.tv_nsec;
     for (unsigned i = 0; i < PORT_COUNT; i++) {
         int port = PORT_FIRST + (int)((first + i) % PORT_COUNT);
-        char lock_path[CLUSTER_PATH_MAX + 32];
-        snprintf(lock_path, sizeof lock_path, "%s/%d.lock", ports, port);
-        int fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            cluster_error(err, errlen, "cannot open %s: %s", lock_path, strerror(errno));
+        char name[32];
+        snprintf(name, sizeof name, "%d.lock", port);
+        int fd = -1, rc = lock_file_acquire(context->ports_fd, name, false, &fd);
+        if (rc < 0) {
+            error_text(err, errlen, "cannot lock %s/ports/%s: %s", context->cache.path,
+                       name, strerror(errno));
             return -1;
         }
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        if (rc == 0) {
             c->port = port;
             c->port_lock_fd = fd;
+            c->ports_fd = fcntl(context->ports_fd, F_DUPFD_CLOEXEC, 0);
             return 0;
         }
-        close(fd);
     }
-    cluster_error(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
+    error_text(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
     return -1;
+}
+
+/* A directory the server user owns, made in the instance by verdict (0700). */
+static int make_server_dir(const cluster_context *context, int dir_fd, const char *name,
+                           const char *shown, char *err, size_t errlen)
+{
+    if (mkdirat(dir_fd, name, 0700) != 0) {
+        error_text(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+        return -1;
+    }
+    if (context->user.switch_user &&
+        fchownat(dir_fd, name, context->user.uid, context->user.gid, AT_SYMLINK_NOFOLLOW) != 0) {
+        error_text(err, errlen, "cannot hand %s to '%s': %s", shown, context->user.name,
+                   strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* The instance's own socket directory, or a short one in /tmp when the cache path is too
@@ -272,36 +336,36 @@ static int make_socket_dir(const cluster_context *context, cluster_instance *c, 
 {
     (void)path_format(c->socket_dir, sizeof c->socket_dir, "%s/socket", c->instance_dir);
     if (strlen(c->socket_dir) <= SOCKET_DIR_MAX) {
-        if (mkdir(c->socket_dir, 0700) != 0) {
-            cluster_error(err, errlen, "cannot create %s: %s", c->socket_dir, strerror(errno));
-            c->socket_dir[0] = '\0';
-            return -1;
-        }
-    } else {
-        snprintf(c->socket_dir, sizeof c->socket_dir, "/tmp/verdict-pg-XXXXXX");
-        if (mkdtemp(c->socket_dir) == NULL) {
-            cluster_error(err, errlen, "cannot create a socket directory in /tmp: %s",
-                          strerror(errno));
-            c->socket_dir[0] = '\0';
-            return -1;
-        }
+        if (make_server_dir(context, c->instance_fd, "socket", c->socket_dir, err, errlen) == 0)
+            return 0;
+        c->socket_dir[0] = '\0';
+        return -1;
+    }
+    snprintf(c->socket_dir, sizeof c->socket_dir, "/tmp/verdict-pg-XXXXXX");
+    if (mkdtemp(c->socket_dir) == NULL) {
+        error_text(err, errlen, "cannot create a socket directory in /tmp: %s",
+                   strerror(errno));
+        c->socket_dir[0] = '\0';
+        return -1;
     }
     if (context->user.switch_user &&
         chown(c->socket_dir, context->user.uid, context->user.gid) != 0) {
-        cluster_error(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
-                      context->user.name, strerror(errno));
+        error_text(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
+                   context->user.name, strerror(errno));
         return -1;
     }
     return 0;
 }
 
+/* Records the server verdict started, before waiting for it: a reaper trusts this pid, not
+ * postmaster.pid (which the server, or whoever can write there, writes). */
 static int write_instance_record(const cluster_instance *c, char *err, size_t errlen)
 {
-    char path[CLUSTER_PATH_MAX + 16], text[CLUSTER_PATH_MAX * 2 + 128];
-    snprintf(path, sizeof path, "%s/instance.txt", c->instance_dir);
-    snprintf(text, sizeof text, "owner_pid=%d\npostmaster_pid=%d\nport=%d\nsocket_dir=%s\n",
-             (int)getpid(), (int)c->postmaster_pid, c->port, c->socket_dir);
-    return write_whole_file(path, text, err, errlen);
+    instance_record record = {.owner_pid = getpid(), .owner_start = process_start_time(getpid()),
+                              .postmaster_pid = c->postmaster_pid, .server_uid = c->server_uid,
+                              .port = c->port};
+    snprintf(record.socket_dir, sizeof record.socket_dir, "%s", c->socket_dir);
+    return instance_record_write(c->instance_fd, &record, err, errlen);
 }
 
 /* True when postmaster.pid's status line says "ready": PostgreSQL writes it once it
@@ -310,7 +374,7 @@ static bool postmaster_ready(const char *data_dir)
 {
     char path[CLUSTER_PATH_MAX + 32], text[2048];
     snprintf(path, sizeof path, "%s/postmaster.pid", data_dir);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return false;
     ssize_t n = read(fd, text, sizeof text - 1);
@@ -327,6 +391,35 @@ static bool postmaster_ready(const char *data_dir)
     return line != NULL && strncmp(line, "ready", 5) == 0;
 }
 
+/* Waits until the server accepts connections, or says why it will not. */
+static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
+{
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    for (;;) {
+        int status = 0;
+        if (wait_for_exit(c->postmaster_pid, READY_POLL_SECONDS, &status)) {
+            c->postmaster_pid = 0;
+            char tail[ERROR_TAIL];
+            read_file_tail(c->log_path, tail, sizeof tail);
+            error_text(err, errlen, "the server refused to start; %s ends with:\n%s",
+                       c->log_path, tail);
+            return -1;
+        }
+        if (postmaster_ready(c->data_dir))
+            return 0;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((double)(now.tv_sec - started.tv_sec) > START_TIMEOUT) {
+            char tail[ERROR_TAIL];
+            read_file_tail(c->log_path, tail, sizeof tail);
+            error_text(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
+                       START_TIMEOUT, c->log_path, tail);
+            return -1;
+        }
+    }
+}
+
 /* Starts postgres on c->data_dir: reserved port, private socket, own session, SIGQUIT
  * when verdict dies; waits until it accepts connections. */
 static int launch_server(const cluster_context *context, cluster_instance *c, char *err,
@@ -336,9 +429,10 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ch
         return -1;
     (void)path_format(c->log_path, sizeof c->log_path, "%s/server.log", c->instance_dir);
     (void)path_format(c->user, sizeof c->user, "%s", context->user.name);
-    int log_fd = open(c->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log_fd = openat(c->instance_fd, "server.log",
+                        O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
         return -1;
     }
     char postgres[CLUSTER_PATH_MAX], port[16];
@@ -355,36 +449,16 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ch
     if (rc != 0)
         return -1;
     c->postmaster_pid = pid;
-    struct timespec started;
-    clock_gettime(CLOCK_MONOTONIC, &started);
-    for (;;) {
-        int status = 0;
-        if (wait_for_exit(pid, READY_POLL_SECONDS, &status)) {
-            c->postmaster_pid = 0;
-            char tail[ERROR_TAIL];
-            read_file_tail(c->log_path, tail, sizeof tail);
-            cluster_error(err, errlen, "the server refused to start; %s ends with:\n%s",
-                          c->log_path, tail);
-            return -1;
-        }
-        if (postmaster_ready(c->data_dir))
-            return 0;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((double)(now.tv_sec - started.tv_sec) > START_TIMEOUT) {
-            char tail[ERROR_TAIL];
-            read_file_tail(c->log_path, tail, sizeof tail);
-            cluster_error(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
-                          START_TIMEOUT, c->log_path, tail);
-            return -1;
-        }
-    }
+    if (write_instance_record(c, err, errlen) != 0)
+        return -1;
+    return wait_until_ready(c, err, errlen);
 }
 
 /* Stops the server and forgets it, keeping the directory (a template in the making). */
 static int stop_server(cluster_instance *c, char *err, size_t errlen)
 {
-    int rc = stop_server_processes(c->postmaster_pid, c->data_dir, FAST_STOP_TIMEOUT, err, errlen);
+    int rc = stop_server_processes(c->postmaster_pid, c->data_dir, FAST_STOP_TIMEOUT,
+                                   c->postmaster_pid, c->server_uid, err, errlen);
     c->postmaster_pid = 0;
     return rc;
 }
@@ -392,8 +466,22 @@ static int stop_server(cluster_instance *c, char *err, size_t errlen)
 static void abandon_instance(cluster_instance *c)
 {
     if (c->postmaster_pid > 0 || c->data_dir[0] != '\0')
-        stop_server_processes(c->postmaster_pid, c->data_dir, 0.0, NULL, 0);
+        stop_server_processes(c->postmaster_pid, c->data_dir, 0.0, c->postmaster_pid,
+                              c->server_uid, NULL, 0);
     instance_release(c);
+}
+
+/* A new instance directory in the cache, its descriptors held in c. */
+static int new_instance(const cluster_context *context, cluster_instance *c, char *err,
+                        size_t errlen)
+{
+    c->server_uid = context->user.uid;
+    if (instance_dir_create(&context->cache, context->instances_fd, &context->user,
+                            c->instance_dir, sizeof c->instance_dir, &c->instance_fd,
+                            &c->owner_lock_fd, err, errlen) != 0)
+        return -1;
+    (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
+    return server_user_check_access(&context->user, c->instance_dir, err, errlen);
 }
 
 static void quote_conninfo_value(const char *value, char *out, size_t outlen)
@@ -428,15 +516,15 @@ int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen)
     strncat(conninfo, " connect_timeout=30", sizeof conninfo - strlen(conninfo) - 1);
     PGconn *connection = PQconnectdb(conninfo);
     if (PQstatus(connection) != CONNECTION_OK) {
-        cluster_error(err, errlen, "cannot connect to the server on %s port %d: %s",
-                      c->socket_dir, c->port, PQerrorMessage(connection));
+        error_text(err, errlen, "cannot connect to the server on %s port %d: %s",
+                   c->socket_dir, c->port, PQerrorMessage(connection));
         PQfinish(connection);
         return -1;
     }
     PGresult *result = PQexec(connection, "CHECKPOINT");
     int rc = 0;
     if (PQresultStatus(result) != PGRES_COMMAND_OK) {
-        cluster_error(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
+        error_text(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
         rc = -1;
     }
     PQclear(result);
@@ -467,20 +555,22 @@ static int prune_future_wal(const cluster_context *context, const char *data_dir
     char wal_dir[CLUSTER_PATH_MAX];
     if (path_format(wal_dir, sizeof wal_dir, "%s/pg_wal", data_dir) != 0)
         return 0;
-    DIR *listing = opendir(wal_dir);
-    if (listing == NULL)
+    /* The server's directory: never through a link it may have put there. */
+    int wal_fd = open(wal_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *listing = wal_fd >= 0 ? fdopendir(wal_fd) : NULL;
+    if (listing == NULL) {
+        if (wal_fd >= 0)
+            close(wal_fd);
         return 0;
+    }
     struct dirent *entry;
     while ((entry = readdir(listing)) != NULL) {
         const char *name = entry->d_name;
         /* Same timeline (first 8 hex digits), a later segment: same-length upper-case hex
          * names compare like the numbers they spell. */
         if (strlen(name) == 24 && strspn(name, "0123456789ABCDEF") == 24 &&
-            strncmp(name, redo_file, 8) == 0 && strcmp(name, redo_file) > 0) {
-            char segment[CLUSTER_PATH_MAX + 32];
-            (void)path_format(segment, sizeof segment, "%s/%s", wal_dir, name);
-            unlink(segment);
-        }
+            strncmp(name, redo_file, 8) == 0 && strcmp(name, redo_file) > 0)
+            unlinkat(wal_fd, name, 0);
     }
     closedir(listing);
     return 0;
@@ -490,11 +580,11 @@ static int prune_future_wal(const cluster_context *context, const char *data_dir
 static int build_template(const cluster_template_spec *spec, const cluster_context *context,
                           cluster_instance *c, char *err, size_t errlen)
 {
-    if (instance_dir_create(context->cache_dir, &context->user, c->instance_dir,
-                            sizeof c->instance_dir, &c->owner_lock_fd, err, errlen) != 0 ||
-        server_user_check_access(&context->user, c->instance_dir, err, errlen) != 0)
+    /* initdb fills an empty data directory verdict made for the server user: the instance
+     * directory itself stays verdict's. */
+    if (new_instance(context, c, err, errlen) != 0 ||
+        make_server_dir(context, c->instance_fd, "data", c->data_dir, err, errlen) != 0)
         return -1;
-    (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
     char initdb[CLUSTER_PATH_MAX], log_path[CLUSTER_PATH_MAX + 16];
     program_path(context->bindir, "initdb", initdb, sizeof initdb);
     (void)path_format(log_path, sizeof log_path, "%s/initdb.log", c->instance_dir);
@@ -507,7 +597,7 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
 
     char conf_path[CLUSTER_PATH_MAX + 32], *conf = malloc(KEY_TEXT_MAX);
     if (conf == NULL) {
-        cluster_error(err, errlen, "out of memory");
+        error_text(err, errlen, "out of memory");
         return -1;
     }
     size_t used = 0;
@@ -522,7 +612,7 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     }
     snprintf(conf_path, sizeof conf_path, "%s/postgresql.conf", c->data_dir);
     if (rc != 0)
-        cluster_error(err, errlen, "settings too long");
+        error_text(err, errlen, "settings too long");
     else
         rc = append_to_file(conf_path, conf, err, errlen);
     free(conf);
@@ -550,10 +640,11 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     /* A clean shutdown removes postmaster.pid; if it is still there the server was
      * killed and the template would start with crash recovery. */
     char leftover[CLUSTER_PATH_MAX + 32];
+    struct stat st;
     snprintf(leftover, sizeof leftover, "%s/postmaster.pid", c->data_dir);
-    if (access(leftover, F_OK) == 0) {
-        cluster_error(err, errlen, "the template server did not shut down cleanly; see %s",
-                      c->log_path);
+    if (lstat(leftover, &st) == 0) {
+        error_text(err, errlen, "the template server did not shut down cleanly; see %s",
+                   c->log_path);
         return -1;
     }
     snprintf(leftover, sizeof leftover, "%s/postmaster.opts", c->data_dir);
@@ -564,83 +655,194 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     return fsync_tree(c->data_dir, err, errlen);
 }
 
+/* Opens a template data directory only if it is what verdict builds: a directory (not a
+ * link) of the server user that no one else may enter (initdb makes it 0700), with its
+ * PG_VERSION. 0 with *fd_out; 1 when there is nothing at name; -1 with a message. */
+static int open_template(int dir_fd, const char *name, const char *shown,
+                         const server_user *user, int *fd_out, char *err, size_t errlen)
+{
+    *fd_out = -1;
+    int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+        return 1;
+    struct stat st, version;
+    const char *why = NULL;
+    if (fd < 0)
+        why = errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory"
+                                                 : strerror(errno);
+    else if (fstat(fd, &st) != 0 || st.st_uid != user->uid)
+        why = "not owned by the server user";
+    else if ((st.st_mode & 027) != 0)
+        why = "others may enter or change it";
+    else if (fstatat(fd, "PG_VERSION", &version, AT_SYMLINK_NOFOLLOW) != 0 ||
+             !S_ISREG(version.st_mode))
+        why = "no PG_VERSION";
+    if (why != NULL) {
+        error_text(err, errlen, "%s is not a template data directory verdict made (%s; "
+                   "server user '%s'); remove it to have it rebuilt", shown, why, user->name);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *fd_out = fd;
+    return 0;
+}
+
+/* KEY.txt holds the text the key was hashed from, written by verdict before the template
+ * was moved into place: the proof that templates/KEY is verdict's and built from this. */
+static bool template_text_matches(int templates_fd, const char *name, const char *key)
+{
+    int fd = openat(templates_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    char *text = malloc(KEY_TEXT_MAX);
+    bool same = false;
+    if (fd >= 0 && text != NULL && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid()) {
+        ssize_t n = read(fd, text, KEY_TEXT_MAX - 1);
+        same = n >= 0 && (size_t)n == strlen(key) && memcmp(text, key, (size_t)n) == 0;
+    }
+    free(text);
+    if (fd >= 0)
+        close(fd);
+    return same;
+}
+
+static int write_key_text(int templates_fd, const char *name, const char *key, char *err,
+                          size_t errlen)
+{
+    int fd = openat(templates_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    size_t length = strlen(key);
+    bool ok = fd >= 0 && write(fd, key, length) == (ssize_t)length;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (!ok)
+        error_text(err, errlen, "cannot write templates/%s: %s", name, strerror(errno));
+    return ok ? 0 : -1;
+}
+
+/* Builds the template in a new instance and moves its data directory into templates/. */
+static int build_and_install(const cluster_template_spec *spec, const cluster_context *context,
+                             const char *name, const char *key, char *err, size_t errlen)
+{
+    /* Reap first: a crashed builder's half-made template may still run a server. */
+    int reaped;
+    reap_in_cache(&context->cache, &reaped, NULL, 0);
+    char text_name[48];
+    snprintf(text_name, sizeof text_name, "%s.txt", name);
+    if (write_key_text(context->templates_fd, text_name, key, err, errlen) != 0)
+        return -1;
+    cluster_instance building;
+    instance_reset(&building);
+    int rc = build_template(spec, context, &building, err, errlen);
+    if (rc == 0 && renameat(building.instance_fd, "data", context->templates_fd, name) != 0) {
+        error_text(err, errlen, "cannot move the template to %s/templates/%s: %s",
+                   context->cache.path, name, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0) /* nothing cached: no description of it either */
+        unlinkat(context->templates_fd, text_name, 0);
+    abandon_instance(&building);
+    return rc;
+}
+
+/* The template under the lock: reused when it is verdict's and built from key, built when
+ * missing, refused (never removed: verdict cannot prove it made it) otherwise. */
+static int find_or_build(const cluster_template_spec *spec, const cluster_context *context,
+                         const char *name, const char *key, const char *template_dir,
+                         char *err, size_t errlen)
+{
+    int fd, found = open_template(context->templates_fd, name, template_dir, &context->user,
+                                  &fd, err, errlen);
+    if (found == 1)
+        return build_and_install(spec, context, name, key, err, errlen);
+    if (found < 0)
+        return -1;
+    close(fd);
+    char text_name[48];
+    snprintf(text_name, sizeof text_name, "%s.txt", name);
+    if (!template_text_matches(context->templates_fd, text_name, key)) {
+        error_text(err, errlen, "%s is not a template verdict built for these settings (its "
+                   "%s is missing, not verdict's, or describes another build); remove it to "
+                   "have it rebuilt", template_dir, text_name);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_spec(const cluster_template_spec *spec, char *err, size_t errlen)
+{
+    if (spec->pgbench_scale < 0 || (spec->n_settings > 0 && spec->settings == NULL)) {
+        error_text(err, errlen, "bad template spec: scale %d, %zu settings",
+                   spec->pgbench_scale, spec->n_settings);
+        return -1;
+    }
+    for (size_t i = 0; i < spec->n_settings; i++)
+        if (check_setting(spec->settings[i], err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+/* One builder per template: others wait on KEY.lock, then find it built. */
+static int prepare_locked(const cluster_template_spec *spec, const cluster_context *context,
+                          const char *key, char *template_dir_out, size_t outlen, char *err,
+                          size_t errlen)
+{
+    char name[24], lock_name[32], template_dir[CLUSTER_PATH_MAX + 32];
+    snprintf(name, sizeof name, "%016" PRIx64, hash_fnv1a(HASH_FNV_OFFSET, key, strlen(key)));
+    snprintf(lock_name, sizeof lock_name, "%s.lock", name);
+    if (path_format(template_dir, sizeof template_dir, "%s/templates/%s", context->cache.path,
+                    name) != 0 || strlen(template_dir) >= outlen) {
+        error_text(err, errlen, "template path too long for the output buffer");
+        return -1;
+    }
+    int lock_fd;
+    if (lock_file_acquire(context->templates_fd, lock_name, true, &lock_fd) != 0) {
+        error_text(err, errlen, "cannot lock %s.lock: %s", template_dir, strerror(errno));
+        return -1;
+    }
+    int rc = find_or_build(spec, context, name, key, template_dir, err, errlen);
+    /* Kept, unlike port locks: one per template, and verdicts before this one lock it
+     * without checking that the file they locked is still the one named. */
+    close(lock_fd);
+    if (rc == 0)
+        snprintf(template_dir_out, outlen, "%s", template_dir);
+    return rc;
+}
+
 int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
                              size_t outlen, char *err, size_t errlen)
 {
     cluster_context context;
     if (context_resolve(spec, &context, err, errlen) != 0)
         return -1;
-    if (spec->pgbench_scale < 0 || (spec->n_settings > 0 && spec->settings == NULL)) {
-        cluster_error(err, errlen, "bad template spec: scale %d, %zu settings",
-                      spec->pgbench_scale, spec->n_settings);
-        return -1;
-    }
-    for (size_t i = 0; i < spec->n_settings; i++)
-        if (check_setting(spec->settings[i], err, errlen) != 0)
-            return -1;
     char *key = malloc(KEY_TEXT_MAX);
-    if (key == NULL) {
-        cluster_error(err, errlen, "out of memory");
-        return -1;
-    }
-    if (template_key_text(spec, &context, key, KEY_TEXT_MAX, err, errlen) != 0) {
-        free(key);
-        return -1;
-    }
-    char templates[CLUSTER_PATH_MAX], template_dir[CLUSTER_PATH_MAX + 32];
-    (void)path_format(templates, sizeof templates, "%s/templates", context.cache_dir);
-    snprintf(template_dir, sizeof template_dir, "%s/%016" PRIx64, templates, fnv1a64(key));
-    if (strlen(template_dir) >= outlen) {
-        cluster_error(err, errlen, "template path too long for the output buffer");
-        free(key);
-        return -1;
-    }
-    if (make_directory_path(templates, 0755, err, errlen) != 0) {
-        free(key);
-        return -1;
-    }
-    /* One builder per template: others wait here, then find it built. */
-    char lock_path[CLUSTER_PATH_MAX + 48];
-    snprintf(lock_path, sizeof lock_path, "%s.lock", template_dir);
-    int lock_fd = open(lock_path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
-    int locked = -1;
-    if (lock_fd >= 0)
-        while ((locked = flock(lock_fd, LOCK_EX)) != 0 && errno == EINTR) {
-        }
-    if (locked != 0) {
-        cluster_error(err, errlen, "cannot lock %s: %s", lock_path, strerror(errno));
-        if (lock_fd >= 0)
-            close(lock_fd);
-        free(key);
-        return -1;
-    }
-    char version_file[CLUSTER_PATH_MAX + 48];
-    snprintf(version_file, sizeof version_file, "%s/PG_VERSION", template_dir);
-    int rc = 0;
-    if (access(version_file, F_OK) != 0) {
-        /* Reap first: a crashed builder's half-made template may still run a server. */
-        int reaped;
-        cluster_reap_leftovers(context.cache_dir, &reaped, NULL, 0);
-        cluster_instance building;
-        instance_reset(&building);
-        rc = build_template(spec, &context, &building, err, errlen);
-        if (rc == 0 && rename(building.data_dir, template_dir) != 0) {
-            cluster_error(err, errlen, "cannot move the template to %s: %s", template_dir,
-                          strerror(errno));
-            rc = -1;
-        }
-        if (rc == 0) {
-            char description[CLUSTER_PATH_MAX + 48];
-            snprintf(description, sizeof description, "%s.txt", template_dir);
-            write_whole_file(description, key, NULL, 0);
-        }
-        abandon_instance(&building);
-    }
-    close(lock_fd);
+    int rc = -1;
+    if (key == NULL)
+        error_text(err, errlen, "out of memory");
+    else if (check_spec(spec, err, errlen) == 0 &&
+             template_key_text(spec, &context, key, KEY_TEXT_MAX, err, errlen) == 0)
+        rc = prepare_locked(spec, &context, key, template_dir_out, outlen, err, errlen);
     free(key);
-    if (rc == 0)
-        snprintf(template_dir_out, outlen, "%s", template_dir);
+    context_release(&context);
     return rc;
+}
+
+/* Copies the template into a new instance, starts it and checkpoints. */
+static int start_from(const cluster_context *context, int template_fd, const char *template_dir,
+                      cluster_instance *c, char *err, size_t errlen)
+{
+    /* Every start sweeps up what crashed verdicts left; a failure to reap one must not
+     * stop this run (cluster_reap_leftovers reports it when called on its own). */
+    int reaped;
+    reap_in_cache(&context->cache, &reaped, NULL, 0);
+    if (new_instance(context, c, err, errlen) != 0 ||
+        copy_tree_from(template_fd, template_dir, c->data_dir, err, errlen) != 0 ||
+        launch_server(context, c, err, errlen) != 0 || cluster_checkpoint(c, err, errlen) != 0) {
+        abandon_instance(c);
+        return -1;
+    }
+    return 0;
 }
 
 int cluster_start(const char *template_dir, const cluster_template_spec *spec,
@@ -650,31 +852,19 @@ int cluster_start(const char *template_dir, const cluster_template_spec *spec,
     cluster_context context;
     if (context_resolve(spec, &context, err, errlen) != 0)
         return -1;
-    char version_file[CLUSTER_PATH_MAX + 16];
-    snprintf(version_file, sizeof version_file, "%s/PG_VERSION", template_dir);
-    if (access(version_file, F_OK) != 0) {
-        cluster_error(err, errlen, "%s is not a template data directory (no PG_VERSION)",
-                      template_dir);
-        return -1;
-    }
-    /* Every start sweeps up what crashed verdicts left; a failure to reap one must not
-     * stop this run (cluster_reap_leftovers reports it when called on its own). */
-    int reaped;
-    cluster_reap_leftovers(context.cache_dir, &reaped, NULL, 0);
-
-    cluster_instance *c = out;
-    if (instance_dir_create(context.cache_dir, &context.user, c->instance_dir,
-                            sizeof c->instance_dir, &c->owner_lock_fd, err, errlen) != 0)
-        return -1;
-    (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
-    if (server_user_check_access(&context.user, c->instance_dir, err, errlen) != 0 ||
-        copy_tree(template_dir, c->data_dir, err, errlen) != 0 ||
-        launch_server(&context, c, err, errlen) != 0 ||
-        write_instance_record(c, err, errlen) != 0 || cluster_checkpoint(c, err, errlen) != 0) {
-        abandon_instance(c);
-        return -1;
-    }
-    return 0;
+    /* Checked through the descriptor it is then copied from. */
+    int template_fd = -1;
+    int rc = open_template(AT_FDCWD, template_dir, template_dir, &context.user, &template_fd,
+                           err, errlen);
+    if (rc == 1)
+        error_text(err, errlen, "%s is not a template data directory (it does not exist)",
+                   template_dir);
+    if (rc == 0)
+        rc = start_from(&context, template_fd, template_dir, out, err, errlen);
+    if (template_fd >= 0)
+        close(template_fd);
+    context_release(&context);
+    return rc == 0 ? 0 : -1;
 }
 
 int cluster_stop(cluster_instance *c, char *err, size_t errlen)
@@ -686,12 +876,7 @@ int cluster_stop(cluster_instance *c, char *err, size_t errlen)
         rc = -1;
     if (rc != 0)
         return -1; /* keep the record: the caller may retry, a reaper will find it */
-    c->instance_dir[0] = '\0';
-    if (c->port_lock_fd >= 0)
-        close(c->port_lock_fd);
-    if (c->owner_lock_fd >= 0)
-        close(c->owner_lock_fd);
-    instance_reset(c);
+    instance_forget(c);
     return 0;
 }
 

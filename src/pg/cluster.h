@@ -13,7 +13,9 @@
 
 typedef struct {
     const char *bindir;          /* holds postgres, initdb, pgbench, e.g. /usr/lib/postgresql/15/bin */
-    const char *cache_dir;       /* templates/, instances/ and ports/ live here */
+    const char *cache_dir;       /* templates/, instances/ and ports/ live here: a directory
+                                    of verdict's user that no one else may write (see
+                                    cluster_default_cache_dir and docs/security.md) */
     const char *run_as;          /* server user when verdict runs as root; NULL: "postgres" */
     const char *const *settings; /* "name=value" lines for postgresql.conf, later ones win */
     size_t n_settings;
@@ -32,7 +34,24 @@ typedef struct {
     pid_t postmaster_pid;                /* 0 once stopped */
     int owner_lock_fd;                   /* held while the instance lives: proves the owner alive */
     int port_lock_fd;                    /* held while the instance lives: reserves the port */
+    int ports_fd;                        /* cache_dir/ports, where the port's lock file is */
+    int instance_fd;                     /* instance_dir itself */
+    uid_t server_uid;                    /* the server's OS user */
 } cluster_instance;
+
+/* The cache directory to use when the experiment names none, one per user: for root
+ * /var/cache/verdict-pg (root's, which the server user can pass through but not list or
+ * write), for anyone else $XDG_CACHE_HOME/verdict-pg (an absolute XDG_CACHE_HOME) or
+ * ~/.cache/verdict-pg. It is created (mode 0711 for root, 0700 otherwise) when first used.
+ * Returns 0, or -1 with a message (no home directory). */
+int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen);
+
+/* Checks (and creates, as above, when missing) cache_dir by the rules of docs/security.md:
+ * verdict's user's, writable by no one else, reached only through directories and links of
+ * root or that user. Every cluster_* call does this itself; call it before using the cache
+ * for anything else (building PostgreSQL into cache_dir/builds, say). Returns 0, or -1
+ * with a message naming the offending path and its owner or mode. */
+int cluster_cache_prepare(const char *cache_dir, char *err, size_t errlen);
 
 /* Finds a PostgreSQL bindir (the newest /usr/lib/postgresql/N/bin, then pg_config's
  * usual places); returns 0, or -1 when none holds an executable postgres. */
@@ -68,8 +87,12 @@ int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen);
 int cluster_stop(cluster_instance *c, char *err, size_t errlen);
 
 /* Finds instances in cache_dir whose owning process is gone (crash, SIGKILL), stops any
- * server still running in them and removes their directories; *reaped counts them.
- * Instances of live owners are left alone. Returns 0, or -1 with a message. */
+ * server still running in them and removes their directories; *reaped counts them. Only
+ * what verdict can prove it made is touched: a directory of verdict's user holding its
+ * owner.lock; the server's shared memory only when the postmaster verdict recorded created
+ * it. Instances of live owners are left alone; port lock files nobody holds are removed.
+ * Returns 0, or -1 with a message (also when cache_dir fails the checks of cluster.h's
+ * cache_dir). */
 int cluster_reap_leftovers(const char *cache_dir, int *reaped, char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 /* File-tree chores of the cluster layer: copying a template data directory fast (kernel-side
- * copy_file_range, no hard links), removing and fsyncing trees, reading a log's tail. */
+ * copy_file_range, no hard links), removing and fsyncing trees, logs; never via links. */
 #include "pg/cluster_internal.h"
 #include "pg/file_tree.h"
 
@@ -13,35 +13,6 @@
 #include <unistd.h>
 
 #define COPY_CHUNK (1 << 20)
-
-int make_directory_path(const char *path, mode_t mode, char *err, size_t errlen)
-{
-    char partial[CLUSTER_PATH_MAX];
-    if (snprintf(partial, sizeof partial, "%s", path) >= (int)sizeof partial) {
-        cluster_error(err, errlen, "path too long: %s", path);
-        return -1;
-    }
-    for (char *slash = partial + 1;; slash++) {
-        bool at_end = *slash == '\0';
-        if (*slash != '/' && !at_end)
-            continue;
-        *slash = '\0';
-        if (mkdir(partial, mode) != 0 && errno != EEXIST) {
-            cluster_error(err, errlen, "cannot create directory %s: %s", partial,
-                          strerror(errno));
-            return -1;
-        }
-        if (at_end)
-            break;
-        *slash = '/';
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cluster_error(err, errlen, "%s is not a directory", path);
-        return -1;
-    }
-    return 0;
-}
 
 /* Plain read/write, for file systems where copy_file_range is refused. */
 static int copy_by_reading(int from_fd, int to_fd)
@@ -114,8 +85,8 @@ static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, ch
     if (n < 0 || (target[n] = '\0', symlinkat(target, copy->to_fd, entry->path) != 0) ||
         (copy->keep_owner && fchownat(copy->to_fd, entry->path, entry->st.st_uid,
                                       entry->st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
-        cluster_error(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
-                      entry->path, strerror(errno));
+        error_text(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
+                   entry->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -132,14 +103,14 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
         return 0;
     int from_fd = openat(copy->from_fd, entry->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (from_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
-                      strerror(errno));
+        error_text(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
+                   strerror(errno));
         return -1;
     }
     int to_fd = openat(copy->to_fd, entry->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (to_fd < 0) {
-        cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                      entry->path, strerror(errno));
+        error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                   entry->path, strerror(errno));
         close(from_fd);
         return -1;
     }
@@ -152,8 +123,8 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
     if (close(to_fd) != 0 && error == 0)
         error = errno;
     if (error != 0) {
-        cluster_error(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
-                      strerror(error));
+        error_text(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
+                   strerror(error));
         return -1;
     }
     return 0;
@@ -168,8 +139,8 @@ static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, 
     for (size_t i = 0; i < listing->count; i++) {
         const tree_entry *entry = &listing->entries[i];
         if (S_ISDIR(entry->st.st_mode) && mkdirat(copy->to_fd, entry->path, 0700) != 0) {
-            cluster_error(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                          entry->path, strerror(errno));
+            error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
+                       entry->path, strerror(errno));
             return -1;
         }
     }
@@ -183,51 +154,61 @@ static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, 
         if ((copy->keep_owner &&
              fchownat(copy->to_fd, entry->path, entry->st.st_uid, entry->st.st_gid, 0) != 0) ||
             fchmodat(copy->to_fd, entry->path, entry->st.st_mode & 07777, 0) != 0) {
-            cluster_error(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
-                          copy->from_path, entry->path, strerror(errno));
+            error_text(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
+                       copy->from_path, entry->path, strerror(errno));
             return -1;
         }
     }
     return 0;
 }
 
-int copy_tree(const char *from, const char *to, char *err, size_t errlen)
+int copy_tree_from(int from_fd, const char *from, const char *to, char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     struct stat st;
-    if (stat(from, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        cluster_error(err, errlen, "%s is not a directory", from);
+    if (fstat(from_fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        error_text(err, errlen, "%s is not a directory", from);
         return -1;
     }
     if (mkdir(to, 0700) != 0) {
-        cluster_error(err, errlen, "cannot create %s: %s", to, strerror(errno));
+        error_text(err, errlen, "cannot create %s: %s", to, strerror(errno));
         return -1;
     }
     /* Root copies a tree owned by the server user; the copy must stay the server's. */
-    tree_copy copy = {.from_fd = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
-                      .to_fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+    tree_copy copy = {.from_fd = from_fd,
+                      .to_fd = open(to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
                       .from_path = from,
                       .keep_owner = geteuid() == 0};
     int rc = -1;
     tree_listing listing = {0};
-    if (copy.from_fd < 0 || copy.to_fd < 0)
-        cluster_error(err, errlen, "cannot open %s or %s: %s", from, to, strerror(errno));
+    if (copy.to_fd < 0)
+        error_text(err, errlen, "cannot open %s: %s", to, strerror(errno));
     else if (tree_list(copy.from_fd, from, &listing, err, errlen) == 0 &&
              copy_listed_tree(&copy, &listing, err, errlen) == 0) {
         rc = 0;
         if ((copy.keep_owner && fchown(copy.to_fd, st.st_uid, st.st_gid) != 0) ||
             fchmod(copy.to_fd, st.st_mode & 07777) != 0) {
-            cluster_error(err, errlen, "cannot set owner or mode of %s: %s", to,
-                          strerror(errno));
+            error_text(err, errlen, "cannot set owner or mode of %s: %s", to,
+                       strerror(errno));
             rc = -1;
         }
     }
     tree_listing_free(&listing);
-    if (copy.from_fd >= 0)
-        close(copy.from_fd);
     if (copy.to_fd >= 0)
         close(copy.to_fd);
+    return rc;
+}
+
+int copy_tree(const char *from, const char *to, char *err, size_t errlen)
+{
+    int from_fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (from_fd < 0) {
+        error_text(err, errlen, "%s is not a directory (%s)", from, strerror(errno));
+        return -1;
+    }
+    int rc = copy_tree_from(from_fd, from, to, err, errlen);
+    close(from_fd);
     return rc;
 }
 
@@ -250,7 +231,7 @@ static int unlink_one_file(const tree_entry *entry, void *context, char *err, si
     const int *root_fd = context;
     if (unlinkat(*root_fd, entry->path, 0) == 0 || errno == ENOENT)
         return 0;
-    cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+    error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
     return -1;
 }
 
@@ -268,7 +249,7 @@ static int remove_directory_contents(int root_fd, const char *root_path, char *e
         const tree_entry *entry = &listing.entries[i];
         if (S_ISDIR(entry->st.st_mode) && unlinkat(root_fd, entry->path, AT_REMOVEDIR) != 0 &&
             errno != ENOENT) {
-            cluster_error(err, errlen, "%s: %s", entry->path, strerror(errno));
+            error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
             rc = -1;
         }
     }
@@ -284,7 +265,7 @@ int remove_tree(const char *path, char *err, size_t errlen)
             return 0;
         if (errno == ENOTDIR && unlink(path) == 0)
             return 0;
-        cluster_error(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot remove %s: %s", path, strerror(errno));
         return -1;
     }
     char message[1024] = "";
@@ -295,7 +276,7 @@ int remove_tree(const char *path, char *err, size_t errlen)
         rc = -1;
     }
     if (rc != 0) {
-        cluster_error(err, errlen, "cannot remove %s: %s", path, message);
+        error_text(err, errlen, "cannot remove %s: %s", path, message);
         return -1;
     }
     return 0;
@@ -333,12 +314,12 @@ static int fsync_directory_tree(int dir_fd)
 
 int fsync_tree(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int error = fd < 0 ? errno : fsync_directory_tree(fd);
     if (fd >= 0)
         close(fd);
     if (error != 0) {
-        cluster_error(err, errlen, "cannot fsync %s: %s", path, strerror(error));
+        error_text(err, errlen, "cannot fsync %s: %s", path, strerror(error));
         return -1;
     }
     return 0;
@@ -349,7 +330,7 @@ void read_file_tail(const char *path, char *out, size_t outlen)
     if (outlen == 0)
         return;
     out[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return;
     struct stat st;
@@ -376,11 +357,19 @@ void read_file_tail(const char *path, char *out, size_t outlen)
     memmove(out, text, length + 1);
 }
 
+/* Never through a link, and never into a file with other names (a hard link to a file of
+ * someone else's, planted in a data directory): verdict writes there as root. */
 static int write_text(const char *path, const char *text, int flags, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1)) {
+        close(fd);
+        fd = -1;
+        errno = EPERM;
+    }
     if (fd < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     size_t length = strlen(text), done = 0;
@@ -389,14 +378,14 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
         if (put < 0 && errno == EINTR)
             continue;
         if (put < 0) {
-            cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
             close(fd);
             return -1;
         }
         done += (size_t)put;
     }
     if (close(fd) != 0) {
-        cluster_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -405,9 +394,4 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
 int append_to_file(const char *path, const char *text, char *err, size_t errlen)
 {
     return write_text(path, text, O_APPEND, err, errlen);
-}
-
-int write_whole_file(const char *path, const char *text, char *err, size_t errlen)
-{
-    return write_text(path, text, O_TRUNC, err, errlen);
 }

@@ -25,16 +25,6 @@
 #define KILL_TIMEOUT 5.0
 #define MAX_INSTANCE_PROCESSES 1024
 
-void cluster_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
-
 int path_format(char *out, size_t outlen, const char *format, ...)
 {
     va_list args;
@@ -67,13 +57,13 @@ int server_user_resolve(const char *run_as, server_user *user, char *err, size_t
         /* Not root: PostgreSQL runs as we do; naming someone else cannot work. */
         int rc = getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found);
         if (rc != 0 || found == NULL) {
-            cluster_error(err, errlen, "cannot find the name of user id %u", (unsigned)geteuid());
+            error_text(err, errlen, "cannot find the name of user id %u", (unsigned)geteuid());
             return -1;
         }
         if (run_as != NULL && strcmp(run_as, found->pw_name) != 0) {
-            cluster_error(err, errlen,
-                          "running servers as '%s' needs root; verdict runs as '%s'", run_as,
-                          found->pw_name);
+            error_text(err, errlen,
+                       "running servers as '%s' needs root; verdict runs as '%s'", run_as,
+                       found->pw_name);
             return -1;
         }
         user->uid = geteuid();
@@ -84,13 +74,13 @@ int server_user_resolve(const char *run_as, server_user *user, char *err, size_t
     const char *name = run_as != NULL ? run_as : DEFAULT_SERVER_USER;
     int rc = getpwnam_r(name, &entry, buffer, sizeof buffer, &found);
     if (rc != 0 || found == NULL) {
-        cluster_error(err, errlen,
-                      "verdict runs as root and PostgreSQL refuses root, but there is no user "
-                      "'%s' to run servers as (create it or name another)", name);
+        error_text(err, errlen,
+                   "verdict runs as root and PostgreSQL refuses root, but there is no user "
+                   "'%s' to run servers as (create it or name another)", name);
         return -1;
     }
     if (found->pw_uid == 0) {
-        cluster_error(err, errlen, "user '%s' is root; PostgreSQL refuses to run as root", name);
+        error_text(err, errlen, "user '%s' is root; PostgreSQL refuses to run as root", name);
         return -1;
     }
     user->switch_user = true;
@@ -129,23 +119,23 @@ int server_user_check_access(const server_user *user, const char *dir, char *err
         return 0;
     pid_t child = fork();
     if (child < 0) {
-        cluster_error(err, errlen, "fork: %s", strerror(errno));
+        error_text(err, errlen, "fork: %s", strerror(errno));
         return -1;
     }
     if (child == 0) {
         if (become_user(user) != 0)
             _exit(2);
-        _exit(access(dir, W_OK | X_OK) == 0 ? 0 : 1);
+        _exit(access(dir, X_OK) == 0 ? 0 : 1);
     }
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    cluster_error(err, errlen,
-                  "the server user '%s' cannot write to %s: every parent directory must be "
-                  "searchable by it (a cache directory under /root is not; try /var/tmp or "
-                  "/var/cache)", user->name, dir);
+    error_text(err, errlen,
+               "the server user '%s' cannot reach %s: every directory above it must be "
+               "searchable by it (a cache directory under /root is not; root's default, "
+               "/var/cache/verdict-pg, is)", user->name, dir);
     return -1;
 }
 
@@ -227,13 +217,13 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
     char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", NULL};
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-        cluster_error(err, errlen, "pipe: %s", strerror(errno));
+        error_text(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
     pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
-        cluster_error(err, errlen, "fork: %s", strerror(errno));
+        error_text(err, errlen, "fork: %s", strerror(errno));
         close(report[0]);
         close(report[1]);
         return -1;
@@ -254,10 +244,10 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
         }
         int stage = failure.stage >= 1 && failure.stage <= 6 ? failure.stage : 5;
-        cluster_error(err, errlen, "could not run %s (%s%s%s): %s", request->argv[0],
-                      child_stage_names[stage], request->user->switch_user ? " as " : "",
-                      request->user->switch_user ? request->user->name : "",
-                      strerror(failure.error));
+        error_text(err, errlen, "could not run %s (%s%s%s): %s", request->argv[0],
+                   child_stage_names[stage], request->user->switch_user ? " as " : "",
+                   request->user->switch_user ? request->user->name : "",
+                   strerror(failure.error));
         return -1;
     }
     *pid_out = child;
@@ -340,9 +330,9 @@ int wait_for_exit(pid_t pid, double timeout_seconds, int *status)
 int run_program(const server_user *user, char *const *argv, const char *log_path,
                 double timeout_seconds, char *err, size_t errlen)
 {
-    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
-        cluster_error(err, errlen, "cannot open %s: %s", log_path, strerror(errno));
+        error_text(err, errlen, "cannot open %s: %s", log_path, strerror(errno));
         return -1;
     }
     spawn_request request = {.user = user, .argv = argv, .output_fd = log_fd,
@@ -356,8 +346,8 @@ int run_program(const server_user *user, char *const *argv, const char *log_path
     if (!wait_for_exit(pid, timeout_seconds, &status)) {
         kill(pid, SIGKILL);
         wait_for_exit(pid, KILL_TIMEOUT, &status);
-        cluster_error(err, errlen, "%s did not finish within %.0f s (log: %s)", argv[0],
-                      timeout_seconds, log_path);
+        error_text(err, errlen, "%s did not finish within %.0f s (log: %s)", argv[0],
+                   timeout_seconds, log_path);
         return -1;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -365,11 +355,11 @@ int run_program(const server_user *user, char *const *argv, const char *log_path
     char tail[1024];
     read_file_tail(log_path, tail, sizeof tail);
     if (WIFSIGNALED(status))
-        cluster_error(err, errlen, "%s was killed by signal %d; %s ends with:\n%s", argv[0],
-                      WTERMSIG(status), log_path, tail);
+        error_text(err, errlen, "%s was killed by signal %d; %s ends with:\n%s", argv[0],
+                   WTERMSIG(status), log_path, tail);
     else
-        cluster_error(err, errlen, "%s failed (exit status %d); %s ends with:\n%s", argv[0],
-                      WEXITSTATUS(status), log_path, tail);
+        error_text(err, errlen, "%s failed (exit status %d); %s ends with:\n%s", argv[0],
+                   WEXITSTATUS(status), log_path, tail);
     return -1;
 }
 
@@ -378,7 +368,7 @@ int capture_program_output(const server_user *user, char *const *argv, char *out
 {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        cluster_error(err, errlen, "pipe: %s", strerror(errno));
+        error_text(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
     spawn_request request = {.user = user, .argv = argv, .output_fd = pipe_fds[1],
@@ -410,7 +400,7 @@ int capture_program_output(const server_user *user, char *const *argv, char *out
     int status = 0;
     wait_for_exit(pid, 30.0, &status);
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        cluster_error(err, errlen, "%s %s failed: %s", argv[0], argv[1] ? argv[1] : "", out);
+        error_text(err, errlen, "%s %s failed: %s", argv[0], argv[1] ? argv[1] : "", out);
         return -1;
     }
     return 0;
@@ -480,7 +470,7 @@ static size_t signal_processes_in_dir(const char *data_dir, int sig)
 }
 
 int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fast_timeout,
-                          char *err, size_t errlen)
+                          pid_t creator, uid_t owner, char *err, size_t errlen)
 {
     bool killed = false;
     if (postmaster_pid > 0) {
@@ -505,12 +495,12 @@ int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fas
     if (signal_processes_in_dir(data_dir, SIGKILL) > 0)
         killed = true;
     if (killed)
-        remove_orphaned_shared_memory(data_dir);
+        remove_orphaned_shared_memory(data_dir, creator, owner);
     pid_t left[8];
     size_t n_left = processes_in_dir(data_dir, left, 8);
     if (n_left > 0) {
-        cluster_error(err, errlen, "%zu process(es) of %s survive SIGKILL (first: %d)", n_left,
-                      data_dir, (int)left[0]);
+        error_text(err, errlen, "%zu process(es) of %s survive SIGKILL (first: %d)", n_left,
+                   data_dir, (int)left[0]);
         return -1;
     }
     return 0;

@@ -1,7 +1,8 @@
 /* Lists a directory tree once, then works on its files from a few threads: creating or
  * unlinking ~1000 small files is what makes a data directory slow to copy or remove. */
 #include "pg/file_tree.h"
-#include "pg/cluster_internal.h"
+
+#include "common/error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -105,7 +106,7 @@ int tree_list(int root_fd, const char *root_path, tree_listing *out, char *err, 
     int error = list_directory(root_fd, NULL, out, &failed_at);
     if (error == 0)
         return 0;
-    cluster_error(err, errlen, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
+    error_text(err, errlen, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
                failed_at ? failed_at : "", strerror(error));
     tree_listing_free(out);
     return -1;
@@ -159,7 +160,7 @@ static void *work_on_slice(void *arg)
             continue;
         pthread_mutex_lock(&work->message_lock);
         if (!atomic_load(&work->failed))
-            cluster_error(work->err, work->errlen, "%s", message);
+            error_text(work->err, work->errlen, "%s", message);
         atomic_store(&work->failed, true);
         pthread_mutex_unlock(&work->message_lock);
     }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/error.h"
+#include "common/sort.h"
 #include "stats/descriptive.h"
 
 /* Longest line kept for matching; longer lines (statement text under -r) are cut, which
@@ -19,16 +21,6 @@ enum { LINE_CAPACITY = 512, QUOTE_LENGTH = 72, PROBLEM_LENGTH = 96 };
 
 /* ------------------------------------------------------------------------------------ */
 /* Small text helpers                                                                    */
-
-static void set_error(char *err, size_t errlen, const char *format, ...)
-{
-    if (err == NULL || errlen == 0)
-        return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(err, errlen, format, args);
-    va_end(args);
-}
 
 /* Copies up to limit bytes of text into quote with newlines shown as \n and other
  * control bytes as '?', so that an error message can show what the input looked like. */
@@ -432,9 +424,9 @@ static bool choose_tps(summary_parser *parser, char *err, size_t errlen)
                     parser->tps_seen[PGBENCH_TPS_EXCLUDING_CONNECTIONS] &&
                     parser->tps_seen[PGBENCH_TPS_INCLUDING_CONNECTIONS];
     if (parser->tps_lines > 1 && !old_pair) {
-        set_error(err, errlen,
-                  "pgbench output has %zu tps lines: more than one run's summary in one "
-                  "output?", parser->tps_lines);
+        error_text(err, errlen,
+                   "pgbench output has %zu tps lines: more than one run's summary in one "
+                   "output?", parser->tps_lines);
         return false;
     }
     static const pgbench_tps_kind preference[] = {
@@ -455,10 +447,10 @@ static bool choose_tps(summary_parser *parser, char *err, size_t errlen)
         out->tps_including_connections =
             finite_or_nan(parser->tps_by_kind[PGBENCH_TPS_INCLUDING_RECONNECTIONS]);
     if (!(out->tps > 0.0) || !isfinite(out->tps)) {
-        set_error(err, errlen,
-                  "pgbench reported tps = %g (%s): no transaction completed, nothing to "
-                  "measure%s%s", out->tps, pgbench_tps_kind_name(out->tps_kind),
-                  parser->first_problem[0] ? "; pgbench said: " : "", parser->first_problem);
+        error_text(err, errlen,
+                   "pgbench reported tps = %g (%s): no transaction completed, nothing to "
+                   "measure%s%s", out->tps, pgbench_tps_kind_name(out->tps_kind),
+                   parser->first_problem[0] ? "; pgbench said: " : "", parser->first_problem);
         return false;
     }
     return true;
@@ -470,14 +462,14 @@ int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (out == NULL || (text == NULL && length > 0)) {
-        set_error(err, errlen, "pgbench_parse: no output given");
+        error_text(err, errlen, "pgbench_parse: no output given");
         return -1;
     }
     reset_result(out);
     summary_parser parser = {.out = out};
     parser.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (parser.c_locale == (locale_t)0) {
-        set_error(err, errlen, "pgbench_parse: cannot create the C locale for numbers");
+        error_text(err, errlen, "pgbench_parse: cannot create the C locale for numbers");
         return -1;
     }
 
@@ -502,8 +494,8 @@ int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result
         if (!parse_summary_line(&parser, line)) {
             char quote[QUOTE_LENGTH * 2 + 8];
             quote_text(line, kept, QUOTE_LENGTH, quote, sizeof quote);
-            set_error(err, errlen, "pgbench output line %zu is not in pgbench's format: \"%s\"",
-                      line_number, quote);
+            error_text(err, errlen, "pgbench output line %zu is not in pgbench's format: \"%s\"",
+                       line_number, quote);
             status = -1;
         }
     }
@@ -511,10 +503,10 @@ int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result
     if (status == 0 && parser.tps_lines == 0) {
         char quote[QUOTE_LENGTH * 2 + 8];
         quote_text(text, length, QUOTE_LENGTH, quote, sizeof quote);
-        set_error(err, errlen,
-                  "no \"tps = \" line in the pgbench output (exit code %d%s%s); it starts: "
-                  "\"%s\"", exit_code, parser.first_problem[0] ? ", pgbench said: " : "",
-                  parser.first_problem, quote);
+        error_text(err, errlen,
+                   "no \"tps = \" line in the pgbench output (exit code %d%s%s); it starts: "
+                   "\"%s\"", exit_code, parser.first_problem[0] ? ", pgbench said: " : "",
+                   parser.first_problem, quote);
         status = -1;
     }
     if (status == 0 && !choose_tps(&parser, err, errlen))
@@ -622,19 +614,13 @@ static log_line_kind classify_log_line(const char *line, size_t length,
     return LOG_LINE_DONE;
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summary *out,
                           char *err, size_t errlen)
 {
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     if (out == NULL || (log_text == NULL && length > 0)) {
-        set_error(err, errlen, "pgbench_log_summarize: no log given");
+        error_text(err, errlen, "pgbench_log_summarize: no log given");
         return -1;
     }
     memset(out, 0, sizeof *out);
@@ -646,7 +632,7 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
         capacity += log_text[at] == '\n';
     double *latencies_ms = malloc(capacity * sizeof *latencies_ms);
     if (latencies_ms == NULL) {
-        set_error(err, errlen, "out of memory reading a pgbench log of %zu lines", capacity);
+        error_text(err, errlen, "out of memory reading a pgbench log of %zu lines", capacity);
         return -1;
     }
 
@@ -674,10 +660,10 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
             out->skipped++;
             break;
         case LOG_LINE_AGGREGATED:
-            set_error(err, errlen,
-                      "pgbench log line %zu looks like an aggregated log (--aggregate-interval); "
-                      "percentiles need the per-transaction log (--log without it)",
-                      line_number);
+            error_text(err, errlen,
+                       "pgbench log line %zu looks like an aggregated log (--aggregate-interval); "
+                       "percentiles need the per-transaction log (--log without it)",
+                       line_number);
             status = -1;
             break;
         case LOG_LINE_MALFORMED:
@@ -687,19 +673,19 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
             {
                 char quote[QUOTE_LENGTH * 2 + 8];
                 quote_text(start, line_length, QUOTE_LENGTH, quote, sizeof quote);
-                set_error(err, errlen,
-                          "pgbench log line %zu is not \"client_id transaction_no time "
-                          "script_no time_epoch time_us [schedule_lag] [retries]\": \"%s\"",
-                          line_number, quote);
+                error_text(err, errlen,
+                           "pgbench log line %zu is not \"client_id transaction_no time "
+                           "script_no time_epoch time_us [schedule_lag] [retries]\": \"%s\"",
+                           line_number, quote);
             }
             status = -1;
             break;
         }
     }
     if (status == 0 && out->transactions == 0) {
-        set_error(err, errlen,
-                  "pgbench log has no completed transaction (%zu failed, %zu skipped): no "
-                  "latency to take percentiles of", out->failed, out->skipped);
+        error_text(err, errlen,
+                   "pgbench log has no completed transaction (%zu failed, %zu skipped): no "
+                   "latency to take percentiles of", out->failed, out->skipped);
         status = -1;
     }
     if (status == 0) {

@@ -1,26 +1,39 @@
 /* CSV export: one row per sample, with every metric as a column, for spreadsheets and R.
- * Fields are quoted as RFC 4180 says when they hold commas, quotes or newlines. */
+ * Fields are quoted as RFC 4180 says when they hold commas or quotes; text fields cannot
+ * start a formula and their control characters are shown as \xNN. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/output_file.h"
+#include "report/plain_text.h"
 #include "report/report.h"
 
+/* A text field (never a number): a name starting with = + - @ would be a formula in a
+ * spreadsheet ("=HYPERLINK(...)"), so it gets a leading apostrophe, as OWASP advises;
+ * control characters (newlines included) are escaped, so that every row is one line. */
 static void write_field(FILE *f, const char *text)
 {
     if (text == NULL)
         return;
-    if (strpbrk(text, ",\"\n\r") == NULL) {
-        fputs(text, f);
+    char *visible = plain_escaped_copy(text);
+    const char *shown = visible ? visible : "(out of memory)";
+    bool formula = plain_is_formula_start(shown);
+    if (strpbrk(shown, ",\"") == NULL && !formula) {
+        fputs(shown, f);
+        free(visible);
         return;
     }
     fputc('"', f);
-    for (const char *c = text; *c; c++) {
+    if (formula)
+        fputc('\'', f);
+    for (const char *c = shown; *c; c++) {
         if (*c == '"')
             fputc('"', f);
         fputc(*c, f);
     }
     fputc('"', f);
+    free(visible);
 }
 
 static void write_number(FILE *f, double x)

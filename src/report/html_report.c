@@ -134,33 +134,37 @@ static int write_point_group(FILE *out, const report_input *in, size_t first, si
     return rc;
 }
 
-static int write_points(FILE *out, const report_input *in)
+/* A block per point that was run; the points never run are counted in one note. */
+static int write_points(FILE *out, const report_input *in, const query_point_set *unrun)
 {
     fputs("<h2>Runs per point</h2>\n", out);
+    html_unrun_note(out, in, unrun);
     size_t first = 0;
     int rc = 0;
     for (size_t i = 1; i <= in->n_series && rc == 0; i++)
         if (i == in->n_series || !analysis_same_group(&in->series[i], &in->series[first])) {
-            rc |= write_point_group(out, in, first, i);
+            if (!query_point_set_has(unrun, in->series[first].point))
+                rc |= write_point_group(out, in, first, i);
             first = i;
         }
     return rc;
 }
 
-static int write_page(FILE *out, const report_input *in, const report_sweep *sw)
+static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
+                      const query_point_set *unrun)
 {
     write_header(out, in);
     fputs("<h2>Verdicts</h2>\n", out);
-    html_verdict_table(out, in);
+    html_verdict_table(out, in, unrun);
     if (in->analysis->n_overall > 0) {
         fputs("<h2>Overall effect across the points</h2>\n<p class=\"note\">Geometric mean of "
               "the per-point ratios.</p>\n", out);
         html_overall_table(out, in);
     }
     int rc = write_overview_charts(out, in, sw);
-    rc |= write_points(out, in);
+    rc |= write_points(out, in, unrun);
     fputs("<h2>Warnings</h2>\n", out);
-    html_warnings(out, in);
+    html_warnings(out, in, unrun);
     fputs("<h2>Variants</h2>\n", out);
     html_variants(out, in);
     fputs("<h2>Environment</h2>\n", out);
@@ -173,22 +177,21 @@ static int write_page(FILE *out, const report_input *in, const report_sweep *sw)
 
 int report_write_html(const report_input *in, const char *path, char *err, size_t errlen)
 {
-    report_sweep sw;
-    if (sweep_find(in, &sw) != 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
+    report_sweep sw = {0};
+    query_point_set unrun = {NULL, 0};
     output_file out;
-    if (output_open(&out, path, err, errlen) != 0) {
-        sweep_free(&sw);
-        return -1;
+    int rc = -1;
+    if (sweep_find(in, &sw) != 0 || query_unrun_points(in, &unrun) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+    } else if (output_open(&out, path, err, errlen) == 0) {
+        if (write_page(out.stream, in, &sw, &unrun) == 0) {
+            rc = output_commit(&out, err, errlen);
+        } else {
+            output_abandon(&out);
+            snprintf(err, errlen, "%s: out of memory while drawing the charts", path);
+        }
     }
-    int rc = write_page(out.stream, in, &sw);
     sweep_free(&sw);
-    if (rc != 0) {
-        output_abandon(&out);
-        snprintf(err, errlen, "%s: out of memory while drawing the charts", path);
-        return -1;
-    }
-    return output_commit(&out, err, errlen);
+    query_point_set_free(&unrun);
+    return rc;
 }

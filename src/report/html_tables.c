@@ -7,7 +7,11 @@
 
 #include "report/markup.h"
 #include "report/report_query.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
+
+#define LEVEL_TEXT 40
+#define ERROR_TEXT 2048
 
 void html_element(FILE *out, const char *tag, const char *text)
 {
@@ -38,12 +42,14 @@ void html_settings(FILE *out, const report_input *in)
     const analysis_options *o = in->options;
     fputs("<p class=\"settings\">", out);
     markup_write_escaped(out, comparison_method_name(o->method, o->paired));
-    fprintf(out, "%s · %g%% confidence · equivalence margin ±%g%%",
-            o->paired ? " (paired by block)" : "", o->confidence * 100, o->margin * 100);
+    char level[LEVEL_TEXT], interval[LEVEL_TEXT];
+    level_text(o->confidence, 6, level, sizeof level);
+    level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);
+    fprintf(out, "%s · %s%% confidence · equivalence margin ±%g%%",
+            o->paired ? " (paired by block)" : "", level, o->margin * 100);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
-        fprintf(out, " · %zu comparisons, %s-adjusted (intervals at %.4g%%)",
-                in->analysis->n_comparisons, o->adjust == ADJUST_HOLM ? "Holm" : "BH",
-                in->analysis->interval_confidence * 100);
+        fprintf(out, " · %zu comparisons, %s-adjusted (intervals at %s%%)",
+                in->analysis->n_comparisons, o->adjust == ADJUST_HOLM ? "Holm" : "BH", interval);
     if (in->has_seed)
         fprintf(out, " · seed %llu", (unsigned long long)in->seed);
     fputs("</p>\n", out);
@@ -69,15 +75,19 @@ static void verdict_words(FILE *out, const report_input *in, const analysis_comp
     const verdict_decision *d = &c->result.decision;
     if (!c->ok) {
         fputs("<strong>inconclusive</strong>: ", out);
-        markup_write_escaped(out, c->error);
+        char why[ERROR_TEXT];
+        query_comparison_error(in, c, why, sizeof why);
+        markup_write_escaped(out, why);
     } else if (d->kind == VERDICT_BETTER || d->kind == VERDICT_WORSE) {
         decided_words(out, in, c);
     } else if (d->kind == VERDICT_EQUIVALENT) {
         fprintf(out, "<strong>equivalent</strong>: no difference larger than ±%g%%",
                 in->options->margin * 100);
     } else if (d->reason == UNDECIDED_CONFIDENCE) {
-        fprintf(out, "<strong>inconclusive</strong>: %zu runs per side cannot reach %g%% "
-                "confidence", c->result.n_baseline, c->result.confidence * 100);
+        char level[LEVEL_TEXT];
+        level_text(c->result.confidence, 6, level, sizeof level);
+        fprintf(out, "<strong>inconclusive</strong>: %zu runs per side cannot reach %s%% "
+                "confidence", c->result.n_baseline, level);
     } else {
         fprintf(out, "<strong>inconclusive</strong>: the interval includes both no change and "
                 "changes beyond ±%g%%", in->options->margin * 100);
@@ -97,10 +107,12 @@ static void verdict_numbers(FILE *out, const report_input *in, const analysis_co
     percent_text(c->ok ? r->ci_low : NAN, lo, sizeof lo);
     percent_text(c->ok ? r->ci_high : NAN, hi, sizeof hi);
     fprintf(out, "<td class=\"num\">%s</td>", est);
+    char level[LEVEL_TEXT];
+    level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4,
+                     level, sizeof level);
     if (c->ok)
-        fprintf(out, "<td class=\"num\">%s%s, %s%s <small>(%.4g%%)</small></td>",
-                query_low_bracket(r), lo, hi, query_high_bracket(r),
-                (r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence) * 100);
+        fprintf(out, "<td class=\"num\">%s%s, %s%s <small>(%s%%)</small></td>",
+                query_low_bracket(r), lo, hi, query_high_bracket(r), level);
     else
         fputs("<td class=\"num\">–</td>", out);
     bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
@@ -172,7 +184,7 @@ static void verdict_row(FILE *out, const report_input *in, const analysis_compar
         fputs("<td class=\"num\">–</td></tr>\n", out);
 }
 
-void html_verdict_table(FILE *out, const report_input *in)
+void html_verdict_table(FILE *out, const report_input *in, const query_point_set *unrun)
 {
     if (in->analysis->n_comparisons == 0) {
         fputs("<p>No comparisons: there is only one variant.</p>\n", out);
@@ -183,9 +195,13 @@ void html_verdict_table(FILE *out, const report_input *in)
                  "<th>baseline</th><th>candidate</th><th>change</th><th>interval</th>"
                  "<th>p%s</th><th>verdict</th><th>runs needed</th></tr></thead>\n<tbody>\n",
             adjusted ? " (adjusted)" : "");
-    for (size_t k = 0; k < in->analysis->n_comparisons; k++)
-        verdict_row(out, in, &in->analysis->comparisons[k]);
+    for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
+        const analysis_comparison *c = &in->analysis->comparisons[k];
+        if (!query_point_set_has(unrun, in->series[c->baseline].point))
+            verdict_row(out, in, c);
+    }
     fputs("</tbody>\n</table>\n", out);
+    html_unrun_note(out, in, unrun);
 }
 
 void html_overall_table(FILE *out, const report_input *in)
@@ -199,13 +215,15 @@ void html_overall_table(FILE *out, const report_input *in)
         percent_text(o->ratio, est, sizeof est);
         percent_text(o->ci_low, lo, sizeof lo);
         percent_text(o->ci_high, hi, sizeof hi);
+        char level[LEVEL_TEXT];
+        level_text(o->confidence, 6, level, sizeof level);
         fprintf(out, "<tr class=\"v-%s\">", verdict_kind_name(o->decision.kind));
         html_element(out, "td", o->candidate);
         html_element(out, "td", o->baseline);
         html_element(out, "td", o->metric);
         fprintf(out, "<td class=\"num\">%zu</td><td class=\"num\">%s</td>"
-                     "<td class=\"num\">[%s, %s] <small>(%g%%)</small></td><td><strong>%s</strong>%s"
-                     "</td></tr>\n", o->n_points, est, lo, hi, o->confidence * 100,
+                     "<td class=\"num\">[%s, %s] <small>(%s%%)</small></td><td><strong>%s</strong>%s"
+                     "</td></tr>\n", o->n_points, est, lo, hi, level,
                 verdict_kind_name(o->decision.kind), o->decision.negligible ? " (negligible)" : "");
     }
     fputs("</tbody>\n</table>\n", out);
@@ -242,16 +260,23 @@ void html_summary_table(FILE *out, const report_input *in, size_t first, size_t 
     fputs("</tbody>\n</table>\n", out);
 }
 
-void html_warnings(FILE *out, const report_input *in)
+void html_unrun_note(FILE *out, const report_input *in, const query_point_set *unrun)
+{
+    char line[160];
+    query_unrun_line(in, unrun, line, sizeof line);
+    if (line[0] != '\0')
+        html_element(out, "p", line);
+}
+
+void html_warnings(FILE *out, const report_input *in, const query_point_set *unrun)
 {
     const analysis_result *a = in->analysis;
-    if (a->n_warnings == 0) {
-        fputs("<p>No warnings.</p>\n", out);
-        return;
-    }
-    fputs("<ul class=\"warnings\">\n", out);
+    size_t shown = 0;
     for (size_t i = 0; i < a->n_warnings; i++) {
         const analysis_warning *w = &a->warnings[i];
+        if (query_point_set_has(unrun, w->point))
+            continue; /* said once for all of them by html_unrun_note */
+        fputs(shown++ == 0 ? "<ul class=\"warnings\">\n" : "", out);
         fputs("<li><code>", out);
         markup_write_escaped(out, w->code);
         fputs("</code> ", out);
@@ -259,10 +284,12 @@ void html_warnings(FILE *out, const report_input *in)
             markup_write_escaped(out, w->point);
             fputs(" · ", out);
         }
-        markup_write_escaped(out, w->message);
+        char message[ERROR_TEXT];
+        query_warning_message(in, w, message, sizeof message);
+        markup_write_escaped(out, message);
         fputs("</li>\n", out);
     }
-    fputs("</ul>\n", out);
+    fputs(shown > 0 ? "</ul>\n" : "<p>No warnings.</p>\n", out);
 }
 
 void html_environment(FILE *out, const report_input *in)

@@ -1,5 +1,5 @@
-/* Writes the verdict/1 JSON document (docs/json-schema.md) with jansson.
- * Field names here are a public contract: add fields, never rename them. */
+/* Writes the verdict/1 JSON document (docs/json-schema.md) with jansson. Field names
+ * here are a public contract: add fields, never rename them. Text goes through json_text.h. */
 #include "report/report.h"
 
 #include <jansson.h>
@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/json_text.h"
 #include "report/output_file.h"
+#include "report/report_query.h"
 #include "stats/verdict_rules.h"
 #include "version.h"
 
@@ -18,138 +20,207 @@ static json_t *number_or_null(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
-static json_t *string_array(const char *const *words, size_t n)
+/* Sets the named text fields of item (NULL-terminated name/value pairs); -1 when out of
+ * memory. Every untrusted string goes through here or json_text_set_key: see json_text.h. */
+static int set_texts(json_t *item, const char *const *pairs)
 {
-    json_t *array = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(array, json_string(words[i]));
-    return array;
+    int rc = item ? 0 : -1;
+    for (size_t i = 0; rc == 0 && pairs[i] != NULL; i += 2)
+        rc = json_text_set(item, pairs[i], pairs[i + 1]);
+    return rc;
+}
+
+/* An object holding the text fields first, then the fields of rest (whose reference is
+ * taken), in the documented order. NULL when out of memory. */
+static json_t *texts_then(const char *const *pairs, json_t *rest)
+{
+    json_t *item = json_object();
+    int rc = rest != NULL ? set_texts(item, pairs) : -1;
+    if (rc == 0)
+        rc = json_object_update(item, rest);
+    json_decref(rest);
+    if (rc != 0) {
+        json_decref(item);
+        return NULL;
+    }
+    return item;
+}
+
+/* Appends item to array, or notes the failure in *rc (the document is then refused as a
+ * whole rather than written without the item). */
+static void append(json_t *array, json_t *item, int item_rc, int *rc)
+{
+    if (item_rc != 0 || item == NULL || json_array_append_new(array, item) != 0)
+        *rc = -1;
+    if (item_rc != 0 && item != NULL)
+        json_decref(item);
 }
 
 /* The compared metrics, each once, in the order the series name them. */
-static json_t *metrics_json(const report_input *in)
+static json_t *metrics_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_series; i++) {
+    for (size_t i = 0; array && i < in->n_series; i++) {
         bool seen = false;
         for (size_t j = 0; j < i && !seen; j++)
             seen = strcmp(in->series[j].metric, in->series[i].metric) == 0;
-        if (!seen)
-            json_array_append_new(array, json_pack("{s:s, s:s}", "name", in->series[i].metric,
-                                                   "better", in->series[i].higher_is_better
-                                                                 ? "higher" : "lower"));
+        if (seen)
+            continue;
+        const char *texts[] = {"name", in->series[i].metric, NULL};
+        append(array, texts_then(texts, json_pack("{s:s}", "better",
+                                                  in->series[i].higher_is_better ? "higher"
+                                                                                 : "lower")),
+               0, rc);
     }
     return array;
 }
 
-static json_t *experiment_json(const report_input *in)
+static json_t *experiment_json(const report_input *in, int *rc)
 {
     const analysis_options *o = in->options;
-    return json_pack("{s:s, s:o, s:f, s:f, s:o, s:b, s:s, s:s}",
-                     "name", in->experiment_name,
-                     "seed", in->has_seed ? json_integer((json_int_t)in->seed) : json_null(),
-                     "confidence", o->confidence, "margin", o->margin,
-                     "metrics", metrics_json(in), "paired", o->paired,
-                     "method", o->method == METHOD_WILCOXON ? "wilcoxon"
-                               : o->method == METHOD_WELCH  ? "welch" : "bootstrap",
-                     "adjust", adjust_method_name(o->adjust));
+    const char *texts[] = {"name", in->experiment_name, NULL};
+    json_t *item = texts_then(texts, json_pack(
+        "{s:o, s:f, s:f, s:o, s:b, s:s, s:s}",
+        "seed", in->has_seed ? json_integer((json_int_t)in->seed) : json_null(),
+        "confidence", o->confidence, "margin", o->margin, "metrics", metrics_json(in, rc),
+        "paired", o->paired,
+        "method", o->method == METHOD_WILCOXON ? "wilcoxon"
+                  : o->method == METHOD_WELCH  ? "welch" : "bootstrap",
+        "adjust", adjust_method_name(o->adjust)));
+    if (item == NULL)
+        *rc = -1;
+    return item;
 }
 
-static json_t *environment_json(const report_input *in)
+static json_t *environment_json(const report_input *in, int *rc)
 {
     json_t *env = json_object();
-    for (size_t i = 0; i < in->n_environment; i++)
-        json_object_set_new(env, in->environment[i].key, json_string(in->environment[i].value));
+    for (size_t i = 0; env && i < in->n_environment; i++)
+        if (json_text_set_key(env, in->environment[i].key,
+                              json_text_string(in->environment[i].value)) != 0)
+            *rc = -1;
     return env;
 }
 
-static json_t *builds_json(const report_input *in)
+static json_t *builds_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_builds; i++) {
+    for (size_t i = 0; array && i < in->n_builds; i++) {
         const report_build *b = &in->builds[i];
-        json_array_append_new(array, json_pack(
-            "{s:s, s:I, s:o, s:o, s:o}", "variant", b->variant, "layout", (json_int_t)b->layout,
-            "key", b->key[0] ? json_string(b->key) : json_null(),
-            "sha256", b->sha256[0] ? json_string(b->sha256) : json_null(),
-            "binary", b->binary[0] ? json_string(b->binary) : json_null()));
+        json_t *item = json_object();
+        int item_rc = json_text_set(item, "variant", b->variant);
+        item_rc |= json_object_set_new(item, "layout", json_integer((json_int_t)b->layout));
+        const char *fields[] = {"key", b->key, "sha256", b->sha256, "binary", b->binary};
+        for (size_t f = 0; item && f < 6; f += 2)
+            item_rc |= fields[f + 1][0] ? json_text_set(item, fields[f], fields[f + 1])
+                                        : json_object_set_new(item, fields[f], json_null());
+        append(array, item, item_rc, rc);
     }
     return array;
 }
 
-static json_t *variants_json(const report_input *in)
+static json_t *variant_json(const report_variant *v)
+{
+    json_t *item = json_object();
+    const char *texts[] = {"name", v->name, v->file ? "file" : NULL, v->file, NULL};
+    if (set_texts(item, texts) != 0 ||
+        (v->argv && json_text_set_words(item, "command", v->argv, v->argc) != 0)) {
+        json_decref(item);
+        return NULL;
+    }
+    return item;
+}
+
+static json_t *variants_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_variants; i++) {
-        const report_variant *v = &in->variants[i];
-        json_t *item = json_pack("{s:s}", "name", v->name);
-        if (v->file)
-            json_object_set_new(item, "file", json_string(v->file));
-        if (v->argv)
-            json_object_set_new(item, "command", string_array(v->argv, v->argc));
-        json_array_append_new(array, item);
-    }
+    for (size_t i = 0; array && i < in->n_variants; i++)
+        append(array, variant_json(&in->variants[i]), 0, rc);
     return array;
 }
 
-static json_t *points_json(const report_input *in)
+static json_t *points_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_points; i++) {
+    for (size_t i = 0; array && i < in->n_points; i++) {
         const report_point *p = &in->points[i];
-        json_t *params = json_object();
-        for (size_t k = 0; k < p->n_params; k++)
-            json_object_set_new(params, p->param_names[k], json_string(p->param_values[k]));
-        json_array_append_new(array, json_pack("{s:s, s:o}", "id", p->id, "params", params));
+        json_t *params = json_object(), *item = json_object();
+        int item_rc = params && item ? 0 : -1;
+        for (size_t k = 0; item_rc == 0 && k < p->n_params; k++)
+            item_rc = json_text_set_key(params, p->param_names[k],
+                                        json_text_string(p->param_values[k]));
+        const char *texts[] = {"id", p->id, NULL};
+        if (item_rc == 0)
+            item_rc = set_texts(item, texts);
+        if (item_rc == 0)
+            item_rc = json_object_set(item, "params", params);
+        json_decref(params);
+        append(array, item, item_rc, rc);
     }
     return array;
 }
 
-static json_t *samples_json(const report_input *in)
+static int sample_extras(json_t *item, const report_sample *s, bool from_runs)
+{
+    int rc = 0;
+    if (s->tainted && s->taint_reason)
+        rc |= json_text_set(item, "taint_reason", s->taint_reason);
+    if (from_runs) { /* samples verdict measured carry the design's factors */
+        rc |= json_object_set_new(item, "layout", json_integer(s->layout));
+        rc |= s->machine && s->machine[0] ? json_text_set(item, "machine", s->machine)
+                                          : json_object_set_new(item, "machine", json_null());
+    }
+    if (s->has_interference) {
+        rc |= json_object_set_new(item, "started", number_or_null(s->started));
+        rc |= json_object_set_new(item, "interference",
+                                  json_pack("{s:o, s:o, s:o}", "steal", number_or_null(s->steal),
+                                            "other_busy", number_or_null(s->other_busy),
+                                            "load1", number_or_null(s->load1)));
+    }
+    return rc;
+}
+
+static json_t *sample_json(const report_sample *s, bool from_runs, int *item_rc)
+{
+    json_t *metrics = json_object();
+    for (size_t k = 0; metrics && k < s->n_metrics; k++)
+        *item_rc |= json_text_set_key(metrics, s->metric_names[k],
+                                      number_or_null(s->metric_values[k]));
+    const char *texts[] = {"variant", s->variant, "point", s->point, NULL};
+    json_t *item = texts_then(texts, json_pack(
+        "{s:o, s:I, s:o, s:i, s:b}", "block", s->block >= 0 ? json_integer(s->block) : json_null(),
+        "seq", (json_int_t)s->seq, "metrics", metrics, "exit", s->exit_code, "tainted",
+        s->tainted));
+    if (item == NULL || sample_extras(item, s, from_runs) != 0)
+        *item_rc = -1;
+    return item;
+}
+
+static json_t *samples_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_samples; i++) {
-        const report_sample *s = &in->samples[i];
-        json_t *metrics = json_object();
-        for (size_t k = 0; k < s->n_metrics; k++)
-            json_object_set_new(metrics, s->metric_names[k], number_or_null(s->metric_values[k]));
-        json_t *item = json_pack(
-            "{s:s, s:s, s:o, s:I, s:o, s:i, s:b}", "variant", s->variant, "point", s->point,
-            "block", s->block >= 0 ? json_integer(s->block) : json_null(),
-            "seq", (json_int_t)s->seq, "metrics", metrics, "exit", s->exit_code,
-            "tainted", s->tainted);
-        if (s->tainted && s->taint_reason)
-            json_object_set_new(item, "taint_reason", json_string(s->taint_reason));
-        if (in->from_runs) { /* samples verdict measured carry the design's factors */
-            json_object_set_new(item, "layout", json_integer(s->layout));
-            json_object_set_new(item, "machine", s->machine && s->machine[0]
-                                                     ? json_string(s->machine) : json_null());
-        }
-        if (s->has_interference) {
-            json_object_set_new(item, "started", number_or_null(s->started));
-            json_object_set_new(item, "interference",
-                                json_pack("{s:o, s:o, s:o}", "steal", number_or_null(s->steal),
-                                          "other_busy", number_or_null(s->other_busy),
-                                          "load1", number_or_null(s->load1)));
-        }
-        json_array_append_new(array, item);
+    for (size_t i = 0; array && i < in->n_samples; i++) {
+        int item_rc = 0;
+        json_t *item = sample_json(&in->samples[i], in->from_runs, &item_rc);
+        append(array, item, item_rc, rc);
     }
     return array;
 }
 
-static json_t *summaries_json(const report_input *in)
+static json_t *summaries_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->n_series; i++) {
+    for (size_t i = 0; array && i < in->n_series; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
-        json_array_append_new(array, json_pack(
-            "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-            "variant", in->series[i].variant, "point", in->series[i].point,
-            "metric", in->series[i].metric,
-            "n", (json_int_t)s->n, "median", number_or_null(s->median),
-            "mean", number_or_null(s->mean), "stddev", number_or_null(s->stddev),
-            "cv", number_or_null(s->cv), "mad", number_or_null(s->mad),
-            "min", number_or_null(s->min), "max", number_or_null(s->max)));
+        const char *texts[] = {"variant", in->series[i].variant, "point", in->series[i].point,
+                               "metric", in->series[i].metric, NULL};
+        append(array, texts_then(texts, json_pack(
+                   "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                   "n", (json_int_t)s->n, "median", number_or_null(s->median),
+                   "mean", number_or_null(s->mean), "stddev", number_or_null(s->stddev),
+                   "cv", number_or_null(s->cv), "mad", number_or_null(s->mad),
+                   "min", number_or_null(s->min), "max", number_or_null(s->max))),
+               0, rc);
     }
     return array;
 }
@@ -185,91 +256,118 @@ static void add_layouts_json(json_t *item, const analysis_comparison *c)
                                                     : json_null());
 }
 
+static int comparison_numbers(json_t *item, const analysis_comparison *c)
+{
+    const comparison *r = &c->result;
+    json_t *numbers = json_pack(
+        "{s:s, s:b, s:b, s:o, s:[o,o], s:[b,b], s:f, s:o, s:o, s:o, s:o, s:o, s:s, s:b, s:b,"
+        " s:o, s:I, s:o}",
+        "method", r->method_name, "paired", r->paired, "exact", r->exact,
+        "estimate", number_or_null(r->ratio),
+        "ci", number_or_null(r->ci_low), number_or_null(r->ci_high),
+        "ci_open", r->low_open, r->high_open, "confidence", r->confidence,
+        "achieved_confidence", number_or_null(r->achieved_confidence),
+        "p_value", number_or_null(r->p_value), "p_adjusted", number_or_null(c->p_adjusted),
+        "statistic", number_or_null(r->statistic), "df", number_or_null(r->df),
+        "verdict", verdict_kind_name(r->decision.kind), "negligible", r->decision.negligible,
+        "resolution_limited", r->resolution_limited,
+        "rounding_allowance", number_or_null(r->relative_step),
+        "zeros_set_aside", (json_int_t)r->set_aside,
+        "needed_blocks", r->decision.needed_blocks >= 0 ? json_integer(r->decision.needed_blocks)
+                                                        : json_null());
+    int rc = numbers != NULL ? json_object_update(item, numbers) : -1;
+    json_decref(numbers);
+    return rc;
+}
+
 static json_t *comparison_json(const report_input *in, const analysis_comparison *c)
 {
     const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
-    const comparison *r = &c->result;
-    json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:[I,I]}",
-                             "baseline", b->variant, "candidate", x->variant, "point", b->point,
-                             "metric", b->metric, "better", b->higher_is_better ? "higher" : "lower",
-                             "n", (json_int_t)b->n, (json_int_t)x->n);
-    if (!c->ok) {
-        json_object_set_new(item, "verdict", json_string("inconclusive"));
-        json_object_set_new(item, "error", json_string(c->error));
-        return item;
+    const char *texts[] = {"baseline", b->variant, "candidate", x->variant, "point", b->point,
+                           "metric", b->metric, NULL};
+    json_t *item = texts_then(texts, json_pack("{s:s, s:[I,I]}", "better",
+                                               b->higher_is_better ? "higher" : "lower", "n",
+                                               (json_int_t)b->n, (json_int_t)x->n));
+    int rc = item != NULL ? 0 : -1;
+    if (rc == 0 && !c->ok) {
+        char why[2048];
+        query_comparison_error(in, c, why, sizeof why);
+        rc |= json_object_set_new(item, "verdict", json_string("inconclusive"));
+        rc |= json_text_set(item, "error", why);
+    } else if (rc == 0) {
+        rc = comparison_numbers(item, c);
     }
-    json_object_set_new(item, "method", json_string(r->method_name));
-    json_object_set_new(item, "paired", json_boolean(r->paired));
-    json_object_set_new(item, "exact", json_boolean(r->exact));
-    json_object_set_new(item, "estimate", number_or_null(r->ratio));
-    json_object_set_new(item, "ci", json_pack("[o,o]", number_or_null(r->ci_low),
-                                              number_or_null(r->ci_high)));
-    json_object_set_new(item, "ci_open", json_pack("[b,b]", r->low_open, r->high_open));
-    json_object_set_new(item, "confidence", json_real(r->confidence));
-    json_object_set_new(item, "achieved_confidence", number_or_null(r->achieved_confidence));
-    json_object_set_new(item, "p_value", number_or_null(r->p_value));
-    json_object_set_new(item, "p_adjusted", number_or_null(c->p_adjusted));
-    json_object_set_new(item, "statistic", number_or_null(r->statistic));
-    json_object_set_new(item, "df", number_or_null(r->df));
-    json_object_set_new(item, "verdict", json_string(verdict_kind_name(r->decision.kind)));
-    json_object_set_new(item, "negligible", json_boolean(r->decision.negligible));
-    json_object_set_new(item, "resolution_limited", json_boolean(r->resolution_limited));
-    json_object_set_new(item, "rounding_allowance", number_or_null(r->relative_step));
-    json_object_set_new(item, "zeros_set_aside", json_integer((json_int_t)r->set_aside));
-    json_object_set_new(item, "needed_blocks", r->decision.needed_blocks >= 0
-                                                   ? json_integer(r->decision.needed_blocks)
-                                                   : json_null());
-    add_layouts_json(item, c);
+    if (rc != 0) {
+        json_decref(item);
+        return NULL;
+    }
+    if (c->ok)
+        add_layouts_json(item, c);
     return item;
 }
 
-static json_t *comparisons_json(const report_input *in)
+static json_t *comparisons_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t k = 0; k < in->analysis->n_comparisons; k++)
-        json_array_append_new(array, comparison_json(in, &in->analysis->comparisons[k]));
+    for (size_t k = 0; array && k < in->analysis->n_comparisons; k++)
+        append(array, comparison_json(in, &in->analysis->comparisons[k]), 0, rc);
     return array;
 }
 
-static json_t *overall_json(const report_input *in)
+static json_t *overall_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->analysis->n_overall; i++) {
+    for (size_t i = 0; array && i < in->analysis->n_overall; i++) {
         const analysis_overall *o = &in->analysis->overall[i];
-        json_array_append_new(array, json_pack(
-            "{s:s, s:s, s:s, s:I, s:o, s:[o,o], s:f, s:s, s:b}", "baseline", o->baseline,
-            "candidate", o->candidate, "metric", o->metric, "points", (json_int_t)o->n_points,
-            "estimate", number_or_null(o->ratio), "ci", number_or_null(o->ci_low),
-            number_or_null(o->ci_high), "confidence", o->confidence,
-            "verdict", verdict_kind_name(o->decision.kind), "negligible", o->decision.negligible));
+        const char *texts[] = {"baseline", o->baseline, "candidate", o->candidate, "metric",
+                               o->metric, NULL};
+        append(array, texts_then(texts, json_pack(
+                   "{s:I, s:o, s:[o,o], s:f, s:s, s:b}", "points", (json_int_t)o->n_points,
+                   "estimate", number_or_null(o->ratio), "ci", number_or_null(o->ci_low),
+                   number_or_null(o->ci_high), "confidence", o->confidence,
+                   "verdict", verdict_kind_name(o->decision.kind),
+                   "negligible", o->decision.negligible)),
+               0, rc);
     }
     return array;
 }
 
-static json_t *warnings_json(const report_input *in)
+static json_t *warnings_json(const report_input *in, int *rc)
 {
     json_t *array = json_array();
-    for (size_t i = 0; i < in->analysis->n_warnings; i++) {
+    for (size_t i = 0; array && i < in->analysis->n_warnings; i++) {
         const analysis_warning *w = &in->analysis->warnings[i];
-        json_array_append_new(array, json_pack("{s:s, s:s, s:s, s:s}", "code", w->code,
-                                               "variant", w->variant, "point", w->point,
-                                               "message", w->message));
+        json_t *item = json_object();
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
+        const char *texts[] = {"code", w->code, "variant", w->variant, "point", w->point,
+                               "message", message, NULL};
+        append(array, item, set_texts(item, texts), rc);
     }
     return array;
 }
 
+/* NULL when out of memory: a document missing an entry is never written. */
 static json_t *document_json(const report_input *in)
 {
-    json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                            "schema", "verdict/1", "tool", "name", "verdict", "version",
-                            VERDICT_VERSION, "experiment", experiment_json(in),
-                            "environment", environment_json(in), "variants", variants_json(in),
-                            "points", points_json(in), "samples", samples_json(in),
-                            "summaries", summaries_json(in), "comparisons",
-                            comparisons_json(in), "overall", overall_json(in),
-                            "warnings", warnings_json(in));
-    if (doc && in->from_runs)
-        json_object_set_new(doc, "builds", builds_json(in));
+    int rc = 0;
+    json_t *doc = json_pack(
+        "{s:s, s:{s:s, s:s}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+        "schema", "verdict/1", "tool", "name", "verdict", "version", VERDICT_VERSION,
+        "experiment", experiment_json(in, &rc), "environment", environment_json(in, &rc),
+        "variants", variants_json(in, &rc), "points", points_json(in, &rc),
+        "samples", samples_json(in, &rc), "summaries", summaries_json(in, &rc),
+        "comparisons", comparisons_json(in, &rc), "overall", overall_json(in, &rc),
+        "warnings", warnings_json(in, &rc));
+    if (doc && in->from_runs) {
+        json_t *builds = builds_json(in, &rc);
+        if (builds == NULL || json_object_set_new(doc, "builds", builds) != 0)
+            rc = -1;
+    }
+    if (rc != 0) {
+        json_decref(doc);
+        return NULL;
+    }
     return doc;
 }
 

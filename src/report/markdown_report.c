@@ -1,21 +1,37 @@
 /* Markdown export: the verdict table and the per-variant summaries, for a mail, a wiki
- * or a pull request. Text from commands is escaped so it cannot break the tables. */
+ * or a pull request. Text from commands is escaped so it cannot break the tables, and its
+ * control characters are shown as \xNN so that it cannot drive a terminal either. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/output_file.h"
+#include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
+
+#define LEVEL_TEXT 40
+
+/* Control characters first become visible escapes (plain_text.h), then Markdown's own
+ * characters are escaped, so "\x1b" shows as written. */
+static void write_text(FILE *f, const char *text)
+{
+    char *visible = plain_escaped_copy(text);
+    for (const char *c = visible ? visible : "(out of memory)"; *c; c++) {
+        if (*c == '|' || *c == '\\' || *c == '`' || *c == '*' || *c == '_' || *c == '<' ||
+            *c == '[' || *c == ']')
+            fputc('\\', f);
+        fputc(*c, f);
+    }
+    free(visible);
+}
 
 static void write_cell(FILE *f, const char *text)
 {
     fputc(' ', f);
-    for (const char *c = text; *c; c++) {
-        if (*c == '|' || *c == '\\' || *c == '`' || *c == '*' || *c == '_' || *c == '<')
-            fputc('\\', f);
-        fputc(*c == '\n' ? ' ' : *c, f);
-    }
+    write_text(f, text);
     fputs(" |", f);
 }
 
@@ -24,29 +40,34 @@ static void write_percent_cell(FILE *f, double ratio)
     fprintf(f, " %+.2f%% |", (ratio - 1.0) * 100.0);
 }
 
-static void write_comparisons(FILE *f, const report_input *in)
+static void write_comparisons(FILE *f, const report_input *in, const query_point_set *unrun)
 {
     fputs("| point | metric | baseline | candidate | change | interval | p | verdict |\n"
           "| --- | --- | --- | --- | ---: | --- | ---: | --- |\n", f);
     for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
         const analysis_comparison *c = &in->analysis->comparisons[k];
         const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
+        if (query_point_set_has(unrun, b->point))
+            continue;
         fputc('|', f);
         write_cell(f, b->point);
         write_cell(f, b->metric);
         write_cell(f, b->variant);
         write_cell(f, x->variant);
         if (!c->ok) {
+            char why[2048];
+            query_comparison_error(in, c, why, sizeof why);
             fputs(" | | | inconclusive (", f);
-            fputs(c->error, f);
+            write_text(f, why);
             fputs(") |\n", f);
             continue;
         }
         const comparison *r = &c->result;
+        char level[LEVEL_TEXT];
+        level_text(r->achieved_confidence, 4, level, sizeof level);
         write_percent_cell(f, r->ratio);
-        fprintf(f, " %s%+.2f%%, %+.2f%%%s at %.4g%% |", query_low_bracket(r),
-                (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r),
-                r->achieved_confidence * 100);
+        fprintf(f, " %s%+.2f%%, %+.2f%%%s at %s%% |", query_low_bracket(r),
+                (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r), level);
         fprintf(f, " %.2g |", r->p_value);
         fprintf(f, " %s%s", verdict_kind_name(r->decision.kind),
                 r->decision.negligible ? " (negligible)" : "");
@@ -56,12 +77,14 @@ static void write_comparisons(FILE *f, const report_input *in)
     }
 }
 
-static void write_summaries(FILE *f, const report_input *in)
+static void write_summaries(FILE *f, const report_input *in, const query_point_set *unrun)
 {
     fputs("\n| point | metric | variant | n | median | CV | min | max |\n"
           "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |\n", f);
     for (size_t i = 0; i < in->n_series; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
+        if (query_point_set_has(unrun, in->series[i].point))
+            continue;
         fputc('|', f);
         write_cell(f, in->series[i].point);
         write_cell(f, in->series[i].metric);
@@ -71,30 +94,54 @@ static void write_summaries(FILE *f, const report_input *in)
     }
 }
 
-static void write_warnings(FILE *f, const report_input *in)
+static void write_warnings(FILE *f, const report_input *in, const query_point_set *unrun)
 {
-    if (in->analysis->n_warnings == 0)
-        return;
-    fputs("\nWarnings:\n\n", f);
+    bool any = false;
     for (size_t i = 0; i < in->analysis->n_warnings; i++) {
-        fputs("- `", f);
-        fputs(in->analysis->warnings[i].code, f);
+        const analysis_warning *w = &in->analysis->warnings[i];
+        if (query_point_set_has(unrun, w->point))
+            continue;
+        if (!any)
+            fputs("\nWarnings:\n\n", f);
+        any = true;
+        fputs("- `", f); /* codes are verdict's own words: nothing to escape in a code span */
+        plain_write(f, w->code);
         fputs("`:", f);
-        write_cell(f, in->analysis->warnings[i].message);
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
+        write_cell(f, message);
         fputc('\n', f);
     }
 }
 
+static void write_document(FILE *f, const report_input *in, const query_point_set *unrun)
+{
+    char level[LEVEL_TEXT], line[160];
+    level_text(in->options->confidence, 6, level, sizeof level);
+    query_unrun_line(in, unrun, line, sizeof line);
+    fputs("## ", f);
+    write_text(f, in->experiment_name);
+    fprintf(f, "\n\n%s, %s%% confidence, margin ±%g%%\n\n",
+            comparison_method_name(in->options->method, in->options->paired), level,
+            in->options->margin * 100);
+    if (line[0] != '\0')
+        fprintf(f, "%s.\n\n", line);
+    write_comparisons(f, in, unrun);
+    write_summaries(f, in, unrun);
+    write_warnings(f, in, unrun);
+}
+
 int report_write_markdown(const report_input *in, const char *path, char *err, size_t errlen)
 {
+    query_point_set unrun = {NULL, 0};
     output_file out;
-    if (output_open(&out, path, err, errlen) != 0)
-        return -1;
-    fprintf(out.stream, "## %s\n\n%s, %g%% confidence, margin ±%g%%\n\n", in->experiment_name,
-            comparison_method_name(in->options->method, in->options->paired),
-            in->options->confidence * 100, in->options->margin * 100);
-    write_comparisons(out.stream, in);
-    write_summaries(out.stream, in);
-    write_warnings(out.stream, in);
-    return output_commit(&out, err, errlen);
+    int rc = -1;
+    if (query_unrun_points(in, &unrun) != 0) {
+        snprintf(err, errlen, "%s: out of memory", path);
+    } else if (output_open(&out, path, err, errlen) == 0) {
+        write_document(out.stream, in, &unrun);
+        rc = output_commit(&out, err, errlen);
+    }
+    query_point_set_free(&unrun);
+    return rc;
 }

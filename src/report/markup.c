@@ -6,17 +6,6 @@
 
 #include <stddef.h>
 
-#define REPLACEMENT_CHARACTER "\xEF\xBF\xBD"
-
-/* Length of the valid UTF-8 sequence starting at s (a NUL-terminated text), or 0. */
-static size_t utf8_sequence_length(const unsigned char *s)
-{
-    size_t left = 0;
-    while (left < 4 && s[left])
-        left++;
-    return utf8_sequence(s, left);
-}
-
 static const char *entity_of(unsigned char c)
 {
     switch (c) {
@@ -34,12 +23,12 @@ void markup_write_escaped(FILE *out, const char *text)
     const unsigned char *s = (const unsigned char *)(text ? text : "");
     while (*s) {
         const char *entity = entity_of(*s);
-        size_t length = utf8_sequence_length(s);
+        size_t length = utf8_sequence_at(s);
         if (entity) {
             fputs(entity, out);
         } else if (length == 0 || (*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||
                    *s == 0x7F) {
-            fputs(REPLACEMENT_CHARACTER, out);
+            fputs(UTF8_REPLACEMENT, out);
             length = 1;
         } else {
             fwrite(s, 1, length, out);

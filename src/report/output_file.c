@@ -1,31 +1,108 @@
-/* Atomic export files: write to PATH.tmp.XXXXXX, fsync, rename over PATH.
- * Standard output ("-") is written directly. */
+/* Export files: a regular file or a new one is written to PATH.tmp.XXXXXX, fsynced and
+ * renamed over it; devices, FIFOs and verdict's own stdout/stderr are written in place. */
 #include "report/output_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int output_open(output_file *out, const char *path, char *err, size_t errlen)
+typedef enum {
+    WRITE_ATOMIC,   /* temporary file renamed over the target */
+    WRITE_IN_PLACE, /* opened and written: a device, a FIFO */
+    WRITE_STDOUT,   /* the file verdict's stdout already writes: through that stream */
+    WRITE_STDERR,
+    WRITE_REFUSED
+} write_mode;
+
+static bool same_file_as_fd(const struct stat *st, int fd)
 {
-    out->path = path;
-    out->temporary = NULL;
-    if (strcmp(path, "-") == 0) {
-        out->stream = stdout;
-        return 0;
+    struct stat other;
+    return fstat(fd, &other) == 0 && other.st_dev == st->st_dev && other.st_ino == st->st_ino;
+}
+
+/* Paths whose links the kernel makes up (/dev/stdout -> /proc/self/fd/1 -> the file):
+ * what they name is an open descriptor, which a rename cannot replace. */
+static bool names_a_descriptor(const char *path)
+{
+    return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0 ||
+           strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0;
+}
+
+/* How to write path, and for an atomic write the regular file to rename over (*target,
+ * malloc'd: symbolic links resolved, so that a link stays a link). */
+static write_mode choose_mode(const char *path, char **target, char *err, size_t errlen)
+{
+    struct stat st;
+    *target = NULL;
+    if (stat(path, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            return WRITE_REFUSED;
+        }
+        struct stat link;
+        if (lstat(path, &link) == 0) { /* a link to nothing: where it leads is unclear */
+            snprintf(err, errlen, "%s: cannot write: a symbolic link to a file that does not "
+                     "exist", path);
+            return WRITE_REFUSED;
+        }
+        *target = strdup(path);
+        return *target ? WRITE_ATOMIC : WRITE_REFUSED;
     }
-    size_t length = strlen(path) + 16;
-    out->temporary = malloc(length);
-    if (out->temporary == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot write: it is a directory", path);
+        return WRITE_REFUSED;
+    }
+    /* Through the open stream, so that what verdict already wrote there (the text
+     * report of `verdict ... --json /dev/stdout > out`) is kept, not truncated. */
+    if (same_file_as_fd(&st, STDOUT_FILENO))
+        return WRITE_STDOUT;
+    if (same_file_as_fd(&st, STDERR_FILENO))
+        return WRITE_STDERR;
+    if (!S_ISREG(st.st_mode) || names_a_descriptor(path))
+        return WRITE_IN_PLACE;
+    *target = realpath(path, NULL);
+    if (*target == NULL) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return WRITE_REFUSED;
+    }
+    if (names_a_descriptor(*target)) {
+        free(*target);
+        *target = NULL;
+        return WRITE_IN_PLACE;
+    }
+    return WRITE_ATOMIC;
+}
+
+static int open_in_place(output_file *out, char *err, size_t errlen)
+{
+    /* O_TRUNC only matters for a regular file (one stdout is redirected to); devices and
+     * FIFOs ignore it. No O_CREAT: the path exists, and must not be created elsewhere. */
+    int fd = open(out->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || (out->stream = fdopen(fd, "w")) == NULL) {
+        snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return -1;
     }
-    snprintf(out->temporary, length, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(out->temporary);
+    return 0;
+}
+
+static int open_temporary(output_file *out, char *err, size_t errlen)
+{
+    size_t length = strlen(out->target) + 16;
+    out->temporary = malloc(length);
+    if (out->temporary == NULL) {
+        snprintf(err, errlen, "%s: out of memory", out->path);
+        return -1;
+    }
+    snprintf(out->temporary, length, "%s.tmp.XXXXXX", out->target);
+    int fd = mkostemp(out->temporary, O_CLOEXEC);
     if (fd < 0 || (out->stream = fdopen(fd, "w")) == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(out->temporary);
@@ -38,28 +115,64 @@ int output_open(output_file *out, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int output_open(output_file *out, const char *path, char *err, size_t errlen)
+{
+    *out = (output_file){.path = path};
+    write_mode mode = strcmp(path, "-") == 0 ? WRITE_STDOUT
+                                             : choose_mode(path, &out->target, err, errlen);
+    int rc = 0;
+    switch (mode) {
+    case WRITE_STDOUT:
+    case WRITE_STDERR:
+        out->stream = mode == WRITE_STDOUT ? stdout : stderr;
+        out->borrowed = true;
+        break;
+    case WRITE_IN_PLACE: rc = open_in_place(out, err, errlen); break;
+    case WRITE_ATOMIC: rc = open_temporary(out, err, errlen); break;
+    case WRITE_REFUSED: rc = -1; break;
+    }
+    if (rc != 0) {
+        free(out->target);
+        out->target = NULL;
+    }
+    return rc;
+}
+
+/* A device, a FIFO or a borrowed stream: flush (and close what we opened); fsync is
+ * meaningless there. */
+static int commit_in_place(output_file *out, char *err, size_t errlen)
+{
+    int rc = fflush(out->stream) != 0 || ferror(out->stream) ? -1 : 0;
+    int saved = errno;
+    if (!out->borrowed && fclose(out->stream) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot write: %s",
+                 strcmp(out->path, "-") == 0 ? "<stdout>" : out->path, strerror(saved));
+    out->stream = NULL;
+    return rc;
+}
+
 int output_commit(output_file *out, char *err, size_t errlen)
 {
-    if (out->temporary == NULL) {
-        if (fflush(out->stream) != 0) {
-            snprintf(err, errlen, "<stdout>: cannot write: %s", strerror(errno));
-            return -1;
-        }
-        return 0;
-    }
+    if (out->temporary == NULL)
+        return commit_in_place(out, err, errlen);
     int rc = 0;
     if (fflush(out->stream) != 0 || fsync(fileno(out->stream)) != 0 || ferror(out->stream))
         rc = -1;
     if (fclose(out->stream) != 0)
         rc = -1;
-    if (rc == 0 && rename(out->temporary, out->path) != 0)
+    if (rc == 0 && rename(out->temporary, out->target) != 0)
         rc = -1;
     if (rc != 0) {
         snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
         unlink(out->temporary);
     }
     free(out->temporary);
-    out->temporary = NULL;
+    free(out->target);
+    out->temporary = out->target = NULL;
     return rc;
 }
 
@@ -68,7 +181,11 @@ void output_abandon(output_file *out)
     if (out->temporary) {
         fclose(out->stream);
         unlink(out->temporary);
-        free(out->temporary);
-        out->temporary = NULL;
+    } else if (!out->borrowed && out->stream != NULL) {
+        fclose(out->stream);
     }
+    free(out->temporary);
+    free(out->target);
+    out->temporary = out->target = NULL;
+    out->stream = NULL;
 }

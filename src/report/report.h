@@ -33,6 +33,7 @@ typedef struct {
     const double *metric_values;
     size_t n_metrics;
     int exit_code;
+    bool timed_out;            /* the run hit its timeout (its extracted metrics are NaN) */
     bool tainted;
     const char *taint_reason;  /* NULL or "" when not tainted */
     double started;            /* seconds since the session began; NaN when unknown */

@@ -39,4 +39,32 @@ double query_percent(double ratio);
 const char *query_low_bracket(const comparison *r);
 const char *query_high_bracket(const comparison *r);
 
+/* Why a comparison could not be computed, for the reports. When a series holds runs
+ * without a value (NaN: the run timed out, or its output held no number) the statistics
+ * only say "argument out of range"; this says how many runs had no value and how many of
+ * them timed out. Otherwise the analysis's own message. */
+void query_comparison_error(const report_input *in, const analysis_comparison *c, char *buf,
+                            size_t len);
+
+/* A warning's message; a comparison-failed warning gets query_comparison_error's words. */
+void query_warning_message(const report_input *in, const analysis_warning *w, char *buf,
+                           size_t len);
+
+
+/* Points with no sample at all (a sweep interrupted, say), sorted for lookups: the
+ * writers sum them up in one line instead of a block each. */
+typedef struct {
+    const char **ids; /* borrowed from the report_input */
+    size_t n;
+} query_point_set;
+
+/* 0, or -1 when out of memory. */
+int query_unrun_points(const report_input *in, query_point_set *out);
+bool query_point_set_has(const query_point_set *set, const char *id);
+void query_point_set_free(query_point_set *set);
+/* "912 of 1,000,000 points were not run (no samples); they are left out below" into buf,
+ * or "" when every point has samples. */
+void query_unrun_line(const report_input *in, const query_point_set *unrun, char *buf,
+                      size_t len);
+
 #endif

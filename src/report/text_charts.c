@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/plain_text.h"
 #include "report/report_query.h"
 #include "stats/verdict_rules.h"
 
@@ -99,8 +100,13 @@ static void print_chart(const report_input *in, const char *metric, const char *
         }
     if (baseline == NULL)
         return;
-    fprintf(out, "\n== change per point: %s vs %s, %s (%s is better) ==\n", candidate, baseline,
-            metric, higher ? "higher" : "lower");
+    fputs("\n== change per point: ", out);
+    plain_write(out, candidate);
+    fputs(" vs ", out);
+    plain_write(out, baseline);
+    fputs(", ", out);
+    plain_write(out, metric);
+    fprintf(out, " (%s is better) ==\n", higher ? "higher" : "lower");
     fprintf(out, "   * estimate, [---] interval, : the ±%g%% margin, | no change\n",
             in->options->margin * 100);
     print_axis(&s, out);
@@ -108,11 +114,11 @@ static void print_chart(const report_input *in, const char *metric, const char *
         const analysis_comparison *c = &in->analysis->comparisons[k];
         if (!in_chart(in, c, metric, candidate))
             continue;
-        char row[CHART_WIDTH + 1];
+        char row[CHART_WIDTH + 1], label[LABEL_WIDTH + 1];
         draw_row(in, &s, &c->result, row);
-        fprintf(out, "  %-*.*s %s %+6.1f%%  %s\n", LABEL_WIDTH, LABEL_WIDTH,
-                in->series[c->candidate].point, row, query_percent(c->result.ratio),
-                verdict_kind_name(c->result.decision.kind));
+        plain_escape(in->series[c->candidate].point, label, sizeof label);
+        fprintf(out, "  %-*s %s %+6.1f%%  %s\n", LABEL_WIDTH, label, row,
+                query_percent(c->result.ratio), verdict_kind_name(c->result.decision.kind));
     }
 }
 

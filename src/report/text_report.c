@@ -1,16 +1,20 @@
 /* The terminal report: a table per point, a ministat-style plot, one sentence per
- * comparison that can be pasted into a mail, and the warnings. */
+ * comparison that can be pasted into a mail, and the warnings. Names are escaped. */
 #include "report/report.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "report/ascii_plot.h"
+#include "report/plain_text.h"
 #include "report/report_query.h"
 #include "report/text_charts.h"
+#include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
 #define PLOT_WIDTH 64
+#define NAME_MAX_WIDTH 48
+#define LEVEL_TEXT 40
 static const char markers[] = "x+*o#@%&=~";
 
 static char marker_of(size_t index_in_point)
@@ -27,46 +31,51 @@ static void format_percent(double ratio, char *buf, size_t len)
 static void print_settings(const report_input *in, FILE *out)
 {
     const analysis_options *o = in->options;
-    fprintf(out, "%s%s · %g%% confidence · margin ±%g%%",
+    char level[LEVEL_TEXT];
+    level_text(o->confidence, 6, level, sizeof level);
+    fprintf(out, "%s%s · %s%% confidence · margin ±%g%%",
             comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
-            o->confidence * 100, o->margin * 100);
+            level, o->margin * 100);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
         fprintf(out, " · %zu comparisons, %s-adjusted", in->analysis->n_comparisons,
                 o->adjust == ADJUST_HOLM ? "Holm" : "BH");
     fputs("\n", out);
 }
 
-/* "A", or "A @3" for layout twin 3 of A. */
-static void series_label(const analysis_series *s, char *buf, size_t len)
+/* "A", or "A @3" for layout twin 3 of A, escaped as it will be printed; its length. */
+static size_t series_label(const analysis_series *s, char *buf, size_t len)
 {
-    if (s->n_layouts > 1)
-        snprintf(buf, len, "%s @%zu", s->variant, s->layout);
-    else
-        snprintf(buf, len, "%s", s->variant);
+    size_t n = plain_escape(s->variant, buf, len);
+    if (s->n_layouts > 1 && n + 1 < len) {
+        snprintf(buf + n, len - n, " @%zu", s->layout);
+        n = strlen(buf);
+    }
+    return n;
 }
 
-static size_t name_width(const report_input *in)
+/* Column width of the variant names of one table, as they will be printed (escaped). */
+static int name_width(const report_input *in, size_t first, size_t end)
 {
     size_t width = 7;
-    for (size_t i = 0; i < in->n_series; i++) {
-        char label[128];
-        series_label(&in->series[i], label, sizeof label);
-        if (strlen(label) > width)
-            width = strlen(label);
+    for (size_t i = first; i < end; i++) {
+        char name[NAME_MAX_WIDTH + 8];
+        size_t length = series_label(&in->series[i], name, sizeof name);
+        if (length > width)
+            width = length;
     }
-    return width > 48 ? 48 : width;
+    return (int)width;
 }
 
 static void print_table(const report_input *in, size_t first, size_t end, FILE *out)
 {
-    int width = (int)name_width(in);
+    int width = name_width(in, first, end);
     fprintf(out, "    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
     for (size_t i = first; i < end; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
-        char label[128];
-        series_label(&in->series[i], label, sizeof label);
-        fprintf(out, " %c  %-*.*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, width,
-                label, s->n, s->median, s->cv * 100);
+        char name[NAME_MAX_WIDTH + 8];
+        series_label(&in->series[i], name, sizeof name);
+        fprintf(out, " %c  %-*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, name, s->n,
+                s->median, s->cv * 100);
     }
     fputs("\n", out);
 }
@@ -92,14 +101,17 @@ static void print_interval_line(const report_input *in, const analysis_compariso
     fprintf(out, " %c vs %c: %s %s%s, %s%s", marker_of(c->candidate - first),
             marker_of(c->baseline - first), est, query_low_bracket(r), lo, hi,
             query_high_bracket(r));
+    char achieved[LEVEL_TEXT], wanted[LEVEL_TEXT], interval[LEVEL_TEXT];
+    level_text(r->achieved_confidence, 6, achieved, sizeof achieved);
+    level_text(r->confidence, 6, wanted, sizeof wanted);
+    level_text(r->confidence, 4, interval, sizeof interval);
     if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
-        fprintf(out, " (%g%% CI; %g%% is not reachable with %zu %s)",
-                r->achieved_confidence * 100, r->confidence * 100, r->n_baseline, units);
+        fprintf(out, " (%s%% CI; %s%% is not reachable with %zu %s)", achieved, wanted,
+                r->n_baseline, units);
     else if (r->achieved_confidence < r->confidence - 1e-12)
-        fprintf(out, " (%g%% is not reachable with %zu %s)", r->confidence * 100, r->n_baseline,
-                units);
+        fprintf(out, " (%s%% is not reachable with %zu %s)", wanted, r->n_baseline, units);
     else
-        fprintf(out, " (%.4g%% CI", r->confidence * 100);
+        fprintf(out, " (%s%% CI", interval);
     if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12) {
         size_t m = in->analysis->n_comparisons;
         fputs(", widened for ", out);
@@ -123,7 +135,9 @@ static void print_layout_strip(const char *name, const double *locations, size_t
     double middle = 0;
     for (size_t i = 0; i < k; i++)
         middle += locations[i] / (double)k;
-    fprintf(out, "   layouts of %s:", name);
+    char shown[NAME_MAX_WIDTH + 1];
+    plain_escape(name, shown, sizeof shown);
+    fprintf(out, "   layouts of %s:", shown);
     for (size_t i = 0; i < k; i++)
         fprintf(out, " %+.1f%%", expm1(locations[i] - middle) * 100);
     fputs("\n", out);
@@ -158,9 +172,10 @@ static void print_decided(const report_input *in, const analysis_comparison *c, 
     double change = fabs(r->ratio - 1.0) * 100;
     const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
                                                                 : (up ? "slower" : "faster");
-    fprintf(out, "   %s: %s is %.*f%% %s than %s", verdict_kind_name(r->decision.kind),
-            in->series[c->candidate].variant, change < 0.1 ? 2 : 1, change, word,
-            in->series[c->baseline].variant);
+    fprintf(out, "   %s: ", verdict_kind_name(r->decision.kind));
+    plain_write(out, in->series[c->candidate].variant);
+    fprintf(out, " is %.*f%% %s than ", change < 0.1 ? 2 : 1, change, word);
+    plain_write(out, in->series[c->baseline].variant);
     if (r->decision.negligible)
         fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
     fputs("\n", out);
@@ -179,9 +194,12 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
                 c->result.relative_step * 100, in->options->margin * 100);
         return;
     }
-    if (d->reason == UNDECIDED_CONFIDENCE)
-        fprintf(out, "%zu %s per side cannot reach %g%% confidence; ", c->result.n_baseline,
-                c->across_layouts ? "layouts" : "runs", c->result.confidence * 100);
+    if (d->reason == UNDECIDED_CONFIDENCE) {
+        char level[LEVEL_TEXT];
+        level_text(c->result.confidence, 6, level, sizeof level);
+        fprintf(out, "%zu %s per side cannot reach %s%% confidence; ", c->result.n_baseline,
+                c->across_layouts ? "layouts" : "runs", level);
+    }
     else
         fprintf(out, "the interval includes both no change and changes beyond ±%g%%; ",
                 in->options->margin * 100);
@@ -199,7 +217,11 @@ static void print_comparison(const report_input *in, const analysis_comparison *
                              FILE *out)
 {
     if (!c->ok) {
-        fprintf(out, " %s\n   inconclusive\n", c->error);
+        char why[2048];
+        query_comparison_error(in, c, why, sizeof why);
+        fputs(" ", out);
+        plain_write(out, why);
+        fputs("\n   inconclusive\n", out);
         return;
     }
     print_interval_line(in, c, first, out);
@@ -218,12 +240,13 @@ static void print_comparison(const report_input *in, const analysis_comparison *
 static void print_group(const report_input *in, size_t first, size_t end, FILE *out)
 {
     const analysis_series *s = &in->series[first];
-    fprintf(out, "\n");
-    if (in->n_points > 1)
-        fprintf(out, "== %s · ", s->point);
-    else
-        fprintf(out, "== ");
-    fprintf(out, "%s (%s is better) ==\n", s->metric, s->higher_is_better ? "higher" : "lower");
+    fputs("\n== ", out);
+    if (in->n_points > 1) {
+        plain_write(out, s->point);
+        fputs(" · ", out);
+    }
+    plain_write(out, s->metric);
+    fprintf(out, " (%s is better) ==\n", s->higher_is_better ? "higher" : "lower");
     print_table(in, first, end, out);
     print_plot(in, first, end, out);
     fputs("\n", out);
@@ -245,35 +268,67 @@ static void print_overall(const report_input *in, FILE *out)
         format_percent(o->ratio, est, sizeof est);
         format_percent(o->ci_low, lo, sizeof lo);
         format_percent(o->ci_high, hi, sizeof hi);
-        fprintf(out, " %s vs %s, %s over %zu points: %s [%s, %s] (%g%% CI): %s%s\n", o->candidate,
-                o->baseline, o->metric, o->n_points, est, lo, hi, o->confidence * 100,
-                verdict_kind_name(o->decision.kind), o->decision.negligible ? " (negligible)" : "");
+        char level[LEVEL_TEXT];
+        level_text(o->confidence, 6, level, sizeof level);
+        fputs(" ", out);
+        plain_write(out, o->candidate);
+        fputs(" vs ", out);
+        plain_write(out, o->baseline);
+        fputs(", ", out);
+        plain_write(out, o->metric);
+        fprintf(out, " over %zu points: %s [%s, %s] (%s%% CI): %s%s\n", o->n_points, est, lo, hi,
+                level, verdict_kind_name(o->decision.kind),
+                o->decision.negligible ? " (negligible)" : "");
     }
 }
 
-static void print_warnings(const report_input *in, FILE *out)
+/* Warnings of unrun points (too few samples, a failed comparison) are left out: the one
+ * line about unrun points says it for all of them. */
+static void print_warnings(const report_input *in, const query_point_set *unrun, FILE *out)
 {
-    if (in->analysis->n_warnings == 0)
-        return;
-    fputs("\nwarnings:\n", out);
+    bool any = false;
     for (size_t i = 0; i < in->analysis->n_warnings; i++) {
         const analysis_warning *w = &in->analysis->warnings[i];
-        fprintf(out, "  [%s]%s%s %s\n", w->code, *w->point && in->n_points > 1 ? " " : "",
-                in->n_points > 1 ? w->point : "", w->message);
+        if (query_point_set_has(unrun, w->point))
+            continue;
+        if (!any)
+            fputs("\nwarnings:\n", out);
+        any = true;
+        fputs("  [", out);
+        plain_write(out, w->code);
+        fputs("]", out);
+        if (*w->point && in->n_points > 1) {
+            fputs(" ", out);
+            plain_write(out, w->point);
+        }
+        char message[2048];
+        query_warning_message(in, w, message, sizeof message);
+        fputs(" ", out);
+        plain_write(out, message);
+        fputs("\n", out);
     }
 }
 
 void report_write_text(const report_input *in, FILE *out)
 {
+    query_point_set unrun;
+    if (query_unrun_points(in, &unrun) != 0)
+        unrun = (query_point_set){NULL, 0}; /* out of memory: every point gets its block */
     print_settings(in, out);
     size_t first = 0;
     for (size_t i = 1; i <= in->n_series; i++) {
         if (i == in->n_series || !analysis_same_group(&in->series[i], &in->series[first])) {
-            print_group(in, first, i, out);
+            if (!query_point_set_has(&unrun, in->series[first].point))
+                print_group(in, first, i, out);
             first = i;
         }
     }
+    char line[160];
+    query_unrun_line(in, &unrun, line, sizeof line);
+    if (line[0] != '\0')
+        fprintf(out, "\n%s\n", line);
     print_overall(in, out);
     text_change_charts(in, out);
-    print_warnings(in, out);
+    print_warnings(in, &unrun, out);
+    query_point_set_free(&unrun);
 }

@@ -3,7 +3,9 @@
 #include "diagnostics.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "descriptive.h"
 #include "distributions.h"
@@ -33,35 +35,56 @@ static stats_status validate_series(const double *x, size_t n, size_t minimum)
 
 /* ---- Mann–Kendall ------------------------------------------------------------------ */
 
-/* S = sum over i < j of sign(x_j - x_i). O(n^2), fine for the sample counts of a benchmark
- * (thousands at most); an O(n log n) merge count would be needed only far beyond that. */
-static double kendall_s(const double *x, size_t n)
+/* Counts the pairs i < j with x_i > x_j (strict inversions) while merge-sorting x in
+ * place, using scratch of the same length. Equal values are taken from the left first,
+ * so tied pairs are never counted. O(n log n) time: a 2,000,000-value series took over
+ * ten minutes with the double loop this replaced. */
+static uint64_t count_inversions(double *x, double *scratch, size_t n)
 {
-    double s = 0.0;
-    for (size_t i = 0; i + 1 < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            s += (x[j] > x[i]) - (x[j] < x[i]);
-    return s;
+    uint64_t inversions = 0;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t left = 0; left < n - width; left += 2 * width) {
+            size_t middle = left + width, right_end = left + 2 * width;
+            if (right_end > n) /* the last run may be short */
+                right_end = n;
+            size_t i = left, j = middle, k = left;
+            while (i < middle && j < right_end) {
+                if (x[j] < x[i]) {
+                    inversions += middle - i; /* x[j] is below every value left in x[i..] */
+                    scratch[k++] = x[j++];
+                } else {
+                    scratch[k++] = x[i++];
+                }
+            }
+            while (i < middle)
+                scratch[k++] = x[i++];
+            while (j < right_end)
+                scratch[k++] = x[j++];
+            memcpy(x + left, scratch + left, (right_end - left) * sizeof *x);
+        }
+    }
+    return inversions;
 }
 
 /* From the tie groups of x (sizes t): sum t(t-1)(2t+5) for var(S) and sum t(t-1)/2, the
- * number of tied pairs, for tau-b. */
+ * number of tied pairs, for S itself and tau-b. */
 typedef struct {
     double variance_term;
-    double tied_pairs;
+    uint64_t tied_pairs;
 } tie_sums;
 
 static tie_sums tie_corrections(const double *sorted, size_t n)
 {
-    tie_sums sums = {0.0, 0.0};
+    tie_sums sums = {0.0, 0};
     size_t start = 0;
     while (start < n) {
         size_t end = start + 1;
         while (end < n && sorted[end] == sorted[start])
             end++;
-        double t = (double)(end - start);
-        sums.variance_term += t * (t - 1.0) * (2.0 * t + 5.0);
-        sums.tied_pairs += t * (t - 1.0) / 2.0;
+        uint64_t t = end - start;
+        double td = (double)t;
+        sums.variance_term += td * (td - 1.0) * (2.0 * td + 5.0);
+        sums.tied_pairs += t * (t - 1) / 2;
         start = end;
     }
     return sums;
@@ -72,23 +95,34 @@ stats_status trend_mann_kendall(const double *x, size_t n, trend_result *out)
     stats_status status = validate_series(x, n, 3);
     if (status != STATS_OK)
         return status;
-    double *sorted;
-    if (stats_sorted_copy(x, n, &sorted) != STATS_OK)
+    /* work is sorted by the inversion count; scratch is the merge's buffer. */
+    double *work = malloc(n * sizeof *work), *scratch = malloc(n * sizeof *scratch);
+    if (work == NULL || scratch == NULL) {
+        free(work);
+        free(scratch);
         return STATS_ERR_NOMEM;
-    tie_sums ties = tie_corrections(sorted, n);
-    free(sorted);
+    }
+    memcpy(work, x, n * sizeof *work);
+    uint64_t discordant = count_inversions(work, scratch, n);
+    tie_sums ties = tie_corrections(work, n); /* work is sorted now */
+    free(work);
+    free(scratch);
+    /* S = sum over i < j of sign(x_j - x_i) = concordant - discordant pairs. Of the N
+     * pairs, T are tied and D discordant, so N - T - D are concordant and S = N - T - 2D:
+     * exact, every term being an integer count. */
+    uint64_t pairs = (uint64_t)n * (uint64_t)(n - 1) / 2;
+    double s = (double)(pairs - ties.tied_pairs) - 2.0 * (double)discordant;
 
     double nd = (double)n;
     double all_pairs = nd * (nd - 1.0) / 2.0;
-    if (ties.tied_pairs >= all_pairs)
+    if ((double)ties.tied_pairs >= all_pairs)
         return STATS_ERR_DEGENERATE; /* all values equal: no order to test */
-    double s = kendall_s(x, n);
     double variance = (nd * (nd - 1.0) * (2.0 * nd + 5.0) - ties.variance_term) / 18.0;
     /* Continuity correction: S moves in steps of 2, so shrink |S| by 1 towards 0. */
     double corrected = s > 0.0 ? s - 1.0 : s < 0.0 ? s + 1.0 : 0.0;
     out->s = s;
     /* tau-b against time, which has no ties: S / sqrt((n0 - n1) n0). */
-    out->tau = s / sqrt((all_pairs - ties.tied_pairs) * all_pairs);
+    out->tau = s / sqrt((all_pairs - (double)ties.tied_pairs) * all_pairs);
     out->z = corrected / sqrt(variance);
     out->p_value = fmin(1.0, 2.0 * dist_pnorm_upper(fabs(out->z)));
     return STATS_OK;

@@ -1,10 +1,16 @@
-/* The SQLite results store: opening (WAL, migrations), the statement cache, and the writes
- * (experiments, runs with their facts, samples), each sample in its own transaction. */
-#include <math.h>
+/* The SQLite results store: opening (WAL, migrations, one writer's lock, or read-only),
+ * the statement cache, and the writes, each sample in its own transaction. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "store/sqlite_store.h"
 #include "store/store_internal.h"
@@ -95,8 +101,19 @@ static int run_cached(store *s, store_statement_id id, const char *doing, char *
     return stmt == NULL ? -1 : run_statement(s, stmt, doing, err, errlen);
 }
 
+/* A store opened with store_open_read_only is never written. */
+static int refuse_if_read_only(const store *s, const char *doing, char *err, size_t errlen)
+{
+    if (!s->read_only)
+        return 0;
+    return error_text(err, errlen, "%s: opened read-only; cannot be written while %s",
+                      s->path, doing);
+}
+
 int store_begin(store *s, const char *doing, char *err, size_t errlen)
 {
+    if (refuse_if_read_only(s, doing, err, errlen) != 0)
+        return -1;
     return run_cached(s, STMT_BEGIN, doing, err, errlen);
 }
 
@@ -143,25 +160,186 @@ static char *copy_string(const char *text)
     return copy;
 }
 
+/* Which process holds the writer's lock: /proc/locks lists every flock with the pid that
+ * took it ("1: FLOCK  ADVISORY  WRITE 4242 fe:01:1234 0 EOF"; "->" marks waiters). The
+ * device is matched when it can be (overlay file systems report another one); 0 when no
+ * entry is visible (another pid namespace). */
+static pid_t lock_holder(int fd)
+{
+    struct stat st;
+    FILE *locks = fstat(fd, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (locks == NULL)
+        return 0;
+    pid_t same_device = 0, same_inode = 0;
+    char line[256];
+    while (fgets(line, sizeof line, locks) != NULL) {
+        char kind[16], access_mode[16];
+        int pid = 0;
+        unsigned int major_number = 0, minor_number = 0;
+        unsigned long long inode = 0;
+        if (strstr(line, "->") != NULL ||
+            sscanf(line, "%*d: %15s %*s %15s %d %x:%x:%llu", kind, access_mode, &pid,
+                   &major_number, &minor_number, &inode) != 6 ||
+            strcmp(kind, "FLOCK") != 0 || strcmp(access_mode, "WRITE") != 0 || pid <= 0 ||
+            inode != (unsigned long long)st.st_ino)
+            continue;
+        if (major_number == major(st.st_dev) && minor_number == minor(st.st_dev))
+            same_device = (pid_t)pid;
+        else
+            same_inode = (pid_t)pid;
+    }
+    fclose(locks);
+    return same_device != 0 ? same_device : same_inode;
+}
+
+/* One writer per store: an exclusive flock on the store file itself, held while the store
+ * is open for writing and released by the kernel when its verdict dies, so two `verdict
+ * run` never measure at once. flock and SQLite's own locks (fcntl, byte ranges) do not
+ * interact; but closing any descriptor of the file drops this process's fcntl locks, so
+ * lock_fd is closed only after SQLite's connection (store_close). */
+static int lock_for_writing(store *s, char *err, size_t errlen)
+{
+    const char *file = sqlite3_db_filename(s->db, "main");
+    if (file == NULL || file[0] == '\0')
+        return 0; /* in memory (":memory:") or temporary: no other process can reach it */
+    s->lock_fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (s->lock_fd < 0)
+        return error_text(err, errlen, "%s: cannot open the store to lock it: %s", s->path,
+                          strerror(errno));
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+        return 0;
+    if (errno != EWOULDBLOCK)
+        return error_text(err, errlen, "%s: cannot lock the store: %s", s->path,
+                          strerror(errno));
+    pid_t holder = lock_holder(s->lock_fd);
+    if (holder > 0)
+        error_text(err, errlen, "%s: another verdict is running on this store (pid %d); "
+                   "wait for it to end, or stop it", s->path, (int)holder);
+    else
+        error_text(err, errlen, "%s: another verdict is running on this store (its pid is "
+                   "not visible from here); wait for it to end, or stop it", s->path);
+    return STORE_LOCKED;
+}
+
+static store *store_new(const char *path, bool read_only, char *err, size_t errlen)
+{
+    store *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->path = copy_string(path)) == NULL) {
+        free(s);
+        error_text(err, errlen, "%s: out of memory opening the store", path);
+        return NULL;
+    }
+    s->read_only = read_only;
+    s->lock_fd = -1;
+    return s;
+}
+
+static int connect_database(store *s, const char *filename, int flags, char *err, size_t errlen)
+{
+    int rc = sqlite3_open_v2(filename, &s->db, flags | SQLITE_OPEN_EXRESCODE, NULL);
+    if (rc != SQLITE_OK)
+        return store_fail(s, rc, s->read_only ? "opening the store for reading"
+                                              : "opening the store", err, errlen);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_SECONDS * 1000);
+    return 0;
+}
+
 int store_open(const char *path, store **out, char *err, size_t errlen)
 {
     *out = NULL;
     if (path == NULL || path[0] == '\0')
-        return store_message(err, errlen, "store: no file name given");
-    store *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->path = copy_string(path)) == NULL) {
-        free(s);
-        return store_message(err, errlen, "%s: out of memory opening the store", path);
-    }
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE;
-    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
-    if (rc != SQLITE_OK) {
-        store_fail(s, rc, "opening the store", err, errlen);
-        store_close(s);
+        return error_text(err, errlen, "store: no file name given");
+    store *s = store_new(path, false, err, errlen);
+    if (s == NULL)
         return -1;
+    /* SQLite creates the file at once; the lock is taken before anything is written. */
+    int rc = connect_database(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
+    if (rc == 0)
+        rc = lock_for_writing(s, err, errlen);
+    if (rc == 0)
+        rc = store_schema_prepare(s->db, path, err, errlen);
+    if (rc != 0) {
+        store_close(s);
+        return rc == STORE_LOCKED ? STORE_LOCKED : -1;
     }
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_SECONDS * 1000);
-    if (store_schema_prepare(s->db, path, err, errlen) != 0) {
+    *out = s;
+    return 0;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded, as SQLite's URIs want it. */
+static char *immutable_uri(const char *path)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *uri = malloc(3 * strlen(path) + sizeof "file:?immutable=1");
+    if (uri == NULL)
+        return NULL;
+    size_t used = 0;
+    memcpy(uri, "file:", 5);
+    used = 5;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                     (*p >= '0' && *p <= '9') || strchr("/-._~", *p) != NULL;
+        if (plain) {
+            uri[used++] = (char)*p;
+        } else {
+            uri[used++] = '%';
+            uri[used++] = hex[*p >> 4];
+            uri[used++] = hex[*p & 15];
+        }
+    }
+    memcpy(uri + used, "?immutable=1", sizeof "?immutable=1");
+    return uri;
+}
+
+/* A store in WAL mode is read through its -shm file, which SQLite must create when it is
+ * missing: impossible on a read-only file system or in a directory we cannot write. When
+ * no -wal file holds commits, the store file alone is the whole store, and SQLite can read
+ * it as immutable (no -shm, no locks). */
+static bool readable_as_immutable(const store *s, int probe_rc)
+{
+    int primary = probe_rc & 0xff;
+    if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)
+        return false;
+    size_t length = strlen(s->path) + sizeof "-wal";
+    char *wal = malloc(length);
+    if (wal == NULL)
+        return false;
+    snprintf(wal, length, "%s-wal", s->path);
+    struct stat st;
+    bool empty_wal = stat(wal, &st) != 0 || st.st_size == 0;
+    free(wal);
+    return empty_wal;
+}
+
+static int probe(sqlite3 *db)
+{
+    return sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
+}
+
+int store_open_read_only(const char *path, store **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (path == NULL || path[0] == '\0')
+        return error_text(err, errlen, "store: no file name given");
+    if (access(path, F_OK) != 0)
+        return error_text(err, errlen, "%s: no such store: %s", path, strerror(errno));
+    store *s = store_new(path, true, err, errlen);
+    if (s == NULL)
+        return -1;
+    int rc = connect_database(s, path, SQLITE_OPEN_READONLY, err, errlen);
+    int probed = rc == 0 ? probe(s->db) : SQLITE_OK;
+    if (rc == 0 && probed != SQLITE_OK && readable_as_immutable(s, probed)) {
+        char *uri = immutable_uri(path);
+        sqlite3_close(s->db);
+        s->db = NULL;
+        rc = uri != NULL
+                 ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
+                 : error_text(err, errlen, "%s: out of memory", path);
+        free(uri);
+    }
+    if (rc == 0)
+        rc = store_schema_check_readable(s->db, path, err, errlen);
+    if (rc != 0) {
         store_close(s);
         return -1;
     }
@@ -176,6 +354,8 @@ void store_close(store *s)
     for (int i = 0; i < STMT_COUNT; i++)
         sqlite3_finalize(s->statements[i]);
     sqlite3_close(s->db);
+    if (s->lock_fd >= 0) /* after SQLite's connection: see lock_for_writing */
+        close(s->lock_fd);
     free(s->path);
     free(s->tool_version);
     free(s->got_name);
@@ -267,8 +447,8 @@ static int find_experiment(store *s, const char *name, bool *found, int64_t *id,
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return -1;
     if (!hashes_ok)
-        return store_message(err, errlen, "%s: experiment %s has a damaged hash", s->path,
-                             name);
+        return error_text(err, errlen, "%s: experiment %s has a damaged hash", s->path,
+                          name);
     return 0;
 }
 
@@ -281,11 +461,11 @@ static int open_experiment_locked(store *s, const store_experiment *e, int64_t *
     if (!*existing)
         return insert_experiment(s, e, id, err, errlen);
     if (plan_hash != e->plan_hash) {
-        store_message(err, errlen,
-                      "experiment %s in %s was run with a different plan (variants, "
-                      "parameters, seed or repetitions changed); use a new store or "
-                      "restore the file",
-                      e->name, s->path);
+        error_text(err, errlen,
+                   "experiment %s in %s was run with a different plan (variants, "
+                   "parameters, seed or repetitions changed); use a new store or "
+                   "restore the file",
+                   e->name, s->path);
         return STORE_PLAN_CHANGED;
     }
     if (text_hash != e->text_hash)
@@ -297,11 +477,11 @@ int store_open_experiment(store *s, const store_experiment *e, int64_t *experime
                           bool *existing, char *err, size_t errlen)
 {
     if (e->name == NULL || e->name[0] == '\0')
-        return store_message(err, errlen, "%s: an experiment needs a name", s->path);
+        return error_text(err, errlen, "%s: an experiment needs a name", s->path);
     /* runs started through this handle record the verdict that ran them */
     char *version = copy_string(e->tool_version != NULL ? e->tool_version : "unknown");
     if (version == NULL)
-        return store_message(err, errlen, "%s: out of memory", s->path);
+        return error_text(err, errlen, "%s: out of memory", s->path);
     free(s->tool_version);
     s->tool_version = version;
     const char *doing = "opening the experiment";
@@ -329,11 +509,11 @@ static int insert_facts(store *s, int64_t run_id, int64_t first, const store_fac
         int rc = sqlite3_step(stmt);
         sqlite3_reset(stmt);
         if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-            return store_message(err, errlen, "%s: no run %" PRId64 " to add facts to",
-                                 s->path, run_id);
+            return error_text(err, errlen, "%s: no run %" PRId64 " to add facts to",
+                              s->path, run_id);
         if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-            return store_message(err, errlen, "%s: fact %s given twice for one run", s->path,
-                                 facts[i].key != NULL ? facts[i].key : "");
+            return error_text(err, errlen, "%s: fact %s given twice for one run", s->path,
+                              facts[i].key != NULL ? facts[i].key : "");
         if (rc != SQLITE_DONE)
             return store_fail(s, rc, doing, err, errlen);
     }
@@ -352,8 +532,8 @@ static int begin_run_locked(store *s, int64_t experiment_id, const store_fact *f
     int rc = sqlite3_step(stmt);
     sqlite3_reset(stmt);
     if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-        return store_message(err, errlen, "%s: no experiment %" PRId64, s->path,
-                             experiment_id);
+        return error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
+                          experiment_id);
     if (rc != SQLITE_DONE)
         return store_fail(s, rc, "recording the run", err, errlen);
     *run_id = sqlite3_last_insert_rowid(s->db);
@@ -442,17 +622,17 @@ static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_
         store_fail(s, rc, "adding a sample", err, errlen);
     sqlite3_reset(stmt);
     if (rc == SQLITE_CONSTRAINT_UNIQUE)
-        return store_message(err, errlen,
-                             "%s: a sample for point %s, variant %s, layout %ld%s%s, block %ld "
-                             "of this experiment is already stored; a block is never measured "
-                             "twice", s->path, x->point, x->variant, x->layout,
-                             x->machine != NULL && x->machine[0] != '\0' ? ", machine " : "",
-                             x->machine != NULL ? x->machine : "", x->block);
+        return error_text(err, errlen,
+                          "%s: a sample for point %s, variant %s, layout %ld%s%s, block %ld "
+                          "of this experiment is already stored; a block is never measured "
+                          "twice", s->path, x->point, x->variant, x->layout,
+                          x->machine != NULL && x->machine[0] != '\0' ? ", machine " : "",
+                          x->machine != NULL ? x->machine : "", x->block);
     if (rc != SQLITE_DONE)
         return -1;
     if (inserted != 1)
-        return store_message(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
-                             run_id);
+        return error_text(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
+                          run_id);
     *sample_id = sqlite3_last_insert_rowid(s->db);
     return 0;
 }
@@ -473,8 +653,8 @@ static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, ch
             store_fail(s, rc, "adding a sample's metrics", err, errlen);
         sqlite3_reset(stmt);
         if (rc == SQLITE_CONSTRAINT_UNIQUE)
-            return store_message(err, errlen, "%s: metric %s given twice for one sample",
-                                 s->path, x->metric_names[i]);
+            return error_text(err, errlen, "%s: metric %s given twice for one sample",
+                              s->path, x->metric_names[i]);
         if (rc != SQLITE_DONE)
             return -1;
     }
@@ -484,13 +664,13 @@ static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, ch
 static int check_sample(const store *s, const store_sample *x, char *err, size_t errlen)
 {
     if (x->point == NULL || x->variant == NULL)
-        return store_message(err, errlen, "%s: a sample needs a point and a variant", s->path);
+        return error_text(err, errlen, "%s: a sample needs a point and a variant", s->path);
     if (x->n_metrics > 0 && (x->metric_names == NULL || x->metric_values == NULL))
-        return store_message(err, errlen, "%s: a sample's metrics need names and values",
-                             s->path);
+        return error_text(err, errlen, "%s: a sample's metrics need names and values",
+                          s->path);
     for (size_t i = 0; i < x->n_metrics; i++)
         if (x->metric_names[i] == NULL)
-            return store_message(err, errlen, "%s: a sample's metric has no name", s->path);
+            return error_text(err, errlen, "%s: a sample's metric has no name", s->path);
     return 0;
 }
 
@@ -521,9 +701,11 @@ static bool is_run_status(const char *status)
 int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen)
 {
     if (!is_run_status(status))
-        return store_message(err, errlen,
-                             "%s: run status %s is none of done, interrupted, failed, running",
-                             s->path, status != NULL ? status : "(none)");
+        return error_text(err, errlen,
+                          "%s: run status %s is none of done, interrupted, failed, running",
+                          s->path, status != NULL ? status : "(none)");
+    if (refuse_if_read_only(s, "finishing the run", err, errlen) != 0)
+        return -1;
     sqlite3_stmt *stmt = store_statement(s, STMT_END_RUN, err, errlen);
     if (stmt == NULL)
         return -1;
@@ -533,6 +715,6 @@ int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_
     if (run_statement(s, stmt, "finishing the run", err, errlen) != 0)
         return -1;
     if (sqlite3_changes(s->db) != 1)
-        return store_message(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
+        return error_text(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
     return 0;
 }

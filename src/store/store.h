@@ -44,9 +44,21 @@ typedef struct {
     size_t n_metrics;
 } store_sample;
 
-/* Opens or creates the store (WAL mode, migrations applied). Refuses a store written by a
- * newer schema with a message naming both versions. Returns 0, or -1 with a message. */
+/* store_open's return value when another process holds the store open for writing (a
+ * second `verdict run` on it): the message says "another verdict is running on this store
+ * (pid N)". Distinct from -1 so the caller can exit 2 rather than 1. */
+#define STORE_LOCKED (-2)
+
+/* Opens or creates the store for writing (WAL mode, migrations applied) and locks it for
+ * this process until store_close: one writer per store. Refuses a store written by a newer
+ * schema with a message naming both versions. Returns 0; STORE_LOCKED when another
+ * process holds it for writing (nothing in the file was touched); or -1 with a message. */
 int store_open(const char *path, store **out, char *err, size_t errlen);
+/* Opens an existing store only to read it: no lock, no migration, no write of any kind, so
+ * it works while a writer holds the store, on a read-only file or file system. Every write
+ * function then fails with a message. A store of an older schema (it would need the
+ * migration) and an empty file are refused. Returns 0, or -1 with a message. */
+int store_open_read_only(const char *path, store **out, char *err, size_t errlen);
 void store_close(store *s);
 
 /* What store_open_experiment returns when the experiment exists with another plan. */

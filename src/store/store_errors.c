@@ -10,17 +10,6 @@
 #define STORE_STRINGIFY_TEXT(x) #x
 #define STORE_STRINGIFY(x) STORE_STRINGIFY_TEXT(x)
 
-int store_message(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err != NULL && errlen > 0) {
-        va_list args;
-        va_start(args, fmt);
-        vsnprintf(err, errlen, fmt, args);
-        va_end(args);
-    }
-    return -1;
-}
-
 /* The words for the failures a user can act on; NULL for the rest (SQLite's text is shown). */
 static const char *advice_for(int primary_code)
 {
@@ -57,9 +46,9 @@ int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char
     const char *sqlite_text = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     const char *advice = advice_for(rc & 0xff);
     if (advice != NULL)
-        return store_message(err, errlen, "%s: %s (while %s: %s)", path, advice, doing,
-                             sqlite_text);
-    return store_message(err, errlen, "%s: error while %s: %s", path, doing, sqlite_text);
+        return error_text(err, errlen, "%s: %s (while %s: %s)", path, advice, doing,
+                          sqlite_text);
+    return error_text(err, errlen, "%s: error while %s: %s", path, doing, sqlite_text);
 }
 
 int store_fail(const store *s, int rc, const char *doing, char *err, size_t errlen)

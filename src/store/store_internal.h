@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
 #include "store/store.h"
 
 /* How long a writer waits for another verdict holding the store before giving up. */
@@ -38,6 +39,8 @@ typedef enum {
 struct store {
     sqlite3 *db;
     char *path;                              /* for messages */
+    bool read_only;                          /* store_open_read_only: every write refused */
+    int lock_fd;                             /* the writer's flock on the file; -1: none */
     sqlite3_stmt *statements[STMT_COUNT];
     char *tool_version;                      /* the running verdict's, stamped on runs */
     /* store_get_experiment's strings, owned here so they outlive the statement */
@@ -52,9 +55,6 @@ int store_commit(store *s, const char *doing, char *err, size_t errlen);
 /* Rolls back if a transaction is still open (SQLite ends some itself, e.g. on a full disk). */
 void store_rollback(store *s);
 
-/* Formats "PATH: ..." into err (which may be NULL) and returns -1. */
-int store_message(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Explains SQLite result rc while `doing` something to the store at path; returns -1. */
 int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
                   size_t errlen);
@@ -63,6 +63,9 @@ int store_fail(const store *s, int rc, const char *doing, char *err, size_t errl
 /* Checks the file is a verdict store this verdict can read, switches it to WAL and applies
  * the pending migrations (store_schema.c). */
 int store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen);
+/* The same checks for a read-only connection, which changes nothing: a store of an older
+ * schema, which would need a migration, or an empty file is refused with a message. */
+int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t errlen);
 
 /* uint64 hashes are stored as 16 hex digits: readable in the sqlite3 shell and exact. */
 void store_format_hash(uint64_t hash, char out[17]);

@@ -79,7 +79,7 @@ static int read_metrics(store *s, int64_t sample_id, metric_list *list, char *er
         const char *name = column_string(stmt, 0);
         if (metric_list_push(list, name != NULL ? name : "", column_reading(stmt, 1)) != 0) {
             sqlite3_reset(stmt);
-            return store_message(err, errlen, "%s: out of memory reading metrics", s->path);
+            return error_text(err, errlen, "%s: out of memory reading metrics", s->path);
         }
     }
     if (rc != SQLITE_DONE)
@@ -198,13 +198,13 @@ int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out,
     if (rc == SQLITE_ROW) {
         int filled = experiment_from_row(s, stmt, out);
         if (filled == -1)
-            status = store_message(err, errlen, "%s: out of memory", s->path);
+            status = error_text(err, errlen, "%s: out of memory", s->path);
         else if (filled == -2)
-            status = store_message(err, errlen, "%s: experiment %" PRId64 " has a damaged hash",
-                                   s->path, experiment_id);
+            status = error_text(err, errlen, "%s: experiment %" PRId64 " has a damaged hash",
+                                s->path, experiment_id);
     } else if (rc == SQLITE_DONE) {
-        status = store_message(err, errlen, "%s: no experiment %" PRId64, s->path,
-                               experiment_id);
+        status = error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
+                            experiment_id);
     } else {
         status = store_fail(s, rc, "reading the experiment", err, errlen);
     }
@@ -222,7 +222,7 @@ int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t 
     if (rc == SQLITE_ROW)
         *experiment_id = sqlite3_column_int64(stmt, 0);
     else if (rc == SQLITE_DONE)
-        status = store_message(err, errlen, "%s: the store holds no experiment yet", s->path);
+        status = error_text(err, errlen, "%s: the store holds no experiment yet", s->path);
     else
         status = store_fail(s, rc, "finding the latest experiment", err, errlen);
     sqlite3_reset(stmt);

@@ -139,20 +139,20 @@ static int check_identity(sqlite3 *db, const char *path, long long *version, cha
                   errlen) != 0)
         return -1;
     if (application_id != 0 && application_id != STORE_APPLICATION_ID)
-        return store_message(err, errlen,
-                             "%s: a SQLite database of another application (application_id "
-                             "%lld), not a verdict store",
-                             path, application_id);
+        return error_text(err, errlen,
+                          "%s: a SQLite database of another application (application_id "
+                          "%lld), not a verdict store",
+                          path, application_id);
     if (*version == 0 && tables > 0)
-        return store_message(err, errlen,
-                             "%s: a SQLite database with tables but no verdict schema, not a "
-                             "verdict store",
-                             path);
+        return error_text(err, errlen,
+                          "%s: a SQLite database with tables but no verdict schema, not a "
+                          "verdict store",
+                          path);
     if (*version > STORE_SCHEMA_VERSION)
-        return store_message(err, errlen,
-                             "%s: written by a newer verdict (schema %lld); this verdict reads "
-                             "up to schema %d",
-                             path, *version, STORE_SCHEMA_VERSION);
+        return error_text(err, errlen,
+                          "%s: written by a newer verdict (schema %lld); this verdict reads "
+                          "up to schema %d",
+                          path, *version, STORE_SCHEMA_VERSION);
     return 0;
 }
 
@@ -176,10 +176,10 @@ static int configure_connection(sqlite3 *db, const char *path, char *err, size_t
                                  strcmp((const char *)mode, "memory") == 0));
     sqlite3_finalize(stmt);
     if (!wal)
-        return store_message(err, errlen, "%s: cannot switch the store to WAL mode", path);
+        return error_text(err, errlen, "%s: cannot switch the store to WAL mode", path);
     /* A store in memory dies with the process: a journal of its commits would only cost
-     * (a fifth of the time verdict itself spends per run). A failed statement is then not
-     * rolled back, which only running out of memory can cause, and that ends the run. */
+     * (a third of verdict's own work per run). A failed statement is then not rolled back,
+     * which only running out of memory can cause, and that ends the run. */
     const char *settings = strcmp(path, ":memory:") == 0
                                ? "PRAGMA journal_mode = OFF; PRAGMA foreign_keys = ON"
                                : "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON";
@@ -220,6 +220,24 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+    long long version = 0;
+    if (check_identity(db, path, &version, err, errlen) != 0)
+        return -1;
+    if (version == 0)
+        return error_text(err, errlen, "%s: the store holds no experiment yet (an empty "
+                          "file)", path);
+    if (version < STORE_SCHEMA_VERSION)
+        return error_text(err, errlen,
+                          "%s: written by an older verdict (schema %lld); this verdict "
+                          "upgrades it to schema %d when it opens it for writing, which a "
+                          "read-only open does not do: run verdict on it once where it is "
+                          "writable", path, version, STORE_SCHEMA_VERSION);
+    return exec_sql(db, path, "PRAGMA foreign_keys = ON", "configuring the connection", err,
+                    errlen);
 }
 
 int store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)

@@ -110,7 +110,8 @@ static int prepare_run(target *t, size_t unit, size_t point, verdict_error *err)
                          e->path, ev->name, why[0] ? why : "out of memory");
     if ((r->envp = process_runner_envp(&t->runner, r->env)) == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
-    if (runner_check_executable(r->cwd, r->argv.words[0], why, sizeof why) != 0)
+    if ((r->cwd && runner_check_directory(r->cwd, why, sizeof why) != 0) ||
+        runner_check_executable(r->cwd, r->argv.words[0], why, sizeof why) != 0)
         return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name, why);
     return 0;
 }

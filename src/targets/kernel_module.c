@@ -186,7 +186,7 @@ const verdict_kernel *kernel_module_find(const kernel_module *module, const char
 /* Each refinement times its batch this often and keeps the fastest: what CPU time does
  * not filter out (cache pollution by a neighbour, interrupts) only ever adds time. */
 #define CALIBRATION_REPEATS 3
-#define CALIBRATION_MAX_ITERATIONS (UINT64_C(1) << 42)
+#define CALIBRATION_MAX_ITERATIONS KERNEL_MAX_ITERATIONS
 
 double kernel_time_batch(const verdict_kernel *kernel, void *state, uint64_t iterations)
 {
@@ -211,6 +211,25 @@ void kernel_time_batch_cpu(const verdict_kernel *kernel, void *state, uint64_t i
     double end = runner_monotonic_seconds();
     out->cpu_seconds = thread_cpu_seconds() - cpu;
     out->seconds = end - begin;
+}
+
+bool kernel_time_batch_pieces(const verdict_kernel *kernel, void *state, uint64_t iterations,
+                              uint64_t piece, volatile sig_atomic_t *stop, kernel_timing *out)
+{
+    if (piece == 0)
+        piece = 1;
+    double cpu = thread_cpu_seconds();
+    double begin = runner_monotonic_seconds();
+    uint64_t left = iterations;
+    while (left > 0 && !(left < iterations && stop && *stop)) {
+        uint64_t n = left < piece ? left : piece;
+        kernel->run(state, n);
+        left -= n;
+    }
+    double end = runner_monotonic_seconds();
+    out->cpu_seconds = thread_cpu_seconds() - cpu;
+    out->seconds = end - begin;
+    return left == 0;
 }
 
 bool kernel_timing_preempted(const kernel_timing *timing)
@@ -255,8 +274,20 @@ static double fastest_batch(const verdict_kernel *kernel, void *state, uint64_t 
     return best;
 }
 
+uint64_t kernel_calls_lasting(const verdict_kernel *kernel, void *state, double seconds)
+{
+    /* Doubling until a batch lasts a millisecond: clock reads are then below 0.01%. */
+    uint64_t n = 1;
+    double t = cpu_time_of_batch(kernel, state, n);
+    while (t < 1e-3 && n < CALIBRATION_MAX_ITERATIONS) {
+        n *= 2;
+        t = cpu_time_of_batch(kernel, state, n);
+    }
+    return t > 0 ? scaled_iterations(n, seconds / t) : CALIBRATION_MAX_ITERATIONS;
+}
+
 void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_seconds,
-                      kernel_calibration *out)
+                      volatile sig_atomic_t *stop, kernel_calibration *out)
 {
     uint64_t n = 1;
     double t = cpu_time_of_batch(kernel, state, n);
@@ -268,12 +299,12 @@ void kernel_calibrate(const verdict_kernel *kernel, void *state, double target_s
     }
     /* aim at twice the first fraction so that one more step usually suffices */
     double first = target_seconds * CALIBRATION_FIRST_FRACTION;
-    while (t < first && n < CALIBRATION_MAX_ITERATIONS) {
+    while (t < first && n < CALIBRATION_MAX_ITERATIONS && !(stop && *stop)) {
         n = scaled_iterations(n, growth_factor(t, 2 * first));
         t = cpu_time_of_batch(kernel, state, n);
         trials++;
     }
-    for (int r = 0; r < CALIBRATION_REFINEMENTS && t > 0; r++) {
+    for (int r = 0; r < CALIBRATION_REFINEMENTS && t > 0 && !(stop && *stop); r++) {
         n = scaled_iterations(n, target_seconds / t);
         t = fastest_batch(kernel, state, n, CALIBRATION_REPEATS);
         trials += CALIBRATION_REPEATS;

@@ -29,6 +29,7 @@ typedef struct {
     void *state;
     bool set_up;
     uint64_t iterations, bytes_per_call;
+    uint64_t piece;              /* a batch is run in calls of at most this many */
     kernel_calibration calibration;
 } kernel_slot;
 
@@ -51,6 +52,24 @@ static kernel_options *options_of(const experiment *e)
     return e->target_options;
 }
 
+int kernel_check_sample_time(double seconds, char *why, size_t whylen)
+{
+    if (seconds > 0 && seconds <= KERNEL_MAX_SAMPLE_SECONDS)
+        return 0;
+    snprintf(why, whylen, "%.6g s: a sample time is above 0 and at most %g s (a stop request "
+             "waits for the sample being taken)", seconds, KERNEL_MAX_SAMPLE_SECONDS);
+    return -1;
+}
+
+int kernel_check_iterations(uint64_t iterations, char *why, size_t whylen)
+{
+    if (iterations > 0 && iterations <= KERNEL_MAX_ITERATIONS)
+        return 0;
+    snprintf(why, whylen, "%llu: calls per sample are 1 to %llu (2^42)",
+             (unsigned long long)iterations, (unsigned long long)KERNEL_MAX_ITERATIONS);
+    return -1;
+}
+
 static kernel_variant *variant_of(experiment_variant *v)
 {
     if (v->options == NULL)
@@ -67,13 +86,24 @@ static int key_module(experiment_loader *l, const yaml_field *f, void *target)
 static int key_sample_time(experiment_loader *l, const yaml_field *f, void *target)
 {
     (void)target;
-    return yaml_duration(loader_reader(l), f, &options_of(loader_experiment(l))->sample_seconds);
+    kernel_options *o = options_of(loader_experiment(l));
+    char why[256];
+    if (yaml_duration(loader_reader(l), f, &o->sample_seconds) != 0)
+        return -1;
+    return kernel_check_sample_time(o->sample_seconds, why, sizeof why) == 0
+               ? 0 : yaml_fail_field(loader_reader(l), f, "'sample_time' %s", why);
 }
 
 static int key_iterations(experiment_loader *l, const yaml_field *f, void *target)
 {
     (void)target;
-    return yaml_u64(loader_reader(l), f, &options_of(loader_experiment(l))->iterations);
+    kernel_options *o = options_of(loader_experiment(l));
+    char why[256];
+    if (yaml_u64(loader_reader(l), f, &o->iterations) != 0)
+        return -1;
+    /* 0 is the default: calibrated */
+    return o->iterations == 0 || kernel_check_iterations(o->iterations, why, sizeof why) == 0
+               ? 0 : yaml_fail_field(loader_reader(l), f, "'iterations' %s", why);
 }
 
 static int key_arg(experiment_loader *l, const yaml_field *f, void *target)
@@ -254,10 +284,13 @@ static void calibrate(target *t, size_t point, volatile sig_atomic_t *stop)
         kernel_slot *s = &t->slots[order[i]];
         if (t->options->iterations > 0) {
             s->iterations = t->options->iterations;
+            s->piece = kernel_calls_lasting(s->kernel, s->state, KERNEL_PIECE_SECONDS);
             continue;
         }
-        kernel_calibrate(s->kernel, s->state, t->options->sample_seconds, &s->calibration);
+        kernel_calibrate(s->kernel, s->state, t->options->sample_seconds, stop,
+                         &s->calibration);
         s->iterations = s->calibration.iterations;
+        s->piece = s->iterations; /* a sample lasts at most about KERNEL_MAX_SAMPLE_SECONDS */
         if (s->calibration.single_call_too_long)
             strbuf_appendf(&t->warnings, "long-call\t%s\t%s\t%s: one call takes %.3g ms, longer "
                            "than the sample time %.3g ms; each sample is one call\n",
@@ -309,7 +342,9 @@ static int kernel_measure(target *t, const target_unit *unit, volatile sig_atomi
     kernel_timing timing;
     unsigned retakes = 0;
     for (;; retakes++) {
-        kernel_time_batch_cpu(s->kernel, s->state, s->iterations, &timing);
+        if (!kernel_time_batch_pieces(s->kernel, s->state, s->iterations, s->piece, stop,
+                                      &timing))
+            return TARGET_RUN_INTERRUPTED; /* a part of a batch is no sample */
         if (!kernel_timing_preempted(&timing) || retakes == KERNEL_MAX_RETAKES || *stop)
             break;
     }
@@ -525,8 +560,13 @@ static int check_writable(const kernel_line_spec *s, verdict_error *err)
 int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *err)
 {
     experiment_init(e);
+    char why[256];
     if (check_writable(s, err) != 0)
         return -1;
+    if (kernel_check_sample_time(s->sample_seconds, why, sizeof why) != 0)
+        return error_set(err, ERROR_USAGE, "--sample-time %s", why);
+    if (s->iterations && kernel_check_iterations(s->iterations, why, sizeof why) != 0)
+        return error_set(err, ERROR_USAGE, "--iterations %s", why);
     e->target = &kernel_target;
     e->adaptive = s->runs == 0;
     e->repetitions = s->runs;

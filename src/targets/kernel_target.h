@@ -40,6 +40,11 @@ typedef struct {
     double confidence, margin;
 } kernel_line_spec;
 
+/* The bounds of `sample_time` (above 0, at most KERNEL_MAX_SAMPLE_SECONDS) and of
+ * `iterations` (1 to KERNEL_MAX_ITERATIONS): 0, or -1 with why ("VALUE: the bound"). */
+int kernel_check_sample_time(double seconds, char *why, size_t whylen);
+int kernel_check_iterations(uint64_t iterations, char *why, size_t whylen);
+
 /* Builds the experiment, its text the experiment file that says the same (as the store
  * keeps it). 0, or -1 with err; experiment_free either way. */
 int kernel_experiment(const kernel_line_spec *spec, experiment *out, verdict_error *err);

@@ -465,10 +465,8 @@ int postgres_begin_file(experiment_loader *l)
 {
     experiment *e = loader_experiment(l);
     postgres_options *pg = calloc(1, sizeof *pg);
-    if (pg == NULL || (pg->cache_dir = strdup(POSTGRES_DEFAULT_CACHE_DIR)) == NULL) {
-        free(pg);
+    if (pg == NULL)
         return yaml_fail(loader_reader(l), NULL, "out of memory");
-    }
     pg->scale = 10;
     pg->fresh = PG_FRESH_RUN;
     pg->pin = PG_PIN_NONE;

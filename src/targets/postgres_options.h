@@ -27,7 +27,8 @@ typedef struct {
     pg_pin_policy pin;          /* default PG_PIN_NONE */
     size_t warm_runs;           /* unmeasured pgbench runs on each newly started server */
     char *run_as;               /* server user when verdict is root; NULL: "postgres" */
-    char *cache_dir;            /* templates and builds */
+    char *cache_dir;            /* templates and instances; NULL: the user's own cache
+                                   (cluster_default_cache_dir, docs/security.md) */
     char **workload;            /* pgbench's arguments (placeholders allowed), without
                                    connection options; NULL-terminated */
     size_t n_workload;
@@ -67,9 +68,6 @@ int postgres_build_recipe(const experiment *e, const experiment_variant *v, strb
                           command_words *options, verdict_error *err);
 int postgres_measured_binary(const experiment *e, const experiment_variant *v, size_t layout,
                              strbuf *path);
-
-/* Where templates and builds are kept unless 'cache_dir' says otherwise. */
-#define POSTGRES_DEFAULT_CACHE_DIR "/var/tmp/verdict-pg"
 
 /* postgres_keys.c: the target's keys (its part of target_kind) */
 #define POSTGRES_N_TOP_KEYS 2

@@ -53,6 +53,7 @@ struct target {
     pg_server *servers;          /* per unit: a variant's layouts each have their server */
     size_t n_servers;
     command_words workload;      /* this point's pgbench arguments */
+    char cache_dir[CLUSTER_PATH_MAX]; /* the file's cache_dir, or the user's default */
     char log_dir[256];           /* pgbench --log files of the current run */
     bool want_log;               /* a latency percentile is measured */
     cpu_set_t client_cpus, server_cpus;
@@ -174,10 +175,26 @@ static int prepare_server(target *t, size_t u, const char *default_bindir, verdi
     size_t n = 0;
     if ((s->settings = merged_settings(t->pg, pv, &n)) == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
-    s->spec = (cluster_template_spec){bindir, t->pg->cache_dir, t->pg->run_as,
+    s->spec = (cluster_template_spec){bindir, t->cache_dir, t->pg->run_as,
                                       (const char *const *)s->settings, n, t->pg->scale,
                                       t->pin_server ? &t->server_cpus : NULL};
     return prepare_template(t, u, ev, err);
+}
+
+/* The file's cache_dir, or the one cluster_default_cache_dir gives verdict's user. */
+static int choose_cache_dir(target *t, verdict_error *err)
+{
+    if (t->pg->cache_dir) {
+        if (snprintf(t->cache_dir, sizeof t->cache_dir, "%s", t->pg->cache_dir) <
+            (int)sizeof t->cache_dir)
+            return 0;
+        return error_set(err, ERROR_USAGE, "postgres cache_dir is too long: %s",
+                         t->pg->cache_dir);
+    }
+    char why[512];
+    if (cluster_default_cache_dir(t->cache_dir, sizeof t->cache_dir, why, sizeof why) != 0)
+        return error_set(err, ERROR_USAGE, "%s", why);
+    return 0;
 }
 
 static int make_log_dir(target *t, verdict_error *err)
@@ -590,6 +607,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
         rc = process_runner_open(&t->runner, s, e->seed, true, err);
     if (rc == 0)
         rc = choose_cpus(t, err);
+    if (rc == 0)
+        rc = choose_cache_dir(t, err);
     if (rc == 0)
         rc = make_log_dir(t, err);
     for (size_t u = 0; rc == 0 && u < t->n_servers; u++)

@@ -126,6 +126,44 @@ teardown() {
     [[ "$output" == *"ns_per_call"* ]]
 }
 
+# Issue 18, item 11: a batch of 2^42 calls (hours) ignored SIGINT and SIGTERM, and
+# --iterations took any 64-bit number. Batches given by --iterations now run in pieces of
+# a quarter of a second; a stop is honoured between them.
+@test "--iterations and --sample-time are bounded, with the bound in the message" {
+    for n in 18446744073709551615 4398046511105; do
+        run "$VERDICT" kernel -n 2 --iterations "$n" "$FAKE" spin spin_same
+        [ "$status" -eq 2 ]
+        [[ "$output" == *"--iterations $n: calls per sample are 1 to 4398046511104"* ]]
+    done
+    run "$VERDICT" kernel -n 2 --sample-time 5s "$FAKE" spin spin_same
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--sample-time 5 s: a sample time is above 0 and at most 1 s"* ]]
+    cat > "$DATA/k.yaml" <<YAML
+target: kernel
+kernel: {module: $FAKE, iterations: 18446744073709551615}
+variants: {a: spin, b: spin_same}
+repetitions: 2
+YAML
+    run "$VERDICT" run "$DATA/k.yaml" --store "$DATA/k.db"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"'iterations' 18446744073709551615: calls per sample are 1 to"* ]]
+}
+
+@test "SIGINT and SIGTERM inside a batch of 2^42 calls are honoured within a second" {
+    for sig in INT TERM; do
+        start=$(date +%s%N)
+        # Still running 10 s after the signal, it is killed (137): the test fails, not hangs.
+        run timeout --preserve-status -k 10 -s "$sig" 1 "$VERDICT" kernel -n 3 -w 0 \
+            --iterations 4398046511104 --json "$DATA/k-$sig.json" "$FAKE" spin spin_same
+        elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+        echo "$sig: status $status after $elapsed_ms ms: $output"
+        [ "$status" -eq 130 ]
+        [ "$elapsed_ms" -lt 3000 ] # the signal came at 1000 ms
+        # item 12: interrupted before a block was complete, the JSON is still written
+        jq -e '.samples | length == 0' "$DATA/k-$sig.json"
+    done
+}
+
 samples() {
     sqlite3 "$1" "select count(*) || ' ' || count(distinct point || '/' || variant || '/' || block) from sample"
 }

@@ -61,7 +61,7 @@ static void test_postgres_example_model(void **state)
     assert_int_equal(pg->fresh, PG_FRESH_RUN);
     assert_int_equal(pg->pin, PG_PIN_NONE);
     assert_null(pg->run_as);
-    assert_string_equal(pg->cache_dir, "/var/tmp/verdict-pg");
+    assert_null(pg->cache_dir); /* the user's own: cluster_default_cache_dir */
     const char *words[] = {"-S", "-M", "prepared", "-c", "{clients}", "-j", "{clients}", "-T",
                            "3"};
     assert_true(pg->has_workload);
@@ -140,7 +140,7 @@ static void test_postgres_keys_and_defaults(void **state)
     assert_int_equal(pg->fresh, PG_FRESH_RUN);
     assert_int_equal(pg->pin, PG_PIN_NONE);
     assert_int_equal(pg->warm_runs, 0);
-    assert_string_equal(pg->cache_dir, POSTGRES_DEFAULT_CACHE_DIR);
+    assert_null(pg->cache_dir);
     assert_int_equal(e.n_metrics, 1);
     assert_string_equal(e.metrics[0].name, "tps");
     assert_true(e.metrics[0].higher_is_better);
@@ -550,9 +550,10 @@ static void test_kernel_keys_and_defaults(void **state)
     assert_false(e.metrics[0].higher_is_better);
     assert_true(written_variant_is(&e, "\"B\": {kernel: \"k\"}"));
     experiment_free(&e);
-    /* sample_time is a duration: a bare number is seconds, and every unit is read */
+    /* sample_time is a duration: a bare number is seconds, and every unit is read (up to
+     * the bound of 1 s: longer ones are refused in test_kernel_errors) */
     const struct { const char *text; double seconds; } durations[] = {
-        {"2", 2}, {"250ms", 0.25}, {"1.5s", 1.5}, {"1m", 60}, {".5", 0.5},
+        {"1", 1}, {"250ms", 0.25}, {"0.5s", 0.5}, {"0.015m", 0.015 * 60}, {".5", 0.5},
     };
     for (size_t i = 0; i < sizeof durations / sizeof durations[0]; i++) {
         char text[256];
@@ -635,6 +636,14 @@ static void test_kernel_errors(void **state)
              variants);
     parse_expect_fails(text, "spin.yaml:2:38: 'sample_time' must be a positive duration such as "
                              "30s, 500ms, 5m or 1h, not '0ms'");
+    snprintf(text, sizeof text, "target: kernel\nkernel: {module: /k.so, sample_time: 1m}\n%s",
+             variants);
+    parse_expect_fails(text, "spin.yaml:2:38: 'sample_time' 60 s: a sample time is above 0 and "
+                             "at most 1 s (a stop request waits for the sample being taken)");
+    snprintf(text, sizeof text, "target: kernel\nkernel: {module: /k.so, iterations: "
+             "4398046511105}\n%s", variants);
+    parse_expect_fails(text, "spin.yaml:2:37: 'iterations' 4398046511105: calls per sample are "
+                             "1 to 4398046511104 (2^42)");
     snprintf(text, sizeof text, "target: kernel\nkernel: {module: /k.so, iterations: -5}\n%s",
              variants);
     parse_expect_fails(text, "spin.yaml:2:37: 'iterations' must be a non-negative integer, not "

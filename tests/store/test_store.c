@@ -1586,6 +1586,221 @@ static void killed_mid_stream_loses_nothing_committed(void **state)
     assert_store_holds(f->path, n);
 }
 
+/* ---- one writer, and readers that write nothing (issue 18, items 7 and 8) ---- */
+
+/* A child opens the store for writing and holds it until told to go (or is killed). */
+static pid_t hold_store_open(const char *path, int *go)
+{
+    int ready[2], go_pipe[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go_pipe), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(ready[0]);
+        close(go_pipe[1]);
+        store *s = NULL;
+        char err[ERR_SIZE];
+        if (store_open(path, &s, err, sizeof err) != 0 || write(ready[1], "r", 1) != 1)
+            _exit(2);
+        char word;
+        if (read(go_pipe[0], &word, 1) < 0)
+            _exit(3);
+        store_close(s);
+        _exit(0);
+    }
+    close(ready[1]);
+    close(go_pipe[0]);
+    char word;
+    assert_int_equal(read(ready[0], &word, 1), 1);
+    close(ready[0]);
+    *go = go_pipe[1];
+    return pid;
+}
+
+/* Two `verdict run` on one store measured at once, and one died with "already stored". */
+static void a_second_writer_is_refused_naming_the_first(void **state)
+{
+    fixture *f = *state;
+    int go;
+    pid_t holder = hold_store_open(f->path, &go);
+    store *s = NULL;
+    char err[ERR_SIZE] = "", expected[128];
+    assert_int_equal(store_open(f->path, &s, err, sizeof err), STORE_LOCKED);
+    assert_null(s);
+    snprintf(expected, sizeof expected, "another verdict is running on this store (pid %d)",
+             (int)holder);
+    assert_contains(err, f->path);
+    assert_contains(err, expected);
+    /* a reader is not a writer: it reads while the writer holds the store */
+    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), 0);
+    store_close(s);
+    kill_and_reap(holder); /* the kernel releases the lock of a dead verdict */
+    close(go);
+    s = open_store(f->path);
+    store_close(s);
+}
+
+static void the_same_process_cannot_open_two_writers(void **state)
+{
+    fixture *f = *state;
+    store *first = open_store(f->path), *second = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open(f->path, &second, err, sizeof err), STORE_LOCKED);
+    char expected[128];
+    snprintf(expected, sizeof expected, "(pid %d)", (int)getpid());
+    assert_contains(err, expected);
+    store_close(first);
+    second = open_store(f->path);
+    store_close(second);
+}
+
+/* A store in memory is one process's own: there is no file to lock ("verdict A B" keeps
+ * its samples in ":memory:", and the lock refused every such run). */
+static void stores_in_memory_need_no_lock(void **state)
+{
+    (void)state;
+    store *first = open_store(":memory:"), *second = open_store(":memory:");
+    store_close(first);
+    store_close(second);
+}
+
+/* A store with one experiment and two samples, closed: what `verdict report` reads. */
+static int64_t make_small_store(const char *path)
+{
+    store *s = open_store(path);
+    store_experiment e = sample_experiment("crc");
+    int64_t id = open_experiment(s, &e, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    store_sample x = full_sample(0, 0), y = full_sample(1, 1);
+    add_sample(s, run, &x);
+    add_sample(s, run, &y);
+    store_close(s);
+    return id;
+}
+
+static int count_samples(const char *path, char *err, size_t errlen)
+{
+    store *s = NULL;
+    if (store_open_read_only(path, &s, err, errlen) != 0)
+        return -1;
+    int64_t id = 0;
+    if (store_latest_experiment(s, &id, err, errlen) != 0) {
+        store_close(s);
+        return -1;
+    }
+    collection *c = read_samples(s, id);
+    int n = (int)c->n;
+    free(c);
+    store_close(s);
+    return n;
+}
+
+/* A read-only file in a directory nobody may write (as nobody when root): the -shm file
+ * cannot be created, and store_open failed ("attempt to write a readonly database"). */
+static void a_read_only_file_is_read(void **state)
+{
+    fixture *f = *state;
+    make_small_store(f->path);
+    assert_int_equal(chmod(f->path, 0444), 0);
+    assert_int_equal(chmod(f->dir, 0555), 0);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+            _exit(2);
+        char err[ERR_SIZE] = "";
+        int n = count_samples(f->path, err, sizeof err);
+        if (write(fds[1], err, strlen(err)) < 0)
+            _exit(3);
+        _exit(n == 2 ? 0 : 1);
+    }
+    close(fds[1]);
+    char err[ERR_SIZE] = "";
+    ssize_t got = read(fds[0], err, sizeof err - 1);
+    close(fds[0]);
+    err[got > 0 ? got : 0] = '\0';
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(chmod(f->dir, 0700), 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("read-only store not read: %s", err);
+}
+
+/* A read-only bind mount of the store's directory (root: CI runs the tests as root). */
+static void a_store_on_a_read_only_file_system_is_read(void **state)
+{
+    fixture *f = *state;
+    if (geteuid() != 0) {
+        if (getenv("CI") != NULL)
+            fail_msg("CI runs the store tests as root; this one needs it (mount)");
+        skip();
+    }
+    make_small_store(f->path);
+    char mounted[320], path[400], command[1400];
+    snprintf(mounted, sizeof mounted, "%s-ro", f->dir);
+    snprintf(path, sizeof path, "%s/store.db", mounted);
+    assert_int_equal(mkdir(mounted, 0700), 0);
+    snprintf(command, sizeof command, "mount --bind '%s' '%s' && mount -o remount,bind,ro '%s'",
+             f->dir, mounted, mounted);
+    if (system(command) != 0) {
+        rmdir(mounted);
+        fail_msg("cannot make a read-only bind mount at %s", mounted);
+    }
+    char err[ERR_SIZE] = "";
+    int n = count_samples(path, err, sizeof err);
+    store *s = NULL;
+    char write_err[ERR_SIZE] = "";
+    int writable = store_open(path, &s, write_err, sizeof write_err);
+    store_close(s);
+    snprintf(command, sizeof command, "umount '%s'", mounted);
+    assert_int_equal(system(command), 0);
+    assert_int_equal(rmdir(mounted), 0);
+    if (n != 2)
+        fail_msg("store on a read-only file system not read: %s", err);
+    assert_int_not_equal(writable, 0); /* writing it is refused, with a message */
+    assert_contains(write_err, path);
+}
+
+static void a_read_only_store_refuses_every_write(void **state)
+{
+    fixture *f = *state;
+    int64_t id = make_small_store(f->path);
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), 0);
+    store_experiment e = sample_experiment("other");
+    int64_t other = 0;
+    bool existing = false;
+    assert_int_equal(store_open_experiment(s, &e, &other, &existing, err, sizeof err), -1);
+    assert_contains(err, "opened read-only");
+    int64_t run = 0;
+    assert_int_equal(store_begin_run(s, id, NULL, 0, &run, err, sizeof err), -1);
+    assert_int_equal(store_end_run(s, 1, "done", err, sizeof err), -1);
+    assert_contains(err, "opened read-only");
+    store_close(s);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment"), 1);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run"), 1);
+}
+
+static void a_read_only_open_of_nothing_is_named(void **state)
+{
+    fixture *f = *state;
+    store *s = NULL;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
+    assert_contains(err, "no such store");
+    assert_int_equal(access(f->path, F_OK), -1); /* not created */
+    int fd = open(f->path, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
+    assert_contains(err, "holds no experiment yet");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1620,6 +1835,13 @@ int main(void)
         WITH_DIR(a_full_disk_keeps_what_was_stored),
         WITH_DIR(killed_after_sample_k_keeps_exactly_k),
         WITH_DIR(killed_mid_stream_loses_nothing_committed),
+        WITH_DIR(a_second_writer_is_refused_naming_the_first),
+        WITH_DIR(the_same_process_cannot_open_two_writers),
+        cmocka_unit_test(stores_in_memory_need_no_lock),
+        WITH_DIR(a_read_only_file_is_read),
+        WITH_DIR(a_store_on_a_read_only_file_system_is_read),
+        WITH_DIR(a_read_only_store_refuses_every_write),
+        WITH_DIR(a_read_only_open_of_nothing_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,7 +145,7 @@ static void test_calibration_reaches_target(void **unused)
     assert_int_equal(spin->setup(&s), 0);
     for (size_t t = 0; t < 2; t++) {
         kernel_calibration c;
-        kernel_calibrate(spin, s.state, targets[t], &c);
+        kernel_calibrate(spin, s.state, targets[t], NULL, &c);
         assert_true(c.iterations > 100);
         assert_false(c.single_call_too_long);
         double median = median_unpreempted(spin, s.state, c.iterations);

@@ -9,6 +9,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "golden.h"
 #include "stats/diagnostics.h"
@@ -105,6 +106,78 @@ static void mann_kendall_edge_cases(void **state)
     assert_int_equal(trend_mann_kendall(nan, 3, &r), STATS_ERR_DOMAIN);
 }
 
+/* The definition, as the O(n^2) double loop that trend_mann_kendall used to be. */
+static double naive_kendall_s(const double *x, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i + 1 < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            s += (x[j] > x[i]) - (x[j] < x[i]);
+    return s;
+}
+
+/* z from S with the tie-corrected variance, the tie groups counted directly (the values
+ * are the integers 0..9). */
+static double expected_z(double s, const double *x, size_t n)
+{
+    double groups[10] = {0}, nd = (double)n, ties = 0.0;
+    for (size_t i = 0; i < n; i++)
+        groups[(int)x[i]] += 1.0;
+    for (int v = 0; v < 10; v++)
+        ties += groups[v] * (groups[v] - 1.0) * (2.0 * groups[v] + 5.0);
+    double variance = (nd * (nd - 1.0) * (2.0 * nd + 5.0) - ties) / 18.0;
+    double corrected = s > 0.0 ? s - 1.0 : s < 0.0 ? s + 1.0 : 0.0;
+    return corrected / sqrt(variance);
+}
+
+/* The merge-sort count gives exactly the double loop's S on data full of ties (integers
+ * 0..9, 3 to 3000 of them, lengths that are and are not powers of two so the merge's
+ * short last runs are exercised), and the z of that S. */
+static void mann_kendall_merge_count_matches_the_double_loop(void **state)
+{
+    (void)state;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 18);
+    static double x[3000];
+    const size_t lengths[] = {3, 4, 5, 7, 8, 17, 64, 100, 257, 1000, 2999, 3000};
+    for (size_t c = 0; c < COUNT(lengths); c++) {
+        size_t n = lengths[c];
+        for (size_t i = 0; i < n; i++)
+            x[i] = (double)gsl_rng_uniform_int(rng, 10);
+        x[0] = 0.0; /* never all equal */
+        x[n - 1] = 9.0;
+        trend_result r;
+        assert_int_equal(trend_mann_kendall(x, n, &r), STATS_OK);
+        double s = naive_kendall_s(x, n);
+        assert_true(r.s == s);
+        assert_true(golden_close(r.z, expected_z(s, x, n), 1e-12));
+        assert_true(fabs(r.tau) <= 1.0);
+    }
+    gsl_rng_free(rng);
+}
+
+/* A million values: the double loop needed 5e11 comparisons (hours; meson's 120 s
+ * timeout stops this test on that code); the merge count needs about 2e7. A strictly
+ * rising series has S = n(n-1)/2 and tau 1; a falling one the negatives. */
+static void mann_kendall_handles_a_million_values(void **state)
+{
+    (void)state;
+    enum { N = 1000000 };
+    double *x = malloc(N * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < N; i++)
+        x[i] = (double)i;
+    trend_result r;
+    assert_int_equal(trend_mann_kendall(x, N, &r), STATS_OK);
+    assert_true(r.s == (double)N * (N - 1) / 2);
+    assert_true(golden_close(r.tau, 1.0, 1e-12));
+    for (size_t i = 0; i < N; i++)
+        x[i] = (double)(N - i);
+    assert_int_equal(trend_mann_kendall(x, N, &r), STATS_OK);
+    assert_true(r.s == -(double)N * (N - 1) / 2);
+    free(x);
+}
+
 /* R's ppoints(n) quantiles of N(mean, 1): an idealised sample without sampling noise. */
 static void normal_scores(double *x, size_t n, double mean)
 {
@@ -185,6 +258,8 @@ int main(void)
         cmocka_unit_test(mann_kendall_matches_r),
         cmocka_unit_test(clear_trend_detected_shuffles_calibrated),
         cmocka_unit_test(mann_kendall_edge_cases),
+        cmocka_unit_test(mann_kendall_merge_count_matches_the_double_loop),
+        cmocka_unit_test(mann_kendall_handles_a_million_values),
         cmocka_unit_test(bimodality_separates_one_and_two_modes),
         cmocka_unit_test(bimodality_edge_cases),
         cmocka_unit_test(outliers_counted),

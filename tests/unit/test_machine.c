@@ -2,6 +2,11 @@
  * facts container, each check's judgement on hand-made facts, and the helpers. */
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -250,6 +255,69 @@ static void command_first_line_captures_and_times_out(void **state)
     assert_string_equal(line, "y");
 }
 
+/* A NUL ended the line silently ("cc 12" of "cc 12\0 (Debian)"); it is shown as '?'. */
+static void command_first_line_shows_nul_bytes(void **state)
+{
+    (void)state;
+    char line[64];
+    char *nul[] = {"sh", "-c", "printf 'cc 12\\000 (Debian)\\nnext\\n'", NULL};
+    assert_int_equal(command_first_line(nul, 2000, line, sizeof line), 0);
+    assert_string_equal(line, "cc 12? (Debian)");
+}
+
+static bool process_gone(pid_t pid)
+{
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return true;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    const char *paren = strrchr(text, ')');
+    return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+/* A stand-in for `verdict env` waits on a hung program and is SIGKILLed: the program must
+ * not stay behind (it did, under pid 1). The loops are bounds, not timings. */
+static void command_first_line_child_dies_with_verdict(void **state)
+{
+    (void)state;
+    char pid_file[] = "/tmp/verdict-env-pid-XXXXXX";
+    int fd = mkstemp(pid_file);
+    assert_true(fd >= 0);
+    close(fd);
+    pid_t verdict = fork();
+    assert_true(verdict >= 0);
+    if (verdict == 0) {
+        char script[128], line[64];
+        snprintf(script, sizeof script, "echo $$ > %s; exec sleep 600", pid_file);
+        char *hung[] = {"sh", "-c", script, NULL};
+        command_first_line(hung, 600000, line, sizeof line);
+        _exit(0);
+    }
+    int program = 0;
+    for (int tries = 0; tries < 6000 && program <= 0; tries++) {
+        FILE *f = fopen(pid_file, "r");
+        if (f == NULL || fscanf(f, "%d", &program) != 1)
+            usleep(10000);
+        if (f != NULL)
+            fclose(f);
+    }
+    assert_true(program > 0);
+    assert_int_equal(kill(verdict, SIGKILL), 0);
+    assert_int_equal(waitpid(verdict, NULL, 0), verdict);
+    bool gone = false;
+    for (int tries = 0; tries < 3000 && !gone; tries++)
+        if (!(gone = process_gone((pid_t)program)))
+            usleep(10000);
+    if (!gone)
+        kill((pid_t)program, SIGKILL);
+    unlink(pid_file);
+    assert_true(gone);
+}
+
 static void cpu_lists_and_words(void **state)
 {
     (void)state;
@@ -282,6 +350,8 @@ int main(void)
         cmocka_unit_test(steal_and_other_load_checks),
         cmocka_unit_test(checks_run_on_this_machine),
         cmocka_unit_test(command_first_line_captures_and_times_out),
+        cmocka_unit_test(command_first_line_shows_nul_bytes),
+        cmocka_unit_test(command_first_line_child_dies_with_verdict),
         cmocka_unit_test(cpu_lists_and_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,11 +62,46 @@ static void test_rejections(void **state)
     expect_error("1\n12x\n", 0, "t.txt:2: not a number");
     expect_error("1\n0\n", 0, "t.txt:2: value 0 is not positive");
     expect_error("-4\n", 0, "t.txt:1: value -4 is not positive");
-    expect_error("nan\n", 0, "not positive");
-    expect_error("inf\n", 0, "not positive");
-    expect_error("1e999\n", 0, "not a number");
+    expect_error("nan\n", 0, "t.txt:1: \"nan\" is not a finite number");
+    expect_error("1\n-Infinity\n", 0, "t.txt:2: \"-Infinity\" is not a finite number");
+    expect_error("1e999\n", 0, "t.txt:1: \"1e999\" is too large");
+    expect_error("1e-400\n", 0, "t.txt:1: \"1e-400\" is too small: it rounds to 0");
+    expect_error("0e-400\n", 0, "t.txt:1: value 0e-400 is not positive");
+    expect_error("1.\n.\n", 0, "t.txt:2: not a number: \".\"");
+    expect_error("1e\n", 0, "t.txt:1: not a number: \"1e\"");
+    expect_error("3 0x10\n", 2, "t.txt:1: \"0x10\" is hexadecimal");
     expect_error("a b\n", 3, "t.txt:1: no column 3 in \"a b\"");
     expect_error("1\x01\n", 0, "\\x01");
+}
+
+/* strtod reads 0x10 as 16, inf and nan as themselves: each was taken (or refused as
+ * "not positive") before; now each is refused naming its line and text. */
+static void test_hex_infinities_and_nan_are_refused(void **state)
+{
+    (void)state;
+    expect_error("1\n0x10\n", 0, "t.txt:2: \"0x10\" is hexadecimal");
+    expect_error("-0X1p4\n", 0, "t.txt:1: \"-0X1p4\" is hexadecimal");
+    expect_error("INF\n", 0, "t.txt:1: \"INF\" is not a finite number");
+    expect_error("nan(0x1)\n", 0, "t.txt:1: \"nan(0x1)\" is not a finite number");
+}
+
+/* 1e-308 is subnormal: strtod says ERANGE, and it used to be "not a number"; a number
+ * written with 300 digits used to overflow a 128-byte buffer into "not a number". */
+static void test_subnormal_and_long_numbers_are_read(void **state)
+{
+    (void)state;
+    static char text[70000];
+    size_t used = (size_t)snprintf(text, sizeof text, "1e-308\n4.9e-324\n1.");
+    for (int i = 0; i < 60000; i++)
+        text[used++] = i == 59999 ? '1' : '0';
+    text[used++] = '\n';
+    sample_series s;
+    char err[256] = "";
+    if (sample_text_parse("t.txt", text, used, 0, &s, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_int_equal(s.n, 3);
+    assert_true(s.values[0] == 1e-308 && s.values[1] > 0.0 && s.values[2] == 1.0);
+    sample_series_free(&s);
 }
 
 static void test_nul_byte_is_not_a_number(void **state)
@@ -94,6 +129,8 @@ int main(void)
         cmocka_unit_test(test_numbers_comments_blanks),
         cmocka_unit_test(test_column_like_ministat),
         cmocka_unit_test(test_rejections),
+        cmocka_unit_test(test_hex_infinities_and_nan_are_refused),
+        cmocka_unit_test(test_subnormal_and_long_numbers_are_read),
         cmocka_unit_test(test_nul_byte_is_not_a_number),
         cmocka_unit_test(test_missing_file),
     };
