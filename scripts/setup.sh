@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what verdict needs from Debian's archive (only what is missing) and builds it
 # into build/ (the test suite is configured too, so bats and cmocka come with the build).
-# With --tests it also installs what running the whole test suite needs.
+# With --tests it also installs what running the whole test suite needs, and fetches
+# Debian's postgresql-15 source for the PostgreSQL labs' tests.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -31,3 +32,8 @@ elif [ -n "$missing" ]; then
     meson setup --reconfigure build >&2
 fi
 meson compile -C build >&2
+
+# The PostgreSQL labs' tests check their patches against Debian's postgresql-15 source,
+# fetched once into examples/postgres/postgresql-15 (idempotent).
+[ "${1:-}" = "--tests" ] && sh examples/postgres/get-source.sh >&2
+true

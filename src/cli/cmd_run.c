@@ -1,6 +1,7 @@
 /* `verdict run EXPERIMENT`: loads the file with every target it may name, then runs (or
  * resumes) it into its store and reports from the store, as any experiment is. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 typedef struct {
     const char *experiment_path, *store_path, *cache_dir;
+    bool check_only;
     report_choices report;
 } run_settings;
 
@@ -31,6 +33,8 @@ static void run_usage(FILE *out)
         "      --store FILE        results store (default: EXPERIMENT without .yaml + .db)\n"
         "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
         "                          else ~/.cache/verdict; see verdict cache --help)\n"
+        "      --check             check the file (keys, paths, sources, patches' files,\n"
+        "                          placeholders) and print its plan; run and build nothing\n"
         "%s"
         "  -h, --help              show this help\n"
         "\n"
@@ -43,6 +47,10 @@ static void run_usage(FILE *out)
 static int apply_run_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
     run_settings *s = settings;
+    if (opt == 'k') {
+        s->check_only = true;
+        return 0;
+    }
     if (opt == 's' || opt == 'C') {
         *(opt == 's' ? &s->store_path : &s->cache_dir) = arg;
         return 0;
@@ -59,7 +67,7 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
 {
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
-        REPORT_LONG_OPTIONS,
+        {"check", no_argument, NULL, 'k'}, REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -85,6 +93,24 @@ static void print_summary(const experiment *e, const lab_outcome *o, store *db,
     cli_print_run_summary(e, o, "variants", out);
 }
 
+/* --check: what the file asks for, in one line. */
+static void print_plan(const experiment *e, FILE *out)
+{
+    size_t units = experiment_unit_count(e), points = experiment_point_count(e);
+    fprintf(out, "%s: ok: %zu variants", e->path, e->n_variants);
+    if (units != e->n_variants)
+        fprintf(out, " in %zu units (layouts)", units);
+    fprintf(out, ", %zu point%s, ", points, points == 1 ? "" : "s");
+    if (e->adaptive)
+        fprintf(out, "%zu to %zu blocks", e->min_blocks, e->max_blocks);
+    else
+        fprintf(out, "%zu blocks", e->repetitions);
+    fprintf(out, " of %zu runs; metrics:", units * points);
+    for (size_t m = 0; m < e->n_metrics; m++)
+        fprintf(out, " %s", e->metrics[m].name);
+    fputc('\n', out);
+}
+
 static int run_file(const run_settings *s)
 {
     experiment e;
@@ -92,6 +118,11 @@ static int run_file(const run_settings *s)
     if (targets_load_experiment(s->experiment_path, &e, err, sizeof err) != 0) {
         fprintf(stderr, "verdict run: %s\n", err);
         return EXIT_USAGE;
+    }
+    if (s->check_only) {
+        print_plan(&e, stdout);
+        experiment_free(&e);
+        return EXIT_DONE;
     }
     char *default_store = s->store_path ? NULL : lab_default_store_path(s->experiment_path);
     char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "common/array.h"
@@ -87,4 +88,38 @@ void strbuf_free(strbuf *b)
 {
     free(b->data);
     *b = (strbuf)STRBUF_INIT;
+}
+
+int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char chunk[65536];
+    size_t got, total = 0;
+    const char *problem = NULL;
+    while (problem == NULL && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        total += got;
+        if (total > limit)
+            problem = "too long";
+        else if (memchr(chunk, '\0', got) != NULL)
+            problem = "holds a NUL byte: not text";
+        else
+            strbuf_append_bytes(b, chunk, got);
+    }
+    if (problem == NULL && ferror(f))
+        problem = "read error";
+    fclose(f);
+    if (problem == NULL && strbuf_status(b) != 0)
+        problem = "out of memory";
+    if (problem != NULL) {
+        if (total > limit)
+            snprintf(err, errlen, "%s: longer than %zu bytes", path, limit);
+        else
+            snprintf(err, errlen, "%s: %s", path, problem);
+        return -1;
+    }
+    return 0;
 }

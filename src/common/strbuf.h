@@ -25,5 +25,8 @@ const char *strbuf_text(const strbuf *b);
 char *strbuf_detach(strbuf *b);
 void strbuf_clear(strbuf *b);
 void strbuf_free(strbuf *b);
+/* Appends the whole file at path; 0, or -1 with a message naming the path when it cannot
+ * be read, holds a NUL byte, or is longer than limit bytes (never truncated). */
+int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, size_t errlen);
 
 #endif

@@ -25,6 +25,8 @@
 #define START_TIMEOUT 120.0
 #define FAST_STOP_TIMEOUT 60.0
 #define INITDB_TIMEOUT 600.0
+/* A data generator may run long: an analytic scale factor of 1 takes minutes here. */
+#define INIT_SQL_TIMEOUT 7200.0
 #define READY_POLL_SECONDS 0.002
 #define PORT_FIRST 16000
 #define PORT_COUNT 16000
@@ -208,6 +210,33 @@ static int append_text(char *buffer, size_t size, size_t *used, const char *text
     return 0;
 }
 
+/* "init=HASH LENGTH" of the init SQL's bytes: the template is its data, so a changed
+ * script is another template, wherever the file lives. */
+static int init_sql_key_line(const char *path, char *line, size_t linelen, char *err,
+                             size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        error_text(err, errlen, "init SQL %s: %s", path, strerror(errno));
+        return -1;
+    }
+    uint64_t hash = HASH_FNV_OFFSET;
+    size_t total = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        hash = hash_fnv1a(hash, chunk, got);
+        total += got;
+    }
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    if (failed) {
+        error_text(err, errlen, "init SQL %s: read error", path);
+        return -1;
+    }
+    snprintf(line, linelen, "init=%016llx %zu bytes\n", (unsigned long long)hash, total);
+    return 0;
+}
+
 /* The template's identity: recipe, bindir, the server's version and binary (a rebuild in
  * the same bindir may change the on-disk format), scale, settings in order. */
 static int template_key_text(const cluster_template_spec *spec, const cluster_context *context,
@@ -235,6 +264,15 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
     int rc = append_text(key, keylen, &used, line);
     for (size_t i = 0; rc == 0 && i < spec->n_settings; i++) {
         snprintf(line, sizeof line, "setting=%s\n", spec->settings[i]);
+        rc = append_text(key, keylen, &used, line);
+    }
+    if (rc == 0 && spec->init_sql_path) {
+        if (init_sql_key_line(spec->init_sql_path, line, sizeof line, err, errlen) != 0)
+            return -1;
+        rc = append_text(key, keylen, &used, line);
+    }
+    for (size_t i = 0; rc == 0 && i < spec->n_init_variables; i++) {
+        snprintf(line, sizeof line, "init_variable=%s\n", spec->init_variables[i]);
         rc = append_text(key, keylen, &used, line);
     }
     if (rc != 0)
@@ -576,6 +614,51 @@ static int prune_future_wal(const cluster_context *context, const char *data_dir
     return 0;
 }
 
+/* psql -X -v ON_ERROR_STOP=1 [-v NAME=VALUE]... -f - with the init SQL as its input. */
+static int run_init_sql(const cluster_template_spec *spec, const cluster_context *context,
+                        const cluster_instance *c, char *err, size_t errlen)
+{
+    char psql[CLUSTER_PATH_MAX], port[16], log_path[CLUSTER_PATH_MAX + 16];
+    program_path(context->bindir, "psql", psql, sizeof psql);
+    snprintf(port, sizeof port, "%d", c->port);
+    (void)path_format(log_path, sizeof log_path, "%s/init-sql.log", c->instance_dir);
+    size_t n = 0, max = 16 + 2 * spec->n_init_variables;
+    char **argv = calloc(max, sizeof *argv);
+    char **owned = calloc(spec->n_init_variables + 1, sizeof *owned);
+    int rc = -1;
+    if (argv == NULL || owned == NULL) {
+        error_text(err, errlen, "out of memory");
+        goto done;
+    }
+    const char *fixed[] = {psql, "-X", "-q", "-v", "ON_ERROR_STOP=1"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        argv[n++] = (char *)fixed[i];
+    for (size_t i = 0; i < spec->n_init_variables; i++) {
+        argv[n++] = "-v";
+        argv[n++] = owned[i] = strdup(spec->init_variables[i]);
+        if (owned[i] == NULL) {
+            error_text(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    const char *connect[] = {"-h", c->socket_dir, "-p", port, "-U", c->user, "-d", "postgres",
+                             "-f", "-"};
+    for (size_t i = 0; i < sizeof connect / sizeof *connect; i++)
+        argv[n++] = (char *)connect[i];
+    char why[1536];
+    rc = run_program(&context->user, argv, spec->init_sql_path, log_path, INIT_SQL_TIMEOUT,
+                     why, sizeof why);
+    if (rc != 0)
+        error_text(err, errlen, "init SQL %s (psql reads it as <stdin>): %s",
+                   spec->init_sql_path, why);
+done:
+    for (size_t i = 0; owned && i < spec->n_init_variables; i++)
+        free(owned[i]);
+    free(owned);
+    free(argv);
+    return rc;
+}
+
 /* Builds a template in a fresh instance directory; on success c->data_dir holds it, stopped. */
 static int build_template(const cluster_template_spec *spec, const cluster_context *context,
                           cluster_instance *c, char *err, size_t errlen)
@@ -592,7 +675,7 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     snprintf(user_option, sizeof user_option, "--username=%s", context->user.name);
     char *const initdb_argv[] = {initdb, "-D", c->data_dir, "-A", "trust", "--no-sync",
                                  "-E", "UTF8", "--locale=C", user_option, NULL};
-    if (run_program(&context->user, initdb_argv, log_path, INITDB_TIMEOUT, err, errlen) != 0)
+    if (run_program(&context->user, initdb_argv, NULL, log_path, INITDB_TIMEOUT, err, errlen) != 0)
         return -1;
 
     char conf_path[CLUSTER_PATH_MAX + 32], *conf = malloc(KEY_TEXT_MAX);
@@ -632,9 +715,11 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
         char *const pgbench_argv[] = {pgbench, "-i", "-q", "-s", scale, "-h", c->socket_dir,
                                       "-p", port, "-U", c->user, "postgres", NULL};
         double timeout = INITDB_TIMEOUT + 60.0 * spec->pgbench_scale;
-        if (run_program(&context->user, pgbench_argv, log_path, timeout, err, errlen) != 0)
+        if (run_program(&context->user, pgbench_argv, NULL, log_path, timeout, err, errlen) != 0)
             return -1;
     }
+    if (spec->init_sql_path && run_init_sql(spec, context, c, err, errlen) != 0)
+        return -1;
     if (cluster_checkpoint(c, err, errlen) != 0 || stop_server(c, err, errlen) != 0)
         return -1;
     /* A clean shutdown removes postmaster.pid; if it is still there the server was

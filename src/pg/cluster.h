@@ -20,6 +20,11 @@ typedef struct {
     const char *const *settings; /* "name=value" lines for postgresql.conf, later ones win */
     size_t n_settings;
     int pgbench_scale;           /* 0: no pgbench tables */
+    const char *init_sql_path;   /* SQL that psql runs in database postgres after pgbench's
+                                    tables (stopping at the first error); NULL: none. Its
+                                    content is part of the template's key. */
+    const char *const *init_variables; /* "name=value", psql -v name=value, in order */
+    size_t n_init_variables;
     const cpu_set_t *server_cpus; /* CPUs the started servers may use; NULL: verdict's own */
 } cluster_template_spec;
 
@@ -58,10 +63,10 @@ int cluster_cache_prepare(const char *cache_dir, char *err, size_t errlen);
 int cluster_find_bindir(char *bindir_out, size_t outlen);
 
 /* Creates, or reuses when one exists, the template data directory for this spec, keyed by
- * bindir, the server's version and binary, the settings and the scale: initdb (-A trust,
- * --no-sync, -E UTF8, --locale=C), the settings appended to postgresql.conf, one start to
- * validate them and load `pgbench -i -s SCALE`, CHECKPOINT, clean stop, fsync, rename into
- * place. Concurrent verdicts preparing the same template wait for each other. Returns 0
+ * bindir, the server's version and binary, the settings, the scale and the init SQL's
+ * content and variables: initdb (-A trust, --no-sync, -E UTF8, --locale=C), the settings
+ * appended to postgresql.conf, one start to validate them, load `pgbench -i -s SCALE` and
+ * run the init SQL, CHECKPOINT, clean stop, fsync, rename into place. Concurrent verdicts preparing the same template wait for each other. Returns 0
  * with the template's path, or -1 with a message (the server log's tail when it refused). */
 int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
                              size_t outlen, char *err, size_t errlen);

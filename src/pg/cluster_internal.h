@@ -29,6 +29,8 @@ typedef struct {
     const server_user *user;
     char *const *argv;
     int output_fd;        /* becomes stdout and stderr; -1: /dev/null */
+    const char *input_path; /* becomes stdin, opened before the user changes (so the
+                               server user need not be able to read it); NULL: /dev/null */
     bool new_session;     /* setsid: Ctrl-C at verdict's terminal does not reach it */
     bool die_with_parent; /* SIGQUIT (immediate shutdown) when verdict's thread dies */
     const cpu_set_t *cpus; /* the child and all it starts may run only here; NULL: any */
@@ -48,7 +50,8 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
 int wait_for_exit(pid_t pid, double timeout_seconds, int *status);
 /* Runs argv as user, output appended to log_path, and waits; 0 on exit status 0,
  * otherwise -1 with a message ending in the log's tail. */
-int run_program(const server_user *user, char *const *argv, const char *log_path,
+int run_program(const server_user *user, char *const *argv, const char *input_path,
+                const char *log_path,
                 double timeout_seconds, char *err, size_t errlen);
 /* Runs argv as user and captures its first bytes of output into out. */
 int capture_program_output(const server_user *user, char *const *argv, char *out, size_t outlen,

@@ -158,13 +158,13 @@ static void mark_descriptors_close_on_exec(void)
 }
 
 typedef struct {
-    int stage; /* 1 session, 2 output, 3 user, 4 parent gone, 5 exec, 6 CPU affinity */
+    int stage; /* 1 session, 2 output, 3 user, 4 parent gone, 5 exec, 6 CPU affinity, 7 input */
     int error;
 } child_failure;
 
 static const char *const child_stage_names[] = {"", "setsid", "redirecting output",
                                                 "switching user", "parent gone", "exec",
-                                                "setting the CPU affinity"};
+                                                "setting the CPU affinity", "opening its input"};
 
 static void report_and_exit(int report_fd, int stage, int error)
 {
@@ -190,7 +190,10 @@ static void run_child(const spawn_request *request, char *const *envp, pid_t par
     if (null_fd < 0)
         report_and_exit(report_fd, 2, errno);
     int out = request->output_fd >= 0 ? request->output_fd : null_fd;
-    if (dup2(null_fd, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+    int in = request->input_path ? open(request->input_path, O_RDONLY | O_CLOEXEC) : null_fd;
+    if (in < 0)
+        report_and_exit(report_fd, 7, errno);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
         report_and_exit(report_fd, 2, errno);
     int rc = become_user(request->user);
     if (rc != 0)
@@ -243,7 +246,7 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
         int status;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
         }
-        int stage = failure.stage >= 1 && failure.stage <= 6 ? failure.stage : 5;
+        int stage = failure.stage >= 1 && failure.stage <= 7 ? failure.stage : 5;
         error_text(err, errlen, "could not run %s (%s%s%s): %s", request->argv[0],
                    child_stage_names[stage], request->user->switch_user ? " as " : "",
                    request->user->switch_user ? request->user->name : "",
@@ -327,8 +330,8 @@ int wait_for_exit(pid_t pid, double timeout_seconds, int *status)
     }
 }
 
-int run_program(const server_user *user, char *const *argv, const char *log_path,
-                double timeout_seconds, char *err, size_t errlen)
+int run_program(const server_user *user, char *const *argv, const char *input_path,
+                const char *log_path, double timeout_seconds, char *err, size_t errlen)
 {
     int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
@@ -336,7 +339,8 @@ int run_program(const server_user *user, char *const *argv, const char *log_path
         return -1;
     }
     spawn_request request = {.user = user, .argv = argv, .output_fd = log_fd,
-                             .new_session = true, .die_with_parent = true};
+                             .input_path = input_path, .new_session = true,
+                             .die_with_parent = true};
     pid_t pid;
     int rc = spawn_program(&request, &pid, err, errlen);
     close(log_fd);

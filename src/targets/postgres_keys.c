@@ -232,15 +232,17 @@ static int workload_pgbench(experiment_loader *l, const yaml_field *f, void *tar
 
 static int top_workload(experiment_loader *l, const yaml_field *f, void *target)
 {
-    static const experiment_key rules[] = {{"pgbench", workload_pgbench, 1}};
+    static const experiment_key rules[] = {{"pgbench", workload_pgbench, 1},
+                                           {"queries", postgres_read_queries, 1}};
     postgres_options *pg = postgres_options_of(loader_experiment(l));
     pg->has_workload = true;
-    if (loader_need_mapping(l, f, "pgbench: [arguments]") != 0 ||
-        loader_walk(l, f->value, rules, 1, " in 'workload'", pg) != 0)
+    if (loader_need_mapping(l, f, "pgbench: [arguments], queries: [SQL files]") != 0 ||
+        loader_walk(l, f->value, rules, 2, " in 'workload'", pg) != 0)
         return -1;
     (void)target;
-    if (pg->workload == NULL)
-        return yaml_fail_field(loader_reader(l), f, "'workload' needs 'pgbench: [arguments]'");
+    if (pg->workload == NULL && pg->n_queries == 0)
+        return yaml_fail_field(loader_reader(l), f, "'workload' needs 'pgbench: [arguments]' "
+                               "or 'queries: [SQL files]'");
     return 0;
 }
 
@@ -255,6 +257,7 @@ static int pg_scale(experiment_loader *l, const yaml_field *f, void *target)
     if (scale > INT_MAX)
         return yaml_fail_field(loader_reader(l), f, "'scale' must be at most %d", INT_MAX);
     ((postgres_options *)target)->scale = (int)scale;
+    ((postgres_options *)target)->scale_given = true;
     return 0;
 }
 
@@ -318,9 +321,11 @@ static int top_postgres(experiment_loader *l, const yaml_field *f, void *target)
         {"scale", pg_scale, 1}, {"settings", pg_settings, 1}, {"fresh", pg_fresh, 1},
         {"pin", pg_pin, 1},     {"run_as", pg_run_as, 1},     {"cache_dir", pg_cache_dir, 1},
         {"warm_runs", pg_warm_runs, 1},
+        {"init", postgres_read_init, 1}, {"init_variables", postgres_read_init_variables, 1},
     };
     (void)target;
-    if (loader_need_mapping(l, f, "scale, settings, fresh, pin, warm_runs, run_as, cache_dir") != 0)
+    if (loader_need_mapping(l, f, "scale, settings, fresh, pin, warm_runs, run_as, cache_dir, "
+                            "init, init_variables") != 0)
         return -1;
     return loader_walk(l, f->value, rules, sizeof rules / sizeof *rules, " in 'postgres'",
                        postgres_options_of(loader_experiment(l)));
@@ -481,7 +486,7 @@ int postgres_finish_file(experiment_loader *l)
         return yaml_fail(loader_reader(l), loader_target_node(l), "'target: postgres' needs "
                          "'workload: {pgbench: [arguments]}': what pgbench runs against each "
                          "variant's server");
-    return 0;
+    return postgres_finish_analytic(l);
 }
 
 const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS] = {
@@ -527,6 +532,7 @@ void postgres_hash_plan(uint64_t *h, const experiment *e)
     plan_hash_number(h, 'L', pg->n_workload);
     for (size_t i = 0; i < pg->n_workload; i++)
         plan_hash_field(h, 'l', pg->workload[i]);
+    postgres_hash_analytic(h, pg);
 }
 
 /* ---- freeing ---- */
@@ -559,6 +565,7 @@ void postgres_free_options(experiment *e)
     for (size_t i = 0; i < pg->n_workload; i++)
         free(pg->workload[i]);
     free(pg->workload);
+    postgres_free_analytic(pg);
     free(pg);
     e->target_options = NULL;
 }

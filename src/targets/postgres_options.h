@@ -4,6 +4,7 @@
 #define VERDICT_TARGETS_POSTGRES_OPTIONS_H
 
 #include <libfyaml.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,14 +14,27 @@
 #include "core/command_words.h"
 #include "core/experiment.h"
 #include "core/experiment_loader.h"
+#include "core/target.h"
 
 /* Where pgbench (the client) and the server run (docs/postgres.md). */
 typedef enum { PG_PIN_NONE, PG_PIN_SAME, PG_PIN_SPLIT } pg_pin_policy;
 /* A fresh cluster for every run, or one per variant and point. */
 typedef enum { PG_FRESH_RUN, PG_FRESH_POINT } pg_fresh_policy;
 
+/* One analytic query of the workload: an SQL file, timed as a whole (postgres_analytic.c).
+ * Its name, the file's name without .sql, is its metric's. */
 typedef struct {
-    int scale;                  /* pgbench -i -s SCALE; default 10 */
+    char *name;
+    char *path;
+    char *text;                 /* its SQL, trimmed, ending in ';' */
+} postgres_query;
+
+typedef struct {
+    int scale;                  /* pgbench -i -s SCALE; default 10, 0 (none) with init */
+    bool scale_given;
+    char *init_sql;             /* SQL file run once in each template after pgbench -i; NULL */
+    experiment_env *init_variables; /* psql -v NAME=VALUE for it */
+    size_t n_init_variables;
     experiment_env *settings;   /* postgresql.conf settings shared by all variants */
     size_t n_settings;
     pg_fresh_policy fresh;      /* default PG_FRESH_RUN */
@@ -33,6 +47,8 @@ typedef struct {
                                    connection options; NULL-terminated */
     size_t n_workload;
     bool has_workload;
+    postgres_query *queries;    /* workload queries: run in order by one pgbench -r script */
+    size_t n_queries;
 } postgres_options;
 
 /* Exactly one of bindir (an installed build), a 'source' (the variant's generic key: built
@@ -68,6 +84,26 @@ int postgres_build_recipe(const experiment *e, const experiment_variant *v, strb
                           command_words *options, verdict_error *err);
 int postgres_measured_binary(const experiment *e, const experiment_variant *v, size_t layout,
                              strbuf *path);
+
+/* postgres_analytic.c: a workload's own data (init SQL) and queries, timed one by one */
+#define POSTGRES_GEOMEAN_METRIC "geomean"
+int postgres_read_init(experiment_loader *l, const yaml_field *f, void *target);
+int postgres_read_init_variables(experiment_loader *l, const yaml_field *f, void *target);
+int postgres_read_queries(experiment_loader *l, const yaml_field *f, void *target);
+int postgres_finish_analytic(experiment_loader *l);
+void postgres_hash_analytic(uint64_t *state, const postgres_options *pg);
+void postgres_free_analytic(postgres_options *pg);
+#define POSTGRES_MAX_QUERIES 64
+/* Runs every query once over a new connection to conninfo, each timed (milliseconds, in
+ * latencies_ms); TARGET_MEASURED, TARGET_RUN_INTERRUPTED, or TARGET_RUN_FAILED with
+ * out->failure naming the query and the server's message. */
+int postgres_run_queries(const postgres_options *pg, const char *conninfo, double timeout_s,
+                         volatile sig_atomic_t *stop, double *latencies_ms,
+                         target_measurement *out);
+/* A query's latency or the geometric mean of all (POSTGRES_GEOMEAN_METRIC); NaN for any
+ * other name. */
+double postgres_query_value(const postgres_options *pg, const char *name,
+                            const double *latencies_ms);
 
 /* postgres_keys.c: the target's keys (its part of target_kind) */
 #define POSTGRES_N_TOP_KEYS 2

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/array.h"
@@ -38,6 +39,7 @@ typedef struct {
     cluster_instance instance;
     bool running, unwarmed;      /* unwarmed: started, warm_runs not yet made */
     command_words run_argv;
+    char conninfo[1024];         /* of the server the next run uses */
     char **env, **envp;          /* the variant's env at this point, and the full one */
     char *cwd;
 } pg_server;
@@ -56,6 +58,7 @@ struct target {
     char cache_dir[CLUSTER_PATH_MAX]; /* the file's cache_dir, or the user's default */
     char log_dir[256];           /* pgbench --log files of the current run */
     bool want_log;               /* a latency percentile is measured */
+    char **init_variables;       /* "name=value" for the templates' init SQL */
     cpu_set_t client_cpus, server_cpus;
     bool pin_client, pin_server;
     char client_cpu_list[64], server_cpu_list[64];
@@ -177,6 +180,9 @@ static int prepare_server(target *t, size_t u, const char *default_bindir, verdi
         return error_set(err, ERROR_INTERNAL, "out of memory");
     s->spec = (cluster_template_spec){bindir, t->cache_dir, t->pg->run_as,
                                       (const char *const *)s->settings, n, t->pg->scale,
+                                      t->pg->init_sql,
+                                      (const char *const *)t->init_variables,
+                                      t->pg->n_init_variables,
                                       t->pin_server ? &t->server_cpus : NULL};
     return prepare_template(t, u, ev, err);
 }
@@ -210,6 +216,20 @@ static int make_log_dir(target *t, verdict_error *err)
                          strerror(errno));
     }
     return 0;
+}
+
+/* "name=value" for psql -v, from the file's init_variables. */
+static int make_init_variables(target *t, verdict_error *err)
+{
+    const postgres_options *pg = t->pg;
+    t->init_variables = calloc(pg->n_init_variables + 1, sizeof *t->init_variables);
+    for (size_t i = 0; t->init_variables && i < pg->n_init_variables; i++) {
+        strbuf pair = STRBUF_INIT;
+        strbuf_appendf(&pair, "%s=%s", pg->init_variables[i].name, pg->init_variables[i].value);
+        if ((t->init_variables[i] = strbuf_detach(&pair)) == NULL)
+            return error_set(err, ERROR_INTERNAL, "out of memory");
+    }
+    return t->init_variables ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
 }
 
 /* ---- servers ---- */
@@ -275,6 +295,25 @@ static int build_argv(const target *t, size_t u, const char *conninfo, bool with
     return 0;
 }
 
+/* The queries, warm_runs times, as the measured runs send them. */
+static int warm_with_queries(const target *t, const char *conninfo, volatile sig_atomic_t *stop,
+                             verdict_error *err)
+{
+    double latencies[POSTGRES_MAX_QUERIES];
+    target_measurement scratch;
+    memset(&scratch, 0, sizeof scratch);
+    for (size_t i = 0; i < t->pg->warm_runs; i++) {
+        int status = postgres_run_queries(t->pg, conninfo, t->e->timeout, stop, latencies,
+                                          &scratch);
+        if (status == TARGET_RUN_INTERRUPTED)
+            return error_set(err, ERROR_INTERRUPTED, "warm-up run %zu was interrupted", i + 1);
+        if (status != TARGET_MEASURED)
+            return error_set(err, ERROR_COMMAND_FAILED, "warm-up run %zu of %zu: %s", i + 1,
+                             t->pg->warm_runs, scratch.failure);
+    }
+    return 0;
+}
+
 /* The measured workload, run warm_runs times on a server just started, unmeasured: with
  * `fresh: run` every measured run would otherwise start from empty shared buffers (and,
  * on some VMs, a buffer pool whose every page faults on first touch). No --log, so the
@@ -282,6 +321,8 @@ static int build_argv(const target *t, size_t u, const char *conninfo, bool with
 static int warm_server(const target *t, size_t u, const run_request *request,
                        volatile sig_atomic_t *stop, const char *conninfo, verdict_error *err)
 {
+    if (t->pg->n_queries > 0)
+        return warm_with_queries(t, conninfo, stop, err);
     command_words words = {0};
     if (build_argv(t, u, conninfo, false, &words) != 0) {
         command_words_free(&words);
@@ -317,14 +358,15 @@ static int ready_server(target *t, size_t u, const run_request *request,
 {
     pg_server *s = &t->servers[u];
     const postgres_variant *pv = postgres_variant_of(server_variant(t, u));
-    char conninfo[1024], why[512];
+    char *conninfo = s->conninfo, why[512];
+    size_t conninfo_size = sizeof s->conninfo;
     clear_logs(t);
     if (pv && pv->conninfo) {
-        snprintf(conninfo, sizeof conninfo, "%s", pv->conninfo);
+        snprintf(conninfo, conninfo_size, "%s", pv->conninfo);
     } else {
         if (!s->running && start_server(t, u, err) != 0)
             return -1;
-        cluster_conninfo(&s->instance, conninfo, sizeof conninfo);
+        cluster_conninfo(&s->instance, conninfo, conninfo_size);
         if (s->unwarmed && t->pg->warm_runs > 0 &&
             warm_server(t, u, request, stop, conninfo, err) != 0)
             return -1;
@@ -475,6 +517,30 @@ static void postgres_end_point(target *t)
         stop_server(t, u);
 }
 
+/* A run of the workload's queries, sent by verdict itself: each one's latency, their
+ * geometric mean, and the run's wall time (connecting included). */
+static int measure_queries(target *t, pg_server *s, volatile sig_atomic_t *stop,
+                           target_measurement *out)
+{
+    double latencies[POSTGRES_MAX_QUERIES];
+    cpu_snapshot before;
+    bool have_before = process_runner_span_begin(&t->runner, &before);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int status = postgres_run_queries(t->pg, s->conninfo, t->e->timeout, stop, latencies, out);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    process_runner_span_end(&t->runner, &before, have_before, out);
+    out->wall = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+    out->user = out->sys = out->maxrss_kib = NAN; /* no process of verdict's to read */
+    out->exit_code = status == TARGET_MEASURED ? 0 : 1;
+    for (size_t m = 0; m < t->n_metrics; m++)
+        out->values[m] = status != TARGET_MEASURED ? NAN
+                         : strcmp(t->e->metrics[m].name, "wall") == 0
+                             ? out->wall
+                             : postgres_query_value(t->pg, t->e->metrics[m].name, latencies);
+    return status;
+}
+
 static int postgres_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
                             target_measurement *out, verdict_error *err)
 {
@@ -492,6 +558,17 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
         snprintf(out->failure, sizeof out->failure, "%s: %s", name, err->message);
         error_clear(err);
         return TARGET_RUN_FAILED;
+    }
+    if (t->pg->n_queries > 0) {
+        int status = measure_queries(t, s, stop, out);
+        if (t->pg->fresh == PG_FRESH_RUN)
+            stop_server(t, u);
+        if (status == TARGET_RUN_FAILED) {
+            char failure[sizeof out->failure];
+            memcpy(failure, out->failure, sizeof failure);
+            snprintf(out->failure, sizeof out->failure, "%s: %.4000s", name, failure);
+        }
+        return status;
     }
     request.argv = s->run_argv.words;
     run_result result;
@@ -525,6 +602,8 @@ static int postgres_facts(target *t, machine_facts *facts)
     rc |= machine_facts_set(facts, "pg.server_cpus", t->pin_server ? t->server_cpu_list : "any");
     rc |= machine_facts_set(facts, "pg.fresh", pg->fresh == PG_FRESH_RUN ? "run" : "point");
     rc |= machine_facts_set(facts, "pg.scale", scale);
+    if (pg->init_sql)
+        rc |= machine_facts_set(facts, "pg.init", pg->init_sql);
     for (size_t v = 0; v < t->e->n_variants; v++) {
         const experiment_variant *ev = &t->e->variants[v];
         const postgres_variant *pv = postgres_variant_of(ev);
@@ -578,6 +657,9 @@ static void postgres_close(target *t)
     clear_logs(t);
     if (t->log_dir[0])
         rmdir(t->log_dir);
+    for (size_t i = 0; t->init_variables && t->init_variables[i]; i++)
+        free(t->init_variables[i]);
+    free(t->init_variables);
     process_runner_close(&t->runner);
     free(t);
 }
@@ -611,6 +693,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
         rc = choose_cache_dir(t, err);
     if (rc == 0)
         rc = make_log_dir(t, err);
+    if (rc == 0)
+        rc = make_init_variables(t, err);
     for (size_t u = 0; rc == 0 && u < t->n_servers; u++)
         rc = prepare_server(t, u, default_bindir, err);
     if (rc != 0) {

@@ -79,14 +79,14 @@ static void shuffle_pad(process_runner *p, long seq)
 }
 
 static void judge_interference(const process_runner *p, const cpu_snapshot *before,
-                               const run_result *r, target_measurement *out)
+                               double own_cpu, target_measurement *out)
 {
     cpu_snapshot after;
     interference noise;
     out->steal = out->other_busy = out->load1 = NAN;
     if (!p->probe_open || interference_probe_snapshot(&p->probe, &after) != 0)
         return;
-    interference_between(before, &after, r->user + r->sys, &noise);
+    interference_between(before, &after, own_cpu, &noise);
     if (p->server_does_the_work)
         noise.other_busy = NAN;
     out->steal = noise.steal;
@@ -107,7 +107,7 @@ int process_runner_measure(process_runner *p, const run_request *request, long s
         return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
     out->steal = out->other_busy = out->load1 = NAN;
     if (have_before)
-        judge_interference(p, &before, result, out);
+        judge_interference(p, &before, result->user + result->sys, out);
     out->wall = result->wall;
     out->user = result->user;
     out->sys = result->sys;
@@ -117,6 +117,19 @@ int process_runner_measure(process_runner *p, const run_request *request, long s
     out->exit_code = result->exit_code;
     out->timed_out = result->timed_out;
     return 0;
+}
+
+bool process_runner_span_begin(process_runner *p, cpu_snapshot *before)
+{
+    return p->probe_open && interference_probe_snapshot(&p->probe, before) == 0;
+}
+
+void process_runner_span_end(process_runner *p, const cpu_snapshot *before, bool have_before,
+                             target_measurement *out)
+{
+    out->steal = out->other_busy = out->load1 = NAN;
+    if (have_before)
+        judge_interference(p, before, 0.0, out);
 }
 
 void process_describe_failure(const run_result *r, double timeout, const char *what,

@@ -38,6 +38,13 @@ int process_runner_measure(process_runner *p, const run_request *request, long s
                            volatile sig_atomic_t *stop, run_result *result,
                            target_measurement *out, verdict_error *err);
 
+/* For work verdict does itself rather than in a child (queries sent over libpq): the
+ * interference readings around it, as process_runner_measure takes them. begin returns
+ * whether a snapshot was taken; end fills out's steal, other_busy, load1 and tainted. */
+bool process_runner_span_begin(process_runner *p, cpu_snapshot *before);
+void process_runner_span_end(process_runner *p, const cpu_snapshot *before, bool have_before,
+                             target_measurement *out);
+
 /* "'./spin 5' (B) exited with status 3; the end of its stderr: ..." into out->failure. */
 void process_describe_failure(const run_result *r, double timeout, const char *what,
                               target_measurement *out);
