@@ -15,7 +15,7 @@
 
 typedef struct {
     const char *experiment_path, *store_path, *cache_dir;
-    bool check_only;
+    bool dry_run;
     report_choices report;
 } run_settings;
 
@@ -33,8 +33,10 @@ static void run_usage(FILE *out)
         "      --store FILE        results store (default: EXPERIMENT without .yaml + .db)\n"
         "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
         "                          else ~/.cache/verdict; see verdict cache --help)\n"
-        "      --check             check the file (keys, paths, sources, patches' files,\n"
-        "                          placeholders) and print its plan; run and build nothing\n"
+        "      --dry-run           check the file (keys, paths, sources, patches,\n"
+        "                          placeholders) and print the plan: points, units, blocks,\n"
+        "                          runs and each build's key, cached or to be made;\n"
+        "                          nothing is built or run\n"
         "%s"
         "  -h, --help              show this help\n"
         "\n"
@@ -48,7 +50,7 @@ static int apply_run_option(int opt, const char *arg, void *settings, char *err,
 {
     run_settings *s = settings;
     if (opt == 'k') {
-        s->check_only = true;
+        s->dry_run = true;
         return 0;
     }
     if (opt == 's' || opt == 'C') {
@@ -67,7 +69,7 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
 {
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
-        {"check", no_argument, NULL, 'k'}, REPORT_LONG_OPTIONS,
+        {"dry-run", no_argument, NULL, 'k'}, REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -93,7 +95,7 @@ static void print_summary(const experiment *e, const lab_outcome *o, store *db,
     cli_print_run_summary(e, o, "variants", out);
 }
 
-/* --check: what the file asks for, in one line. */
+/* --dry-run: what the file asks for, and which builds it would make. */
 static void print_plan(const experiment *e, FILE *out)
 {
     size_t units = experiment_unit_count(e), points = experiment_point_count(e);
@@ -109,6 +111,28 @@ static void print_plan(const experiment *e, FILE *out)
     for (size_t m = 0; m < e->n_metrics; m++)
         fprintf(out, " %s", e->metrics[m].name);
     fputc('\n', out);
+    for (size_t v = 0; v < e->n_variants; v++)
+        if (e->variants[v].build_key)
+            fprintf(out, "  variant %s: build %.16s %s\n", e->variants[v].name,
+                    e->variants[v].build_key,
+                    lab_build_cached(&e->variants[v]) ? "cached" : "to be made");
+}
+
+static int dry_run(const run_settings *s, experiment *e)
+{
+    verdict_error err;
+    error_clear(&err);
+    char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();
+    const char *cache = s->cache_dir ? s->cache_dir : default_cache;
+    int rc = EXIT_DONE;
+    if (experiment_has_sources(e) && cache && lab_builds_prepare(e, cache, &err) != 0) {
+        fprintf(stderr, "verdict run: %s\n", err.message);
+        rc = exit_code_of(err.kind);
+    } else {
+        print_plan(e, stdout);
+    }
+    free(default_cache);
+    return rc;
 }
 
 static int run_file(const run_settings *s)
@@ -119,10 +143,10 @@ static int run_file(const run_settings *s)
         fprintf(stderr, "verdict run: %s\n", err);
         return EXIT_USAGE;
     }
-    if (s->check_only) {
-        print_plan(&e, stdout);
+    if (s->dry_run) {
+        int rc = dry_run(s, &e);
         experiment_free(&e);
-        return EXIT_DONE;
+        return rc;
     }
     char *default_store = s->store_path ? NULL : lab_default_store_path(s->experiment_path);
     char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();

@@ -21,16 +21,21 @@ teardown() {
     [ -n "${DATA:-}" ] && rm -rf "$DATA"
 }
 
-@test "every lab file checks: its keys, paths, source and patches" {
+@test "every lab file checks (verdict run --dry-run): keys, paths, source, patches, builds" {
     n=0
     for f in "$LABS"/*.yaml "$LABS"/*/*.yaml; do
-        run "$VERDICT" run --check "$f"
+        run "$VERDICT" run --dry-run --cache "$DATA/cache" "$f"
         echo "$f: $output"
         [ "$status" -eq 0 ]
         [[ "$output" == *": ok: "* ]]
         n=$((n + 1))
     done
     [ "$n" -ge 9 ]
+    # a lab's builds are named by their keys; in an empty cache each is still to be made
+    run "$VERDICT" run --dry-run --cache "$DATA/cache" "$LABS/cold-path.yaml"
+    [ "$(grep -c 'build [0-9a-f]\{16\} to be made' <<< "$output")" -eq 3 ]
+    [[ "$output" == *"3 variants, 3 points, 8 to 16 blocks of 9 runs; metrics: tps"* ]]
+    [ ! -e "$DATA/cache/builds/$(grep -o '[0-9a-f]\{16\}' <<< "$output" | head -n 1)" ]
 }
 
 @test "every patch of the labs applies to Debian's postgresql-15" {
