@@ -121,7 +121,11 @@ static void runtime_run(void *state, uint64_t iterations)
 
 /* What a build fixed at compile time calls: the dispatcher's choice, named directly, so
  * the loop holds a direct call and no pointer load. The switch runs once per batch. */
-typedef enum { DIRECT_AVX512, DIRECT_PCLMUL, DIRECT_SSE42, DIRECT_ARMV8, DIRECT_ARMV8_PMULL } direct_impl;
+/* Every hardware path the dispatcher may choose (lib/crc32c/crc32c.h), in names[] order. */
+typedef enum {
+    DIRECT_AVX512, DIRECT_PCLMUL, DIRECT_SSE42, DIRECT_ARMV8, DIRECT_ARMV8_PMULL,
+    DIRECT_SSE42_HYBRID, DIRECT_PCLMUL_HYBRID, DIRECT_AVX2_VPCLMUL, DIRECT_AVX2_HYBRID
+} direct_impl;
 
 typedef struct {
     records r;           /* first: records_setup's state is reused */
@@ -130,7 +134,9 @@ typedef struct {
 
 static int find_direct(const char *name, direct_impl *out)
 {
-    static const char *const names[] = {"avx512", "pclmul", "sse42", "armv8", "armv8_pmull"};
+    static const char *const names[] = {"avx512", "pclmul", "sse42", "armv8", "armv8_pmull",
+                                        "sse42_hybrid", "pclmul_hybrid", "avx2_vpclmul",
+                                        "avx2_hybrid"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0) {
             *out = (direct_impl)i;
@@ -169,6 +175,10 @@ static void compiletime_run(void *state, uint64_t iterations)
     case DIRECT_AVX512: records_run(&d->r, iterations, crc32c_avx512); break;
     case DIRECT_PCLMUL: records_run(&d->r, iterations, crc32c_pclmul); break;
     case DIRECT_SSE42: records_run(&d->r, iterations, crc32c_sse42); break;
+    case DIRECT_SSE42_HYBRID: records_run(&d->r, iterations, crc32c_sse42_hybrid); break;
+    case DIRECT_PCLMUL_HYBRID: records_run(&d->r, iterations, crc32c_pclmul_hybrid); break;
+    case DIRECT_AVX2_VPCLMUL: records_run(&d->r, iterations, crc32c_avx2_vpclmul); break;
+    case DIRECT_AVX2_HYBRID: records_run(&d->r, iterations, crc32c_avx2_hybrid); break;
 #endif
 #if defined(__aarch64__)
     case DIRECT_ARMV8: records_run(&d->r, iterations, crc32c_armv8); break;

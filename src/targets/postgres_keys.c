@@ -213,12 +213,47 @@ static int check_workload_words(experiment_loader *l, const yaml_field *f, const
     return 0;
 }
 
+/* A line's words as each point makes them: substituted first, then split. */
+typedef struct {
+    experiment_loader *l;
+    const yaml_field *f;
+} line_check;
+
+static int check_line_value(const char *value, void *context)
+{
+    line_check *c = context;
+    command_words w = {NULL, 0};
+    char problem[256];
+    int rc = command_words_split(value, &w, problem, sizeof problem) == 0
+                 ? (check_workload_words(c->l, c->f, &w) ? 1 : 0)
+                 : (yaml_fail_field(loader_reader(c->l), c->f, "pgbench line '%s': %s", value,
+                                    problem), 1);
+    command_words_free(&w);
+    return rc;
+}
+
+/* A string is a line: each point's values go in before it is split, so a parameter may
+ * hold several words ("-S -M prepared"); a list's words stay one word each. */
+static int workload_line(experiment_loader *l, const yaml_field *f, postgres_options *pg)
+{
+    if (yaml_string(loader_reader(l), f, "pgbench's arguments", &pg->workload_line) != 0)
+        return -1;
+    line_check c = {l, f};
+    int rc = experiment_each_substitution(loader_experiment(l), pg->workload_line,
+                                          check_line_value, &c);
+    if (rc < 0)
+        return yaml_fail_field(loader_reader(l), f, "out of memory");
+    return rc == 0 ? 0 : -1;
+}
+
 static int workload_pgbench(experiment_loader *l, const yaml_field *f, void *target)
 {
     postgres_options *e = target;
     command_words w = {NULL, 0};
     int rc = loader_read_words(l, f, false, "pgbench", "the workload", LOADER_SHARED_TEXT, &w);
-    if (rc == 0)
+    if (rc == 0 && !loader_is_sequence(f))
+        rc = workload_line(l, f, e);
+    else if (rc == 0)
         rc = check_workload_words(l, f, &w);
     if (rc == 0) {
         e->workload = w.words;
@@ -565,6 +600,7 @@ void postgres_free_options(experiment *e)
     for (size_t i = 0; i < pg->n_workload; i++)
         free(pg->workload[i]);
     free(pg->workload);
+    free(pg->workload_line);
     postgres_free_analytic(pg);
     free(pg);
     e->target_options = NULL;

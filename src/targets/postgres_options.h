@@ -46,6 +46,9 @@ typedef struct {
     char **workload;            /* pgbench's arguments (placeholders allowed), without
                                    connection options; NULL-terminated */
     size_t n_workload;
+    char *workload_line;        /* the workload as a string: substituted, then split, at
+                                   each point (workload holds its words as written, for
+                                   the plan's hash); NULL for a list */
     bool has_workload;
     postgres_query *queries;    /* workload queries: run in order by one pgbench -r script */
     size_t n_queries;

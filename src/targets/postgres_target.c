@@ -460,13 +460,18 @@ static int read_metrics(const target *t, const run_result *run, double *values, 
 
 /* ---- the interface ---- */
 
-static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *stop,
-                                verdict_error *err)
+/* This point's pgbench words: a line substituted and then split, or each word substituted. */
+static int point_workload(target *t, size_t point, verdict_error *err)
 {
-    (void)stop;
     const experiment *e = t->e;
     char why[1024] = "";
     command_words_free(&t->workload);
+    if (t->pg->workload_line) {
+        char *line = experiment_substitute(e, point, t->pg->workload_line, why, sizeof why);
+        int rc = line ? command_words_split(line, &t->workload, why, sizeof why) : -1;
+        free(line);
+        return rc == 0 ? 0 : error_set(err, ERROR_USAGE, "%s: workload: %s", e->path, why);
+    }
     t->workload.words = calloc(t->pg->n_workload + 1, sizeof *t->workload.words);
     if (t->workload.words == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
@@ -474,6 +479,17 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
         if ((t->workload.words[i] = experiment_substitute(e, point, t->pg->workload[i], why,
                                                           sizeof why)) == NULL)
             return error_set(err, ERROR_USAGE, "%s: workload: %s", e->path, why);
+    return 0;
+}
+
+static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *stop,
+                                verdict_error *err)
+{
+    (void)stop;
+    const experiment *e = t->e;
+    char why[1024] = "";
+    if (point_workload(t, point, err) != 0)
+        return -1;
     for (size_t u = 0; u < t->n_servers; u++) {
         pg_server *s = &t->servers[u];
         size_t layout;

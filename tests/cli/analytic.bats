@@ -36,6 +36,23 @@ aa_file() {
     sed "s|^postgres:|postgres:\n  cache_dir: $CACHE|" "$DATA/analytic/aa.yaml" > "$DATA/analytic/$1"
 }
 
+# A table of :rows keys (init SQL, rows given by init_variables) and a pgbench script of
+# lookups in its first $1 keys.
+kv_workload() {
+    printf 'CREATE TABLE kv (k int PRIMARY KEY, v text);\nINSERT INTO kv SELECT i, md5(i::text) FROM generate_series(1, :rows) AS i;\nANALYZE kv;\n' \
+        > "$DATA/kv.sql"
+    printf '\\set k random(1, %s)\nSELECT v FROM kv WHERE k = :k;\n' "$1" > "$DATA/lookup.sql"
+}
+
+# Runs $DATA/$1.yaml: exit 0, and each of its 4 runs succeeded with tps above $2.
+four_runs_above() {
+    run "$VERDICT" run "$DATA/$1.yaml" --store "$DATA/$1.db" --json "$DATA/$1.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(jq --argjson min "$2" '[.samples[] | select(.exit == 0 and .metrics.tps > $min)] | length' \
+          "$DATA/$1.json")" -eq 4 ]
+}
+
 @test "the analytic workload's A/A at a tiny scale: every query measured, none called better or worse" {
     aa_file aa-test.yaml
     run "$VERDICT" run "$DATA/analytic/aa-test.yaml" --store "$DATA/aa.db" --json "$DATA/aa.json"
@@ -117,9 +134,7 @@ aa_file() {
 }
 
 @test "init data with a pgbench script of one's own: pgbench -f runs against the loaded table" {
-    printf 'CREATE TABLE kv (k int PRIMARY KEY, v text);\nINSERT INTO kv SELECT i, md5(i::text) FROM generate_series(1, :rows) AS i;\nANALYZE kv;\n' \
-        > "$DATA/kv.sql"
-    printf '\\set k random(1, 5000)\nSELECT v FROM kv WHERE k = :k;\n' > "$DATA/lookup.sql"
+    kv_workload 5000
     cat > "$DATA/own.yaml" <<YAML
 name: own-script
 seed: 3
@@ -137,9 +152,69 @@ workload:
   pgbench: ["-n", "-f", "lookup.sql", "-T", "1"]
 metrics: [tps]
 YAML
-    run "$VERDICT" run "$DATA/own.yaml" --store "$DATA/own.db" --json "$DATA/own.json"
+    # every run found its rows: no failed transaction, hundreds per second at least
+    four_runs_above own 100
+}
+
+@test "a query past the run's timeout is cancelled and the run fails, naming the query" {
+    aa_file slow.yaml
+    printf 'SELECT pg_sleep(30);\n' > "$DATA/analytic/q_slow.sql"
+    sed -i 's/queries: \[q1.sql,.*$/queries: [q_slow.sql]/; s/^repetitions: 12/repetitions: 2\ntimeout: 1s/; s/^  warm_runs: 1//' \
+        "$DATA/analytic/slow.yaml"
+    start=$(date +%s)
+    run "$VERDICT" run "$DATA/analytic/slow.yaml" --store "$DATA/slow.db"
     echo "$output"
-    [ "$status" -eq 0 ]
-    # every run found its rows: no failed transaction, thousands per second
-    [ "$(jq '[.samples[] | select(.exit == 0 and .metrics.tps > 100)] | length' "$DATA/own.json")" -eq 4 ]
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"query q_slow ($DATA/analytic/q_slow.sql) was cancelled"* ]]
+    [ $(( $(date +%s) - start )) -lt 25 ]
+}
+
+@test "Ctrl-C during a query cancels it: exit 130 at once, no server left behind" {
+    aa_file sigint.yaml
+    printf 'SELECT pg_sleep(60);\n' > "$DATA/analytic/q_long.sql"
+    sed -i 's/queries: \[q1.sql,.*$/queries: [q_long.sql]/; s/^  warm_runs: 1//' \
+        "$DATA/analytic/sigint.yaml"
+    "$VERDICT" run "$DATA/analytic/sigint.yaml" --store "$DATA/sigint.db" > "$DATA/out" 2>&1 &
+    pid=$!
+    # wait until the query runs on a server of this run's cache
+    for _ in $(seq 1 120); do
+        pgrep -f "postgres -D $CACHE/instances" >/dev/null && break
+        sleep 0.5
+    done
+    sleep 3
+    kill -INT "$pid"
+    start=$(date +%s)
+    wait "$pid" && rc=0 || rc=$?
+    cat "$DATA/out"
+    [ "$rc" -eq 130 ]
+    [ $(( $(date +%s) - start )) -lt 15 ]
+    ! pgrep -f "postgres -D $CACHE/instances"
+}
+
+@test "a workload line takes several words from one parameter; a refused word is caught at load" {
+    kv_workload 1000
+    cat > "$DATA/line.yaml" <<YAML
+name: line
+seed: 4
+repetitions: 1
+target: postgres
+postgres: { init: kv.sql, init_variables: { rows: 1000 }, settings: { fsync: "off" },
+            cache_dir: $CACHE }
+parameters:
+  mode: ["-n -f lookup.sql", "-n -M prepared -f lookup.sql -c 2 -j 2"]
+variants:
+  A: { bindir: $BINDIR }
+  B: { bindir: $BINDIR }
+workload:
+  pgbench: "{mode} -T 1"
+metrics: [tps]
+YAML
+    four_runs_above line 0
+
+    sed 's/"-n -M prepared -f lookup.sql -c 2 -j 2"/"-n -f lookup.sql -h elsewhere"/' \
+        "$DATA/line.yaml" > "$DATA/refused.yaml"
+    run "$VERDICT" run "$DATA/refused.yaml" --store "$DATA/refused.db"
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"refused.yaml:"*"pgbench word 4 '-h': connection options"* ]]
 }

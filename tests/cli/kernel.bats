@@ -194,3 +194,16 @@ samples() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"plan"* ]]
 }
+
+# The CRC-32C example's kernels (examples/crc32c) on whatever CPU runs the tests: the
+# dispatcher may pick any of the library's paths (avx2_hybrid on Zen 3, avx512 on Zen 5),
+# and 'compiletime' must be able to call each one directly.
+@test "every kernel of the CRC-32C example sets up and runs on this CPU" {
+    module=${CRC32C_KERNELS:?set CRC32C_KERNELS to the CRC-32C example module}
+    names=$("$VERDICT" kernel --list "$module" | awk '{print $1}')
+    [[ "$names" == *compiletime* ]]
+    run "$VERDICT" kernel -n 2 --sample-time 1ms --json "$DATA/crc.json" "$module" $names
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(jq '[.summaries[] | select(.n == 2)] | length > 0' "$DATA/crc.json")" = true ]
+}
