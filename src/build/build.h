@@ -84,6 +84,10 @@ typedef struct {
     size_t n, capacity;
 } build_list;
 
+/* Whether cache_dir holds a complete build of key (64 hex digits): its directory's
+ * marker is there and its key file names that key. Nothing is locked or changed. */
+bool build_is_cached(const char *cache_dir, const char *key_hex);
+
 /* The key of a spec and its ingredients (cache_dir is not used). Runs git and the
  * compiler's --version. 0, or -1 with err: a missing source, ref or patch is a usage error. */
 int build_key_compute(const build_spec *spec, build_key *key, verdict_error *err);

@@ -177,6 +177,26 @@ static int complete_build(const ensure_state *s, verdict_error *err)
     return rc;
 }
 
+bool build_is_cached(const char *cache_dir, const char *key_hex)
+{
+    char name[BUILD_KEY_SHORT + 8];
+    snprintf(name, sizeof name, "builds/%.*s", BUILD_KEY_SHORT, key_hex);
+    char *dir = build_path_join(cache_dir, name);
+    char *marker = dir ? build_path_join(dir, "complete") : NULL;
+    char *key_path = dir ? build_path_join(dir, "key") : NULL;
+    char *held = NULL;
+    size_t n = 0;
+    struct stat st;
+    bool cached = marker && key_path && stat(marker, &st) == 0 &&
+                  build_read_file(key_path, &held, &n) == 0 &&
+                  strncmp(held, key_hex, BUILD_KEY_HEX) == 0;
+    free(held);
+    free(key_path);
+    free(marker);
+    free(dir);
+    return cached;
+}
+
 static int start_directory(const ensure_state *s, verdict_error *err)
 {
     const char *dirs[] = {s->paths.dir, s->paths.tree, s->paths.install};

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
+#include "build/build.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_store.h"
 #include "targets/targets.h"
@@ -95,8 +96,9 @@ static void print_summary(const experiment *e, const lab_outcome *o, store *db,
     cli_print_run_summary(e, o, "variants", out);
 }
 
-/* --dry-run: what the file asks for, and which builds it would make. */
-static void print_plan(const experiment *e, FILE *out)
+/* --dry-run: what the file asks for, and which builds it would make (cache: NULL when
+ * nothing is built from a source). */
+static void print_plan(const experiment *e, const char *cache, FILE *out)
 {
     size_t units = experiment_unit_count(e), points = experiment_point_count(e);
     fprintf(out, "%s: ok: %zu variants", e->path, e->n_variants);
@@ -115,7 +117,8 @@ static void print_plan(const experiment *e, FILE *out)
         if (e->variants[v].build_key)
             fprintf(out, "  variant %s: build %.16s %s\n", e->variants[v].name,
                     e->variants[v].build_key,
-                    lab_build_cached(&e->variants[v]) ? "cached" : "to be made");
+                    build_is_cached(cache, e->variants[v].build_key) ? "cached"
+                                                                     : "to be made");
 }
 
 static int dry_run(const run_settings *s, experiment *e)
@@ -129,7 +132,7 @@ static int dry_run(const run_settings *s, experiment *e)
         fprintf(stderr, "verdict run: %s\n", err.message);
         rc = exit_code_of(err.kind);
     } else {
-        print_plan(e, stdout);
+        print_plan(e, cache, stdout);
     }
     free(default_cache);
     return rc;

@@ -103,7 +103,7 @@ int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, siz
     while (problem == NULL && (got = fread(chunk, 1, sizeof chunk, f)) > 0) {
         total += got;
         if (total > limit)
-            problem = "too long";
+            problem = "longer";
         else if (memchr(chunk, '\0', got) != NULL)
             problem = "holds a NUL byte: not text";
         else
@@ -114,12 +114,9 @@ int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, siz
     fclose(f);
     if (problem == NULL && strbuf_status(b) != 0)
         problem = "out of memory";
-    if (problem != NULL) {
-        if (total > limit)
-            snprintf(err, errlen, "%s: longer than %zu bytes", path, limit);
-        else
-            snprintf(err, errlen, "%s: %s", path, problem);
-        return -1;
-    }
-    return 0;
+    if (problem != NULL && total > limit)
+        snprintf(err, errlen, "%s: longer than %zu bytes", path, limit);
+    else if (problem != NULL)
+        snprintf(err, errlen, "%s: %s", path, problem);
+    return problem ? -1 : 0;
 }

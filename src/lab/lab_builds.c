@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "build/build.h"
 #include "core/runner.h"
@@ -333,19 +332,6 @@ static void record_measured(const experiment *e, strbuf *measured)
                        v->build_key ? v->build_key : "", sha, strbuf_text(&binary));
         strbuf_free(&binary);
     }
-}
-
-bool lab_build_cached(const experiment_variant *v)
-{
-    if (v->tree == NULL)
-        return false;
-    strbuf marker = STRBUF_INIT;
-    size_t n = strlen(v->tree) - strlen("tree");
-    strbuf_appendf(&marker, "%.*scomplete", (int)n, v->tree);
-    struct stat st;
-    bool cached = strbuf_status(&marker) == 0 && stat(strbuf_text(&marker), &st) == 0;
-    strbuf_free(&marker);
-    return cached;
 }
 
 int lab_builds_ensure(const experiment *e, const char *cache_dir, const char *log_prefix,

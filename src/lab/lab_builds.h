@@ -24,10 +24,6 @@ char *lab_default_cache_dir(void);
  * err (a missing ref or patch, a source that is no directory: usage). */
 int lab_builds_prepare(experiment *e, const char *cache_dir, verdict_error *err);
 
-/* After lab_builds_prepare: whether the variant's build is complete in the cache (its
- * layouts may still have to be linked). */
-bool lab_build_cached(const experiment_variant *v);
-
 /* Called after each variant's build: cached (nothing was built), how long it took. */
 typedef void (*lab_build_done_fn)(void *context, const experiment_variant *v, bool cached,
                                   double seconds);

@@ -622,39 +622,30 @@ static int run_init_sql(const cluster_template_spec *spec, const cluster_context
     program_path(context->bindir, "psql", psql, sizeof psql);
     snprintf(port, sizeof port, "%d", c->port);
     (void)path_format(log_path, sizeof log_path, "%s/init-sql.log", c->instance_dir);
-    size_t n = 0, max = 16 + 2 * spec->n_init_variables;
-    char **argv = calloc(max, sizeof *argv);
-    char **owned = calloc(spec->n_init_variables + 1, sizeof *owned);
-    int rc = -1;
-    if (argv == NULL || owned == NULL) {
-        error_text(err, errlen, "out of memory");
-        goto done;
-    }
+    /* argv is only read (execve's type wants it writable): the words are borrowed */
     const char *fixed[] = {psql, "-X", "-q", "-v", "ON_ERROR_STOP=1"};
+    const char *connect[] = {"-h", c->socket_dir, "-p", port, "-U", c->user, "-d", "postgres",
+                             "-f", "-", NULL};
+    size_t n = 0, max = 5 + 2 * spec->n_init_variables + sizeof connect / sizeof *connect;
+    const char **argv = calloc(max, sizeof *argv);
+    if (argv == NULL) {
+        error_text(err, errlen, "out of memory");
+        return -1;
+    }
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-        argv[n++] = (char *)fixed[i];
+        argv[n++] = fixed[i];
     for (size_t i = 0; i < spec->n_init_variables; i++) {
         argv[n++] = "-v";
-        argv[n++] = owned[i] = strdup(spec->init_variables[i]);
-        if (owned[i] == NULL) {
-            error_text(err, errlen, "out of memory");
-            goto done;
-        }
+        argv[n++] = spec->init_variables[i];
     }
-    const char *connect[] = {"-h", c->socket_dir, "-p", port, "-U", c->user, "-d", "postgres",
-                             "-f", "-"};
     for (size_t i = 0; i < sizeof connect / sizeof *connect; i++)
-        argv[n++] = (char *)connect[i];
+        argv[n++] = connect[i];
     char why[1536];
-    rc = run_program(&context->user, argv, spec->init_sql_path, log_path, INIT_SQL_TIMEOUT,
-                     why, sizeof why);
+    int rc = run_program(&context->user, (char *const *)argv, spec->init_sql_path, log_path,
+                         INIT_SQL_TIMEOUT, why, sizeof why);
     if (rc != 0)
         error_text(err, errlen, "init SQL %s (psql reads it as <stdin>): %s",
                    spec->init_sql_path, why);
-done:
-    for (size_t i = 0; owned && i < spec->n_init_variables; i++)
-        free(owned[i]);
-    free(owned);
     free(argv);
     return rc;
 }

@@ -224,12 +224,13 @@ static int check_line_value(const char *value, void *context)
     line_check *c = context;
     command_words w = {NULL, 0};
     char problem[256];
-    int rc = command_words_split(value, &w, problem, sizeof problem) == 0
-                 ? (check_workload_words(c->l, c->f, &w) ? 1 : 0)
-                 : (yaml_fail_field(loader_reader(c->l), c->f, "pgbench line '%s': %s", value,
-                                    problem), 1);
+    int rc;
+    if (command_words_split(value, &w, problem, sizeof problem) != 0)
+        rc = yaml_fail_field(loader_reader(c->l), c->f, "pgbench line '%s': %s", value, problem);
+    else
+        rc = check_workload_words(c->l, c->f, &w);
     command_words_free(&w);
-    return rc;
+    return rc == 0 ? 0 : 1; /* non-zero stops experiment_each_substitution */
 }
 
 /* A string is a line: each point's values go in before it is split, so a parameter may

@@ -81,4 +81,10 @@ YAML
     [[ "$output" == *"patch $DATA/stale.patch does not apply"* ]]
     [[ "$output" == *"-this line is not in c.h"* ]]
     [ "$(sqlite3 "$DATA/stale.db" 'SELECT count(*) FROM sample' 2>/dev/null || echo 0)" -eq 0 ]
+    # the variant built before the failure is in the cache; the failed one is not
+    run "$VERDICT" run --dry-run --cache "$DATA/cache" "$DATA/stale.yaml"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"variant base: build "*" cached"* ]]
+    [[ "$output" == *"variant stale: build "*" to be made"* ]]
 }
