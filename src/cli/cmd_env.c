@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "env/checks.h"
 #include "env/machine.h"
+#include "lab/lab_store.h"
+#include "store/store.h"
 #include "version.h"
 
 #define DEFAULT_SAMPLE_SECONDS 1.0
@@ -21,12 +24,13 @@
 typedef struct {
     const char *json_path;
     double seconds;
+    const char *store, *machine;
 } env_settings;
 
 static void env_usage(FILE *out)
 {
     fputs(
-        "usage: verdict env [--json FILE|-] [--seconds S]\n"
+        "usage: verdict env [--json FILE|-] [--seconds S] [--store STORE [--machine NAME]]\n"
         "\n"
         "Prints facts about this machine (CPU, kernel, frequency governor, turbo, SMT,\n"
         "virtualization, load, compilers) and checks what would make timings noisy.\n"
@@ -37,6 +41,10 @@ static void env_usage(FILE *out)
         "                      table then goes to stderr)\n"
         "      --seconds S     measure steal and other load over S seconds (default 1;\n"
         "                      0 skips the measurement)\n"
+        "      --store STORE   also record the facts as this machine's in a fleet's store\n"
+        "                      (a PostgreSQL URI or a SQLite file), for verdict report\n"
+        "                      STORE --machines; nothing is run\n"
+        "      --machine NAME  the machine's name there (default: the host name)\n"
         "  -h, --help          show this help\n"
         "\n"
         "Each check prints pass, warn or info with a stable code; docs/environment.md says\n"
@@ -66,6 +74,8 @@ static int parse_env_args(int argc, char **argv, env_settings *s, char *err, siz
     static const struct option long_options[] = {
         {"json", required_argument, NULL, 'j'},
         {"seconds", required_argument, NULL, 's'},
+        {"store", required_argument, NULL, 'S'},
+        {"machine", required_argument, NULL, 'M'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -77,6 +87,13 @@ static int parse_env_args(int argc, char **argv, env_settings *s, char *err, siz
             return 1;
         if (opt == 'j')
             s->json_path = optarg;
+        else if (opt == 'S')
+            s->store = optarg;
+        else if (opt == 'M') {
+            s->machine = optarg;
+            if (cli_check_machine_name(optarg, err, errlen) != 0)
+                return -1;
+        }
         else if (opt == 's') {
             if (parse_seconds(optarg, &s->seconds, err, errlen) != 0)
                 return -1;
@@ -85,6 +102,10 @@ static int parse_env_args(int argc, char **argv, env_settings *s, char *err, siz
                      argv[optind - 1]);
             return -1;
         }
+    }
+    if (s->machine && s->store == NULL) {
+        snprintf(err, errlen, "--machine names this machine in a store: give --store too");
+        return -1;
     }
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see verdict env --help)", argv[optind]);
@@ -149,6 +170,30 @@ static int write_json(const char *path, json_t *doc, char *err, size_t errlen)
     return rc;
 }
 
+/* The facts as this machine's in the store (replacing what it had), for the fleet survey. */
+static int record_machine(const env_settings *s, machine_facts *facts)
+{
+    char machine[256], why[1024];
+    cli_machine_name(s->machine, true, machine, sizeof machine);
+    verdict_error err;
+    error_clear(&err);
+    store *db = NULL;
+    if (store_open(s->store, &db, why, sizeof why) != 0) {
+        fprintf(stderr, "verdict env: %s\n", why);
+        return EXIT_INTERNAL;
+    }
+    int rc = lab_record_machine(db, machine, facts, &err);
+    store_close(db);
+    if (rc != 0) {
+        fprintf(stderr, "verdict env: %s\n", err.message);
+        return exit_code_of(err.kind);
+    }
+    char *shown = store_display_name(s->store);
+    fprintf(stderr, "verdict env: recorded machine %s in %s\n", machine, shown ? shown : "");
+    free(shown);
+    return EXIT_DONE;
+}
+
 static int report_env(const env_settings *s, const machine_facts *facts, const env_check *checks,
                       size_t n, char *err, size_t errlen)
 {
@@ -190,9 +235,13 @@ int cmd_env(int argc, char **argv)
         snprintf(err, sizeof err, "out of memory");
     else if (env_checks_run(&facts, s.seconds, &checks, &n, err, sizeof err) == 0)
         rc = report_env(&s, &facts, checks, n, err, sizeof err);
+    if (rc == EXIT_DONE && s.store) {
+        rc = record_machine(&s, &facts);
+        err[0] = '\0'; /* said already */
+    }
     env_checks_free(checks, n);
     machine_facts_free(&facts);
-    if (rc != EXIT_DONE)
+    if (rc != EXIT_DONE && err[0])
         fprintf(stderr, "verdict env: %s\n", err);
     return rc;
 }

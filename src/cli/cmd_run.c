@@ -18,6 +18,8 @@ typedef struct {
     const char *experiment_path, *store_path, *cache_dir;
     bool dry_run;
     report_choices report;
+    const char *machine;
+    double lease_seconds;
 } run_settings;
 
 static void run_usage(FILE *out)
@@ -31,7 +33,12 @@ static void run_usage(FILE *out)
         "file against the same store again resumes where it stopped.\n"
         "\n"
         "options:\n"
-        "      --store FILE        results store (default: EXPERIMENT without .yaml + .db)\n"
+        "      --store STORE       results store: a SQLite file (default: EXPERIMENT without\n"
+        "                          .yaml + .db) or a PostgreSQL URI (postgresql://...), which\n"
+        "                          workers on other machines join (docs/fleet.md)\n"
+        "      --machine NAME      this machine's name in a fleet (default: the host name)\n"
+        "      --lease DURATION    machines: share: a claimed block is retaken by another\n"
+        "                          worker when not renewed for this long (default 120s)\n"
         "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
         "                          else ~/.cache/verdict; see verdict cache --help)\n"
         "      --dry-run           check the file (keys, paths, sources, patches,\n"
@@ -58,6 +65,12 @@ static int apply_run_option(int opt, const char *arg, void *settings, char *err,
         *(opt == 's' ? &s->store_path : &s->cache_dir) = arg;
         return 0;
     }
+    if (opt == 'M') {
+        s->machine = arg;
+        return cli_check_machine_name(arg, err, errlen);
+    }
+    if (opt == 'L')
+        return cli_parse_lease(arg, &s->lease_seconds, err, errlen);
     int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
     if (rc <= 0)
         return rc;
@@ -70,7 +83,8 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
 {
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
-        {"dry-run", no_argument, NULL, 'k'}, REPORT_LONG_OPTIONS,
+        {"dry-run", no_argument, NULL, 'k'}, {"machine", required_argument, NULL, 'M'},
+        {"lease", required_argument, NULL, 'L'}, REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -109,7 +123,11 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
         fprintf(out, "%zu to %zu blocks", e->min_blocks, e->max_blocks);
     else
         fprintf(out, "%zu blocks", e->repetitions);
-    fprintf(out, " of %zu runs; metrics:", units * points);
+    fprintf(out, " of %zu runs", units * points);
+    if (e->machines != MACHINES_ONE)
+        fprintf(out, " (machines: %s: %s)", experiment_machines_name(e->machines),
+                e->machines == MACHINES_SURVEY ? "on every machine" : "split among machines");
+    fputs("; metrics:", out);
     for (size_t m = 0; m < e->n_metrics; m++)
         fprintf(out, " %s", e->metrics[m].name);
     fputc('\n', out);
@@ -157,7 +175,11 @@ static int run_file(const run_settings *s)
                    .store_path = s->store_path ? s->store_path : default_store,
                    .build_logs = true, .cache_dir = s->cache_dir ? s->cache_dir : default_cache,
                    .target = {.randomize_env = true}, .report = &s->report,
-                   .summary = print_summary};
+                   .summary = print_summary, .machine = s->machine,
+                   .lease_seconds = s->lease_seconds};
+    /* a server's store: in-place builds log beside the experiment file instead */
+    char *log_prefix = lab_default_store_path(s->experiment_path);
+    run.log_prefix = log_prefix;
     int rc = EXIT_INTERNAL;
     if (run.cache_dir == NULL && experiment_has_sources(&e))
         fprintf(stderr, "verdict run: no directory for builds: give --cache DIR or set "
@@ -166,6 +188,7 @@ static int run_file(const run_settings *s)
         rc = cli_run_experiment(&run);
     free(default_store);
     free(default_cache);
+    free(log_prefix);
     experiment_free(&e);
     return rc;
 }

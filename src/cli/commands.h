@@ -12,6 +12,8 @@ int cmd_build(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 /* verdict kernel [OPTIONS] SO KERNEL KERNEL...: in-process benchmarks */
 int cmd_kernel(int argc, char **argv);
+/* verdict worker --store URI: a machine of a fleet taking work from the store */
+int cmd_worker(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

@@ -92,17 +92,66 @@ static bool worth_reporting(const verdict_error *err, const lab_outcome *o)
     return err->kind == ERROR_COMMAND_FAILED && o->samples_taken + o->samples_resumed > 0;
 }
 
+void cli_machine_name(const char *given, bool fleet, char *out, size_t len)
+{
+    if (given) {
+        snprintf(out, len, "%s", given);
+    } else if (!fleet || gethostname(out, len) != 0) {
+        out[0] = '\0';
+    }
+    out[len - 1] = '\0';
+}
+
+int cli_check_machine_name(const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(name);
+    bool ok = n > 0 && n <= 64;
+    for (const char *c = name; ok && *c; c++)
+        ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+             *c == '.' || *c == '_' || *c == '-';
+    if (ok)
+        return 0;
+    snprintf(err, errlen, "--machine '%s': a machine's name is 1 to 64 letters, digits, '.', "
+             "'_' or '-'", name);
+    return -1;
+}
+
+int cli_parse_lease(const char *text, double *out, char *err, size_t errlen)
+{
+    if (parse_duration("--lease", text, out, err, errlen) != 0)
+        return -1;
+    if (*out > 0)
+        return 0;
+    snprintf(err, errlen, "--lease '%s': must be a duration above 0, such as 30s", text);
+    return -1;
+}
+
+/* A token no other worker has: which machine, which process, and when it started. */
+static void worker_token(const char *machine, char *out, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(out, len, "%s/%ld/%lld.%09ld", machine[0] ? machine : "local", (long)getpid(),
+             (long long)ts.tv_sec, ts.tv_nsec);
+}
+
 static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
                       verdict_error *err)
 {
     progress_line progress;
     progress_init(&progress, stderr);
+    char machine[256], worker[512];
+    cli_machine_name(r->machine, r->e->machines != MACHINES_ONE, machine, sizeof machine);
+    worker_token(machine, worker, sizeof worker);
+    const char *logs = store_is_postgres(r->store_path) ? r->log_prefix : r->store_path;
     lab_config c = {.e = r->e, .db = db, .experiment_id = experiment_id,
-                    .build_logs = r->build_logs ? r->store_path : NULL,
+                    .build_logs = r->build_logs ? logs : NULL,
                     .cache_dir = r->cache_dir, .target = r->target,
                     .analysis = analysis_of(r->e, r->report), .progress = progress_update,
                     .progress_context = &progress, .notes = stderr,
-                    .stop = stop_signal_flag()};
+                    .stop = stop_signal_flag(), .machine = machine, .worker = worker,
+                    .lease_seconds = r->lease_seconds > 0 ? r->lease_seconds
+                                                          : CLI_DEFAULT_LEASE_SECONDS};
     stop_signal_install();
     int rc = lab_run(&c, out, err);
     progress_clear(&progress);
@@ -132,7 +181,10 @@ int cli_run_experiment(const cli_run *r)
     if (err.kind != ERROR_NONE && err.kind != ERROR_INTERRUPTED)
         fprintf(stderr, "%s: %s\n", r->program, err.message);
     int rc = exit_code_of(err.kind);
-    if (worth_reporting(&err, &outcome)) {
+    if (r->no_report) {
+        if (err.kind == ERROR_NONE && r->summary)
+            r->summary(r->e, &outcome, db, experiment_id, stdout);
+    } else if (worth_reporting(&err, &outcome)) {
         FILE *text = report_text_stream(r->report);
         if (r->summary)
             r->summary(r->e, &outcome, db, experiment_id, text);

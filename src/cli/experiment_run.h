@@ -3,6 +3,7 @@
 #ifndef VERDICT_CLI_EXPERIMENT_RUN_H
 #define VERDICT_CLI_EXPERIMENT_RUN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,13 +20,31 @@ typedef void (*cli_summary_fn)(const experiment *e, const lab_outcome *o, store 
 typedef struct {
     const char *program;         /* "verdict run": the prefix of messages */
     experiment *e;               /* a target chosen; the seed is settled here if not given */
-    const char *store_path;      /* ":memory:": nothing kept */
+    const char *store_path;      /* ":memory:": nothing kept; or a PostgreSQL URI */
     bool build_logs;             /* variants' in-place builds log beside the store */
+    const char *log_prefix;      /* where they log when the store is not a file (a server) */
     const char *cache_dir;       /* builds from sources (NULL: the experiment has none) */
     target_settings target;
     const report_choices *report;
     cli_summary_fn summary;      /* NULL: none */
+    const char *machine;         /* --machine; NULL: the host's name on a fleet, else "" */
+    double lease_seconds;        /* machines: share: a claimed block's lease (0: default) */
+    bool no_report;              /* a worker: a line per experiment, not the whole report */
 } cli_run;
+
+/* A claimed block is given up when its worker has not renewed it for this long (every run
+ * renews it): long enough for one run of a slow target, short enough to retake a block. */
+#define CLI_DEFAULT_LEASE_SECONDS 120.0
+
+/* The machine's name in a fleet: --machine, else the host's name (a fleet's experiment) or ""
+ * (one machine, whose samples stay as they were). */
+void cli_machine_name(const char *given, bool fleet, char *out, size_t len);
+
+/* --machine NAME: letters, digits and . _ - only, at most 64 (names appear in reports,
+ * file names and SQL); 0, or -1 with a message. */
+int cli_check_machine_name(const char *name, char *err, size_t errlen);
+/* --lease DURATION: above 0; 0, or -1 with a message. */
+int cli_parse_lease(const char *text, double *out, char *err, size_t errlen);
 
 /* Runs (or resumes) and reports; returns the exit code, every message printed. */
 int cli_run_experiment(const cli_run *r);

@@ -33,7 +33,7 @@ typedef struct {
 static const command commands[] = {
     {"run", cmd_run},         {"report", cmd_report},   {"compare", cmd_compare},
     {"kernel", cmd_kernel},   {"env", cmd_env},         {"build", cmd_build},
-    {"cache", cmd_cache},     {"help", cmd_help},
+    {"cache", cmd_cache},     {"worker", cmd_worker},   {"help", cmd_help},
     {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
     {"--version", cmd_version},
 };

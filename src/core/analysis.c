@@ -89,11 +89,13 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
                            const analysis_options *o)
 {
     int rc = 0;
-    char name[300]; /* "A", or "A @3" for layout twin 3 of A */
+    char name[400]; /* "A", "A @3" for layout twin 3 of A, "A on m2" on machine m2 */
     if (s->n_layouts > 1)
         snprintf(name, sizeof name, "%.280s @%zu", s->variant, s->layout);
     else
         snprintf(name, sizeof name, "%.290s", s->variant);
+    if (s->machine && s->machine[0])
+        snprintf(name + strlen(name), sizeof name - strlen(name), " on %.64s", s->machine);
     char level[64];
     level_text(o->confidence, 6, level, sizeof level);
     /* across layouts the layouts are the sample: their count is judged by the comparison */
@@ -200,9 +202,21 @@ void analysis_describe_rounding(const comparison *c, char *buf, size_t len)
         snprintf(buf, len, "to multiples of %g", c->step);
 }
 
+static const char *machine_name(const analysis_series *s)
+{
+    return s->machine ? s->machine : "";
+}
+
 bool analysis_same_group(const analysis_series *a, const analysis_series *b)
 {
-    return strcmp(a->point, b->point) == 0 && strcmp(a->metric, b->metric) == 0;
+    return strcmp(a->point, b->point) == 0 && strcmp(a->metric, b->metric) == 0 &&
+           strcmp(machine_name(a), machine_name(b)) == 0;
+}
+
+const char *analysis_comparison_machine(const analysis_series *series,
+                                        const analysis_comparison *c)
+{
+    return machine_name(&series[c->candidate]);
 }
 
 /* A variant's first series: the one its comparisons are made from (its later layouts are
@@ -400,7 +414,8 @@ static bool same_overall_group(const analysis_series *series, const analysis_com
 {
     return strcmp(series[a->baseline].variant, series[b->baseline].variant) == 0 &&
            strcmp(series[a->candidate].variant, series[b->candidate].variant) == 0 &&
-           strcmp(series[a->candidate].metric, series[b->candidate].metric) == 0;
+           strcmp(series[a->candidate].metric, series[b->candidate].metric) == 0 &&
+           strcmp(machine_name(&series[a->candidate]), machine_name(&series[b->candidate])) == 0;
 }
 
 /* Combines the comparisons of one (baseline, candidate, metric) across the points. */
@@ -473,7 +488,8 @@ int analysis_run(const analysis_series *series, size_t n_series, const analysis_
     }
     plan_comparisons(series, n_series, out);
     if (compute_comparisons(series, options, options->confidence, out) != 0 ||
-        adjust_for_family(series, options, out) != 0 || compute_overall(series, options, out) != 0)
+        adjust_for_family(series, options, out) != 0 || compute_overall(series, options, out) != 0 ||
+        analysis_pool_machines(series, options, out) != 0)
         goto nomem;
     for (size_t k = 0; k < out->n_comparisons; k++)
         if (diagnose_comparison(out, series, &out->comparisons[k]) != 0)
@@ -498,6 +514,7 @@ void analysis_result_free(analysis_result *result)
         free(result->warnings[i].message);
     }
     free(result->warnings);
+    analysis_fleet_free(result);
     free(result->overall);
     free(result->comparisons);
     free(result->summaries);

@@ -28,9 +28,10 @@ typedef struct {
     const double *values; /* in measurement order (block order when paired) */
     size_t n;
     bool higher_is_better; /* the metric's direction */
+    const char *machine;   /* the machine that took the values; NULL or "": the one machine */
 } analysis_series;
 
-/* True when two series belong to the same comparison group (same point and metric). */
+/* True when two series belong to the same comparison group (same point, metric, machine). */
 bool analysis_same_group(const analysis_series *a, const analysis_series *b);
 
 typedef struct {
@@ -79,6 +80,27 @@ typedef struct {
     verdict_decision decision;
 } analysis_overall;
 
+/* One candidate against its baseline at one point, pooled over the machines of a fleet: a
+ * random-effects meta-analysis of the per-machine log ratios (docs/statistics.md, "Across
+ * machines"). The per-machine comparisons are the ones of the same point, metric and
+ * variants on each machine. */
+typedef struct {
+    const char *point, *metric, *baseline, *candidate; /* borrowed from the series */
+    bool higher_is_better;
+    size_t *members;            /* the per-machine comparisons pooled (indices) */
+    size_t n_machines;
+    bool ok;                    /* false: fewer than two machines, or the pooling failed */
+    char *error;                /* why, when !ok */
+    double ratio, ci_low, ci_high;  /* pooled, at `confidence` (Hartung-Knapp) */
+    double confidence;
+    double p_value, p_adjusted;
+    double predict_low, predict_high; /* where a machine not in the fleet is expected */
+    double tau;                 /* between-machine sd of the log ratios */
+    double i2;                  /* share of the spread that is between machines (0..1) */
+    size_t n_better, n_worse;   /* machines whose own verdict says so */
+    verdict_decision decision;
+} analysis_fleet;
+
 typedef struct {
     stats_summary *summaries;   /* one per series */
     analysis_comparison *comparisons;
@@ -88,7 +110,18 @@ typedef struct {
     size_t n_warnings, warnings_capacity;
     analysis_overall *overall;  /* only when comparisons span several points */
     size_t n_overall;
+    analysis_fleet *fleet;      /* only when comparisons span several machines */
+    size_t n_fleet;
+    double fleet_confidence;    /* level of the pooled intervals after adjustment */
 } analysis_result;
+
+/* Pools the comparisons of several machines (analysis_fleet.c); called by analysis_run. */
+int analysis_pool_machines(const analysis_series *series, const analysis_options *options,
+                           analysis_result *r);
+void analysis_fleet_free(analysis_result *r);
+/* The machine of a comparison ("" on one machine). */
+const char *analysis_comparison_machine(const analysis_series *series,
+                                        const analysis_comparison *c);
 
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
                  analysis_result *out, char *err, size_t errlen);

@@ -113,6 +113,24 @@ static int top_timeout(experiment_loader *l, const yaml_field *f, void *target)
     return yaml_duration(&l->r, f, &((experiment *)target)->timeout);
 }
 
+const char *experiment_machines_name(machines_mode mode)
+{
+    return mode == MACHINES_SURVEY ? "survey" : mode == MACHINES_SHARE ? "share" : "one";
+}
+
+/* A shared plan splits fixed blocks among machines; adaptive looks would need every
+ * machine to see every block as it is taken, so they are refused (checked in fill_defaults). */
+static int top_machines(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const char *const names[] = {"one", "survey", "share"};
+    int which;
+    if (yaml_choice(&l->r, f, names, ARRAY_SIZE(names), &which) != 0)
+        return -1;
+    ((experiment *)target)->machines = (machines_mode)which;
+    l->machines_key = f->key_node;
+    return 0;
+}
+
 /* Read first (pass 0), so that every other key knows which target it serves. */
 static int top_target(experiment_loader *l, const yaml_field *f, void *target)
 {
@@ -140,7 +158,7 @@ static const experiment_key generic_top_keys[] = {
     {"timeout", top_timeout, 1},     {"on_failure", loader_read_on_failure, 1},
     {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
-    {"layouts", loader_read_top_layouts, 1},
+    {"layouts", loader_read_top_layouts, 1}, {"machines", top_machines, 1},
 };
 
 enum { MAX_TOP_KEYS = 48 };
@@ -232,6 +250,10 @@ static int fill_defaults(experiment_loader *l)
         return -1;
     if (loader_check_layouts(l) != 0)
         return -1;
+    if (e->machines == MACHINES_SHARE && e->adaptive)
+        return yaml_fail(&l->r, l->machines_key, "'machines: share' needs a fixed "
+                         "'repetitions': adaptive looks need every block of a point in one "
+                         "place as it is taken");
     return loader_default_metric(l);
 }
 
@@ -364,6 +386,37 @@ static int resolve_directories(experiment *e)
     return 0;
 }
 
+/* Parses with paths relative to directory (taken: freed on failure, kept on success). */
+static int parse_owning_directory(const char *name, const char *text, size_t length,
+                                  char *directory, const target_table *targets,
+                                  experiment *out, char *err, size_t errlen)
+{
+    int rc = parse_in(name, text, length, directory, targets, out, err, errlen);
+    if (rc == 0)
+        out->directory = directory;
+    else
+        free(directory);
+    if (rc == 0 && resolve_directories(out) != 0) {
+        snprintf(err, errlen, "%s: cannot resolve the directory: %s", name, strerror(errno));
+        experiment_free(out);
+        rc = -1;
+    }
+    return rc;
+}
+
+int experiment_parse_in(const char *name, const char *text, size_t length, const char *directory,
+                        const target_table *targets, experiment *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *full = realpath(directory, NULL);
+    if (full == NULL) {
+        snprintf(err, errlen, "%s: cannot resolve the directory %s: %s", name, directory,
+                 strerror(errno));
+        return -1;
+    }
+    return parse_owning_directory(name, text, length, full, targets, out, err, errlen);
+}
+
 int experiment_load(const char *path, const target_table *targets, experiment *out, char *err,
                     size_t errlen)
 {
@@ -374,21 +427,13 @@ int experiment_load(const char *path, const target_table *targets, experiment *o
         return -1;
     /* Known before parsing: paths in the file are resolved against it. */
     char *directory = directory_of(path);
-    int rc = directory ? parse_in(path, text, length, directory, targets, out, err, errlen) : -1;
-    free(text);
+    int rc = -1;
     if (directory == NULL)
         snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
                  strerror(errno));
-    if (rc == 0)
-        out->directory = directory;
     else
-        free(directory);
-    if (rc == 0 && resolve_directories(out) != 0) {
-        snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
-                 strerror(errno));
-        experiment_free(out);
-        rc = -1;
-    }
+        rc = parse_owning_directory(path, text, length, directory, targets, out, err, errlen);
+    free(text);
     return rc;
 }
 

@@ -71,6 +71,10 @@ typedef struct {
 
 typedef enum { FAILURE_ABORT, FAILURE_RETRY, FAILURE_RECORD } failure_policy;
 
+/* How the machines of a fleet share the plan (docs/fleet.md): one machine (the default);
+ * every machine runs the whole plan (the machine a factor); or each block by one machine. */
+typedef enum { MACHINES_ONE, MACHINES_SURVEY, MACHINES_SHARE } machines_mode;
+
 /* A command run around the measurements (setup, teardown, prepare): a shell line in
  * experiment files; on the command line words split like a shell unless --shell. */
 typedef struct {
@@ -106,6 +110,7 @@ typedef struct experiment {
     experiment_helper setup, teardown; /* before / after each point */
     experiment_helper prepare;         /* before every measured run */
     size_t layouts;                    /* the top-level `layouts:` (default of built variants) */
+    machines_mode machines;            /* `machines: survey | share` */
     const target_kind *target;         /* what a run is: a command, a server, a function */
     void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;
@@ -123,6 +128,12 @@ int experiment_load(const char *path, const target_table *targets, experiment *o
 /* The same from text in memory (name is used in messages); for tests and fuzzing. */
 int experiment_parse(const char *name, const char *text, size_t length,
                      const target_table *targets, experiment *out, char *err, size_t errlen);
+/* The same with relative paths resolved against directory, as experiment_load does: an
+ * experiment read back from a store by a worker, with its files in that directory. */
+int experiment_parse_in(const char *name, const char *text, size_t length, const char *directory,
+                        const target_table *targets, experiment *out, char *err, size_t errlen);
+/* "survey", "share" or "one". */
+const char *experiment_machines_name(machines_mode mode);
 /* An experiment built by hand (the command line): defaults set, nothing else. */
 void experiment_init(experiment *e);
 void experiment_free(experiment *e);

@@ -33,6 +33,7 @@ struct experiment_loader {
     variant_draft *draft;          /* the variant being read */
     const char *base;              /* the file's directory; NULL: the current directory */
     struct fy_node *target_key;    /* where 'target' was given, or NULL */
+    struct fy_node *machines_key;  /* where 'machines' was given, or NULL */
 };
 
 /* experiment_keys.c */

@@ -364,9 +364,23 @@ void plan_hash_pairs(uint64_t *state, char tag, const experiment_env *pairs, siz
     }
 }
 
+void plan_hash_path(uint64_t *state, char tag, const experiment *e, const char *path)
+{
+    size_t n = e->directory ? strlen(e->directory) : 0;
+    if (e->machines == MACHINES_ONE || path == NULL || n == 0 ||
+        strncmp(path, e->directory, n) != 0 || (path[n] != '/' && path[n] != '\0')) {
+        plan_hash_field(state, tag, path);
+        return;
+    }
+    strbuf relative = STRBUF_INIT;
+    strbuf_appendf(&relative, ".%s", path + n);
+    plan_hash_field(state, tag, strbuf_text(&relative));
+    strbuf_free(&relative);
+}
+
 /* A build from a source is hashed through its content key, once known: moving the tree
  * keeps the plan, an edit in it is a new plan. Variants without a source hash as before. */
-static void hash_source(uint64_t *h, const experiment_variant *v)
+static void hash_source(uint64_t *h, const experiment *e, const experiment_variant *v)
 {
     if (v->source.path == NULL)
         return;
@@ -374,11 +388,11 @@ static void hash_source(uint64_t *h, const experiment_variant *v)
         plan_hash_field(h, 'K', v->build_key);
         return;
     }
-    plan_hash_field(h, 'g', v->source.path);
+    plan_hash_path(h, 'g', e, v->source.path);
     plan_hash_field(h, 'r', v->source.ref);
     plan_hash_number(h, 'n', v->source.n_patches);
     for (size_t i = 0; i < v->source.n_patches; i++)
-        plan_hash_field(h, 'p', v->source.patches[i]);
+        plan_hash_path(h, 'p', e, v->source.patches[i]);
 }
 
 static void hash_variant(uint64_t *h, const experiment *e, const experiment_variant *v)
@@ -389,9 +403,9 @@ static void hash_variant(uint64_t *h, const experiment *e, const experiment_vari
         plan_hash_field(h, 'w', v->command[i]);
     plan_hash_number(h, 's', v->shell);
     plan_hash_field(h, 'b', v->build);
-    plan_hash_field(h, 'd', v->cwd);
+    plan_hash_path(h, 'd', e, v->cwd);
     plan_hash_pairs(h, 'e', v->env, v->n_env);
-    hash_source(h, v);
+    hash_source(h, e, v);
     if (v->n_layouts > 1) /* the seeds follow from the experiment's, hashed with it */
         plan_hash_number(h, 'L', v->n_layouts);
     if (e->target && e->target->hash_variant)
@@ -410,6 +424,8 @@ static void hash_budget(uint64_t *h, const experiment *e)
     snprintf(seconds, sizeof seconds, "%.17g", e->adaptive ? e->max_seconds : 0.0);
     plan_hash_field(h, 't', seconds);
     plan_hash_number(h, 'W', e->warmup);
+    if (e->machines != MACHINES_ONE) /* absent before fleets: older plans keep their hash */
+        plan_hash_number(h, 'F', (size_t)e->machines);
 }
 
 uint64_t experiment_plan_hash(const experiment *e)

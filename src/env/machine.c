@@ -3,7 +3,9 @@
 #include "env/machine.h"
 
 #include "common/array.h"
+#include "common/hash.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,20 @@ int machine_facts_set(machine_facts *facts, const char *key, const char *value)
     }
     facts->facts[facts->n++] = (machine_fact){.key = key_copy, .value = value_copy};
     return 0;
+}
+
+const char *const machine_identity_keys[4] = {"cpu_model", "cpus_online", "kernel", "hostname"};
+
+int machine_facts_add_id(machine_facts *facts)
+{
+    uint64_t h = HASH_FNV_OFFSET;
+    for (size_t i = 0; i < ARRAY_SIZE(machine_identity_keys); i++) {
+        const char *value = machine_facts_get(facts, machine_identity_keys[i]);
+        h = hash_fnv1a_text(h, value ? value : "");
+    }
+    char id[17];
+    snprintf(id, sizeof id, "%016llx", (unsigned long long)h);
+    return machine_facts_set(facts, "machine_id", id);
 }
 
 void machine_facts_free(machine_facts *facts)

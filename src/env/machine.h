@@ -34,6 +34,12 @@ int machine_facts_set(machine_facts *facts, const char *key, const char *value);
 /* The value of key, or NULL when there is no such fact. */
 const char *machine_facts_get(const machine_facts *facts, const char *key);
 
+/* The facts that make a machine the machine it is, in the order they are shown; the
+ * "machine_id" fact is a hash of them (docs/fleet.md). */
+extern const char *const machine_identity_keys[4];
+/* Adds "machine_id": 16 hex digits of a hash of the identity facts. 0, or -1 (memory). */
+int machine_facts_add_id(machine_facts *facts);
+
 /* Frees every fact and leaves facts empty; safe on an empty or already freed value. */
 void machine_facts_free(machine_facts *facts);
 

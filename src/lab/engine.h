@@ -40,10 +40,17 @@ typedef struct {
     void *progress_context;
     FILE *notes;                     /* "resuming", "building" lines; NULL: none */
     volatile sig_atomic_t *stop;     /* set by a signal handler: stop after this run */
+    /* The fleet (docs/fleet.md): the machine whose samples these are ("" or NULL: the one
+     * machine of a local store); with `machines: share`, the worker's token and lease. */
+    const char *machine;
+    const char *worker;
+    double lease_seconds;
 } lab_config;
 
 typedef struct {
     size_t samples_taken, samples_resumed;
+    size_t blocks_retaken;           /* share: blocks this worker took over from a dead one */
+    size_t blocks_lost;              /* share: blocks another worker finished (lease ran out) */
     size_t complete_blocks;          /* over all points */
     size_t points_started, n_points;
     size_t looks_taken, looks_planned; /* looks_planned: per point, 0 for fixed counts */

@@ -77,6 +77,24 @@ static int warn_too_short(const experiment *e, const lab_results *r, analysis_re
     return rc;
 }
 
+/* A machine of a fleet whose runs all failed has nothing to pool: said, not averaged in. */
+static int warn_failed_machines(const lab_results *r, analysis_result *a)
+{
+    int rc = 0;
+    for (size_t m = 0; r->n_machines > 1 && m < r->n_machines; m++) {
+        const report_machine *x = &r->machines[m];
+        if (x->samples == 0 || x->failed < x->samples)
+            continue;
+        strbuf w = STRBUF_INIT;
+        strbuf_appendf(&w, "machine %s: all its %zu runs failed; it is reported, not pooled "
+                       "with the others", x->name, x->samples);
+        rc |= strbuf_status(&w) ? -1 : analysis_add_warning(a, "machine-failed", "", "",
+                                                             strbuf_text(&w));
+        strbuf_free(&w);
+    }
+    return rc;
+}
+
 static int add_run_warnings(const experiment *e, const lab_results *r, analysis_result *a)
 {
     int rc = 0;
@@ -84,7 +102,7 @@ static int add_run_warnings(const experiment *e, const lab_results *r, analysis_
         const lab_warning *w = &r->warnings[i];
         rc |= analysis_add_warning(a, w->code, w->point, w->variant, w->message);
     }
-    return rc | warn_disturbed(r, a) | warn_too_short(e, r, a);
+    return rc | warn_disturbed(r, a) | warn_too_short(e, r, a) | warn_failed_machines(r, a);
 }
 
 int lab_report(store *db, int64_t experiment_id, const experiment *e,
@@ -113,7 +131,8 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .from_runs = true, .builds = r.builds, .n_builds = r.n_builds,
             .variants = r.variants, .n_variants = r.n_variants, .points = r.points,
             .n_points = r.n_points, .samples = r.samples, .n_samples = r.n_samples,
-            .series = r.series, .n_series = r.n_series, .analysis = kept, .looks = looks};
+            .series = r.series, .n_series = r.n_series, .analysis = kept,
+            .machines = r.machines, .n_machines = r.n_machines, .looks = looks};
         if (o->text)
             report_write_text(&in, o->text);
         if (report_write_exports(&in, &o->exports, why, sizeof why) != 0)

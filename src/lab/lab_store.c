@@ -2,9 +2,12 @@
  * before the plan hash is taken, and the store's refusal of a changed plan as a usage error. */
 #include "lab/lab_store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+#include "common/hash.h"
 #include "common/strbuf.h"
 #include "version.h"
 
@@ -26,22 +29,128 @@ void lab_settle_seed(experiment *e)
         e->seed = experiment_plan_hash(e) % 1000000000u;
 }
 
+void lab_tool_build(char out[17])
+{
+    uint64_t h = HASH_FNV_OFFSET;
+    FILE *f = fopen("/proc/self/exe", "rb");
+    char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        h = hash_fnv1a(h, buf, n);
+    if (f)
+        fclose(f);
+    snprintf(out, 17, "%016llx", f ? (unsigned long long)h : 0ULL);
+}
+
+/* A fleet's samples are comparable only when every machine ran the same verdict: the
+ * runner's overheads, the analysis and the plan's reading of the text are the build's. */
+static int check_same_verdict(store *db, int64_t experiment_id, const char *build,
+                              verdict_error *err)
+{
+    store_experiment stored;
+    char why[1024];
+    if (store_get_experiment(db, experiment_id, &stored, why, sizeof why) != 0)
+        return error_set(err, ERROR_INTERNAL, "%s", why);
+    if (strcmp(stored.tool_version, VERDICT_VERSION) == 0 &&
+        (stored.tool_build == NULL || stored.tool_build[0] == '\0' ||
+         strcmp(stored.tool_build, build) == 0))
+        return 0;
+    return error_set(err, ERROR_USAGE, "experiment %s was registered by verdict %s (build %s); "
+                     "this is verdict %s (build %s): every machine of a fleet must run the same "
+                     "verdict, so that their samples compare; install that build here, or "
+                     "register the experiment under a new name", stored.name,
+                     stored.tool_version, stored.tool_build ? stored.tool_build : "unknown",
+                     VERDICT_VERSION, build);
+}
+
+/* What the store holds of one machine: its identity facts. */
+typedef struct {
+    const char *machine;
+    char *known[ARRAY_SIZE(machine_identity_keys) + 1]; /* the identity facts, then the id */
+} stored_machine;
+
+static int keep_identity(void *context, const char *machine, const char *key, const char *value)
+{
+    stored_machine *m = context;
+    if (strcmp(machine, m->machine) != 0)
+        return 0;
+    for (size_t i = 0; i <= ARRAY_SIZE(machine_identity_keys); i++) {
+        const char *wanted = i < ARRAY_SIZE(machine_identity_keys) ? machine_identity_keys[i]
+                                                                   : "machine_id";
+        if (strcmp(key, wanted) == 0 && m->known[i] == NULL && (m->known[i] = strdup(value)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* "cpu_model AMD EPYC, cpus_online 2, kernel 6.1, hostname a" of the stored or given facts. */
+static void describe_identity(strbuf *out, char *const *stored, const machine_facts *facts)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(machine_identity_keys); i++) {
+        const char *v = stored ? stored[i] : machine_facts_get(facts, machine_identity_keys[i]);
+        strbuf_appendf(out, "%s%s %s", i ? ", " : "", machine_identity_keys[i], v ? v : "?");
+    }
+}
+
+static int refuse_taken_name(const char *machine, const stored_machine *m,
+                             const machine_facts *facts, verdict_error *err)
+{
+    strbuf was = STRBUF_INIT, is = STRBUF_INIT;
+    describe_identity(&was, (char *const *)m->known, NULL);
+    describe_identity(&is, NULL, facts);
+    error_set(err, ERROR_USAGE, "machine %s is already in the store as another machine (%s; "
+              "this one: %s): a fleet's machines need names of their own; give this one "
+              "--machine NAME", machine, strbuf_text(&was), strbuf_text(&is));
+    strbuf_free(&was);
+    strbuf_free(&is);
+    return -1;
+}
+
+int lab_record_machine(store *db, const char *machine, machine_facts *facts,
+                       verdict_error *err)
+{
+    char why[1024] = "out of memory";
+    stored_machine m = {.machine = machine};
+    int rc = machine_facts_add_id(facts) == 0 &&
+                     store_for_each_machine_fact(db, keep_identity, &m, why, sizeof why) == 0
+                 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why);
+    const char *id = machine_facts_get(facts, "machine_id");
+    char *stored_id = m.known[ARRAY_SIZE(machine_identity_keys)];
+    if (rc == 0 && stored_id && id && strcmp(stored_id, id) != 0)
+        rc = refuse_taken_name(machine, &m, facts, err);
+    store_fact *rows = rc == 0 ? calloc(facts->n + 1, sizeof *rows) : NULL;
+    for (size_t i = 0; rows && i < facts->n; i++)
+        rows[i] = (store_fact){facts->facts[i].key, facts->facts[i].value};
+    if (rc == 0 && (rows == NULL ||
+                    store_record_machine(db, machine, rows, facts->n, why, sizeof why) != 0))
+        rc = error_set(err, ERROR_INTERNAL, "%s", rows ? why : "out of memory");
+    free(rows);
+    for (size_t i = 0; i <= ARRAY_SIZE(machine_identity_keys); i++)
+        free(m.known[i]);
+    return rc;
+}
+
 int lab_open_store(const char *path, const experiment *e, store **db, int64_t *experiment_id,
                    bool *existing, verdict_error *err)
 {
-    char why[1024] = "";
+    char why[1024] = "", build[17];
+    lab_tool_build(build);
     store_experiment se = {
         .name = e->name, .text = e->text, .text_length = e->text_length,
         .text_hash = experiment_text_hash(e), .plan_hash = experiment_plan_hash(e),
-        .seed = e->seed, .tool_version = VERDICT_VERSION};
+        .seed = e->seed, .tool_version = VERDICT_VERSION, .tool_build = build};
     *db = NULL;
     if (store_open(path, db, why, sizeof why) != 0)
         return error_set(err, ERROR_INTERNAL, "%s", why);
     int rc = store_open_experiment(*db, &se, experiment_id, existing, why, sizeof why);
-    if (rc == 0)
+    if (rc == 0 && (!*existing || e->machines == MACHINES_ONE))
+        return 0;
+    if (rc == 0 && check_same_verdict(*db, *experiment_id, build, err) == 0)
         return 0;
     store_close(*db);
     *db = NULL;
+    if (rc == 0)
+        return -1; /* another verdict's experiment: err says so */
     if (rc == STORE_PLAN_CHANGED && experiment_has_sources(e))
         return error_set(err, ERROR_USAGE, "%s (the content of the variants' sources is part "
                          "of the plan: a commit or an edit since the stored samples is a new "

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "core/experiment.h"
+#include "env/machine.h"
 #include "store/store.h"
 
 /* "examples/spin.yaml" -> "examples/spin.db"; caller frees. */
@@ -17,10 +18,21 @@ char *lab_default_store_path(const char *experiment_path);
  * then derived from the plan. */
 void lab_settle_seed(experiment *e);
 
-/* Opens (or creates) the store at path (":memory:" for none on disk) and registers the
- * experiment; *existing says it was there. 0, or -1 with err (a changed plan: usage). */
+/* This verdict's build: a hash of its executable (16 hex digits; zeros when unreadable). */
+void lab_tool_build(char out[17]);
+
+/* Opens (or creates) the store at path (":memory:" for none on disk; a PostgreSQL URI) and
+ * registers the experiment; *existing says it was there. A fleet's experiment (machines:
+ * survey or share) registered by another verdict version or build is refused. 0, or -1
+ * with err (a changed plan or another verdict: usage). */
 int lab_open_store(const char *path, const experiment *e, store **db, int64_t *experiment_id,
                    bool *existing, verdict_error *err);
+
+/* Records the machine's facts under its name in the store (machine_id added), refusing a
+ * name the store already gives a machine with other identity facts: two hosts of one name
+ * would write one machine's samples. 0, or -1 with err (usage: the name is taken). */
+int lab_record_machine(store *db, const char *machine, machine_facts *facts,
+                       verdict_error *err);
 
 /* A warning the engine or a target leaves for the reports: kept in the store as one line of
  * a fact named "warnings.SOURCE" (code, point, variant, message, tab-separated). */

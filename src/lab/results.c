@@ -182,7 +182,8 @@ static int keep_sample(void *context, const store_sample *s)
         .variant = variant, .point = point, .layout = s->layout, .machine = machine,
         .block = s->block, .seq = s->seq,
         .metric_names = NULL, .metric_values = NULL, .n_metrics = width,
-        .exit_code = s->exit_code, .tainted = s->tainted, .taint_reason = reason,
+        .exit_code = s->exit_code, .timed_out = s->timed_out, .tainted = s->tainted,
+        .taint_reason = reason,
         .started = s->started, .steal = s->steal, .other_busy = s->other_busy,
         .load1 = s->load1, .has_interference = true};
     return 0;
@@ -205,6 +206,7 @@ typedef struct {
     size_t sample;
     long point, variant, unit;
     long block;
+    size_t machine;              /* index into r->machines */
 } placed;
 
 static int compare_placed(const void *a, const void *b)
@@ -212,9 +214,55 @@ static int compare_placed(const void *a, const void *b)
     const placed *x = a, *y = b;
     if (x->point != y->point)
         return x->point < y->point ? -1 : 1;
+    if (x->machine != y->machine)
+        return x->machine < y->machine ? -1 : 1;
     if (x->block != y->block)
         return x->block < y->block ? -1 : 1;
     return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+/* ---- machines ---- */
+
+static int compare_machines(const void *a, const void *b)
+{
+    return strcmp(((const report_machine *)a)->name, ((const report_machine *)b)->name);
+}
+
+/* The machines that took samples, by name, with their runs and failed runs in blocks. */
+static int collect_machines(lab_results *r)
+{
+    size_t capacity = 0;
+    for (size_t i = 0; i < r->n_samples; i++) {
+        const report_sample *s = &r->samples[i];
+        size_t m = 0;
+        while (m < r->n_machines && strcmp(r->machines[m].name, s->machine) != 0)
+            m++;
+        if (m == r->n_machines) {
+            if (array_reserve((void **)&r->machines, &capacity, m + 1, sizeof *r->machines) != 0)
+                return -1;
+            r->machines[r->n_machines++] = (report_machine){.name = s->machine};
+        }
+        if (s->block < 0)
+            continue;
+        r->machines[m].samples++;
+        r->machines[m].failed += s->exit_code != 0 || s->timed_out;
+    }
+    if (r->n_machines > 1)
+        qsort(r->machines, r->n_machines, sizeof *r->machines, compare_machines);
+    return 0;
+}
+
+static size_t machine_of_sample(const lab_results *r, const report_sample *s)
+{
+    size_t low = 0, high = r->n_machines;
+    while (high - low > 1) {
+        size_t mid = (low + high) / 2;
+        if (strcmp(r->machines[mid].name, s->machine) <= 0)
+            low = mid;
+        else
+            high = mid;
+    }
+    return low;
 }
 
 /* One pass: each sample's point (by binary search) and variant, looked up again only when
@@ -232,11 +280,15 @@ static placed *place_samples(const experiment *e, const lab_results *r,
             point = point_index_find(index, s->point), last_point = s->point;
         if (last_variant == NULL || strcmp(last_variant, s->variant) != 0)
             variant = experiment_variant_index(e, s->variant), last_variant = s->variant;
-        if (point >= 0 && variant >= 0 && s->block >= 0 && s->layout >= 0 &&
+        /* a failed or timed-out run (kept by on_failure: record) is not a measurement of
+         * the variant: its block is incomplete, never analysed as a sample */
+        bool measured = s->exit_code == 0 && !s->timed_out;
+        if (measured && point >= 0 && variant >= 0 && s->block >= 0 && s->layout >= 0 &&
             (size_t)s->layout < experiment_variant_layouts(&e->variants[variant]))
             out[(*n_placed)++] = (placed){
                 i, point, variant,
-                (long)experiment_unit_index(e, (size_t)variant, (size_t)s->layout), s->block};
+                (long)experiment_unit_index(e, (size_t)variant, (size_t)s->layout), s->block,
+                machine_of_sample(r, s)};
     }
     if (out)
         qsort(out, *n_placed, sizeof *out, compare_placed);
@@ -304,12 +356,15 @@ static long unit_without_values(const lab_results *r, size_t nu, const size_t *c
 
 /* Why a metric is left out at a point: some variant never had a value of it (a kernel
  * without bytes has no gbps), or fewer than two blocks are complete. 0: it is analysed. */
-static int leave_out(const experiment *e, lab_results *r, size_t point, size_t m, long missing,
-                     size_t complete, bool *left_out)
+static int leave_out(const experiment *e, lab_results *r, size_t point, const char *machine,
+                     size_t m, long missing, size_t complete, bool *left_out)
 {
     strbuf why = STRBUF_INIT;
     const char *code = "not-analysed", *variant = "";
     *left_out = true;
+    if (machine[0])
+        strbuf_appendf(&why, "on machine %s: ", machine);
+    size_t prefix = why.length;
     if (missing >= 0 && complete == 0 && r->complete_blocks[point] > 0) {
         size_t layout;
         variant = e->variants[experiment_unit_variant(e, (size_t)missing, &layout)].name;
@@ -321,16 +376,16 @@ static int leave_out(const experiment *e, lab_results *r, size_t point, size_t m
     } else if (complete >= 2) {
         *left_out = false;
     }
-    int rc = why.length ? add_warning(r, code, r->point_ids[point], variant, strbuf_text(&why))
-                        : 0;
+    bool said = why.length > prefix;
+    int rc = said ? add_warning(r, code, r->point_ids[point], variant, strbuf_text(&why)) : 0;
     strbuf_free(&why);
     return rc;
 }
 
 /* Series of one point: per metric analysed, per unit, over the blocks in which every
  * unit has a finite value of that metric. */
-static int point_series(const experiment *e, lab_results *r, size_t point, const size_t *cell,
-                        long blocks, double **cursor)
+static int point_series(const experiment *e, lab_results *r, size_t point, const char *machine,
+                        const size_t *cell, long blocks, double **cursor)
 {
     size_t nv = experiment_unit_count(e), stride = (size_t)(blocks > 0 ? blocks : 1);
     if (blocks == 0) /* never run: the report says so in one line for all such points */
@@ -349,10 +404,10 @@ static int point_series(const experiment *e, lab_results *r, size_t point, const
             complete += all;
         }
         if (m == 0)
-            r->complete_blocks[point] = complete;
+            r->complete_blocks[point] += complete;
         bool left_out;
         long missing = unit_without_values(r, nv, cell, blocks, column);
-        if (leave_out(e, r, point, m, missing, complete, &left_out) != 0)
+        if (leave_out(e, r, point, machine, m, missing, complete, &left_out) != 0)
             return -1;
         if (left_out)
             continue;
@@ -363,7 +418,8 @@ static int point_series(const experiment *e, lab_results *r, size_t point, const
                 .point = r->point_ids[point], .metric = e->metrics[m].name,
                 .variant = v->name, .layout = layout, .n_layouts = experiment_variant_layouts(v),
                 .built = v->source.path != NULL, .values = start + u * stride, .n = complete,
-                .higher_is_better = e->metrics[m].higher_is_better};
+                .higher_is_better = e->metrics[m].higher_is_better,
+                .machine = machine[0] ? machine : NULL};
         }
         *cursor += nv * stride;
     }
@@ -391,6 +447,15 @@ static int count_disturbed(const experiment *e, lab_results *r, const placed *pl
     return 0;
 }
 
+/* The end of the samples of one (point, machine), placed[first..end). */
+static size_t group_end(const placed *pl, size_t first, size_t n)
+{
+    size_t end = first;
+    while (end < n && pl[end].point == pl[first].point && pl[end].machine == pl[first].machine)
+        end++;
+    return end;
+}
+
 static int build_series(const experiment *e, lab_results *r)
 {
     size_t n_placed, cells = 0, n_units = experiment_unit_count(e);
@@ -400,27 +465,25 @@ static int build_series(const experiment *e, lab_results *r)
     point_index_free(&index);
     if (pl == NULL)
         return -1;
-    /* room for every point's table of every metric: the blocks of a point bound its cells */
+    /* room for every group's table of every metric: the blocks of a group bound its cells */
     for (size_t first = 0, end; first < n_placed; first = end) {
-        for (end = first; end < n_placed && pl[end].point == pl[first].point; end++)
-            ;
+        end = group_end(pl, first, n_placed);
         cells += (size_t)(pl[end - 1].block + 1) * n_units * e->n_metrics;
     }
-    r->series = calloc(r->n_points * e->n_metrics * n_units + 1, sizeof *r->series);
-    r->series_values = calloc(cells + r->n_points * e->n_metrics * n_units + 1,
+    size_t groups = r->n_points * (r->n_machines ? r->n_machines : 1);
+    r->series = calloc(groups * e->n_metrics * n_units + 1, sizeof *r->series);
+    r->series_values = calloc(cells + groups * e->n_metrics * n_units + 1,
                               sizeof *r->series_values);
     int rc = r->series && r->series_values ? count_disturbed(e, r, pl, n_placed) : -1;
     double *cursor = r->series_values;
-    size_t first = 0;
-    for (size_t p = 0; rc == 0 && p < r->n_points; p++) {
-        size_t end = first;
-        while (end < n_placed && (size_t)pl[end].point == p)
-            end++;
+    for (size_t first = 0, end; rc == 0 && first < n_placed; first = end) {
+        end = group_end(pl, first, n_placed);
         long blocks;
         size_t *cell = block_table(pl, first, end, n_units, &blocks);
-        rc = cell ? point_series(e, r, p, cell, blocks, &cursor) : -1;
+        rc = cell ? point_series(e, r, (size_t)pl[first].point,
+                                 r->machines[pl[first].machine].name, cell, blocks, &cursor)
+                  : -1;
         free(cell);
-        first = end;
     }
     free(pl);
     return rc;
@@ -512,7 +575,7 @@ int lab_results_load(store *db, int64_t experiment_id, const experiment *e, lab_
     if (store_for_each_sample(db, experiment_id, keep_sample, &c, why, sizeof why) != 0)
         return err->kind != ERROR_NONE ? -1 : error_set(err, ERROR_INTERNAL, "%s", why);
     link_sample_values(out);
-    if (build_series(e, out) != 0)
+    if (collect_machines(out) != 0 || build_series(e, out) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     if (store_for_each_fact(db, experiment_id, keep_fact, out, why, sizeof why) != 0)
         return error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
@@ -543,6 +606,7 @@ void lab_results_free(lab_results *r)
     free(r->warnings);
     free(r->builds);
     free(r->complete_blocks);
+    free(r->machines);
     free(r->runs);
     free(r->disturbed);
     free(r->disturbance);

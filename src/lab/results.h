@@ -30,7 +30,9 @@ typedef struct {
     size_t n_warnings;
     report_build *builds;            /* what each variant ran (LAB_BUILDS_FACT) */
     size_t n_builds, builds_capacity;
-    size_t *complete_blocks;         /* per point, of the first metric */
+    report_machine *machines;        /* by name; one ("") on a local store */
+    size_t n_machines;
+    size_t *complete_blocks;         /* per point, of the first metric (all machines) */
     size_t *runs, *disturbed;        /* per (point, variant): runs in blocks, tainted ones */
     const char **disturbance;        /* per (point, variant): one taint reason, or NULL */
     /* storage */

@@ -45,7 +45,9 @@ static void write_number(FILE *f, double x)
 /* The metric columns: the names of the first sample (every sample has the same). */
 static void write_header(FILE *f, const report_input *in)
 {
-    fputs("seq,point,variant,block,exit,tainted,taint_reason,started,steal,other_busy,load1", f);
+    /* a fleet's samples say which machine took them (one machine's files stay as they were) */
+    fputs(in->n_machines > 1 ? "seq,point,variant,machine," : "seq,point,variant,", f);
+    fputs("block,exit,tainted,taint_reason,started,steal,other_busy,load1", f);
     if (in->n_samples > 0)
         for (size_t k = 0; k < in->samples[0].n_metrics; k++) {
             fputc(',', f);
@@ -54,13 +56,17 @@ static void write_header(FILE *f, const report_input *in)
     fputc('\n', f);
 }
 
-static void write_row(FILE *f, const report_sample *s)
+static void write_row(FILE *f, const report_sample *s, bool fleet)
 {
     fprintf(f, "%ld,", s->seq);
     write_field(f, s->point);
     fputc(',', f);
     write_field(f, s->variant);
     fputc(',', f);
+    if (fleet) {
+        write_field(f, s->machine);
+        fputc(',', f);
+    }
     if (s->block >= 0)
         fprintf(f, "%ld", s->block);
     fprintf(f, ",%d,%s,", s->exit_code, s->tainted ? "true" : "false");
@@ -85,6 +91,6 @@ int report_write_csv(const report_input *in, const char *path, char *err, size_t
         return -1;
     write_header(out.stream, in);
     for (size_t i = 0; i < in->n_samples; i++)
-        write_row(out.stream, &in->samples[i]);
+        write_row(out.stream, &in->samples[i], in->n_machines > 1);
     return output_commit(&out, err, errlen);
 }

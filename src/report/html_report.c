@@ -1,9 +1,12 @@
-/* The single-file HTML report: verdicts, sweep and change charts, every point's runs and
- * distributions, the overall effect, warnings and machine facts, all inline and offline. */
+/* The single-file HTML report: verdicts, sweep and change charts, every point's runs, the
+ * overall effect, a fleet's forest plots, warnings and machine facts, inline and offline. */
 #include "report/report.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "report/forest_plot.h"
 #include "report/html_tables.h"
 #include "report/markup.h"
 #include "report/output_file.h"
@@ -122,6 +125,10 @@ static int write_point_group(FILE *out, const report_input *in, size_t first, si
     markup_write_escaped(out, s->point);
     fputs(" · ", out);
     markup_write_escaped(out, s->metric);
+    if (s->machine && s->machine[0]) {
+        fputs(" · machine ", out);
+        markup_write_escaped(out, s->machine);
+    }
     fprintf(out, " (%s is better)</summary>\n", s->higher_is_better ? "higher" : "lower");
     html_summary_table(out, in, first, end);
     fputs("<div class=\"charts\">\n", out);
@@ -150,6 +157,55 @@ static int write_points(FILE *out, const report_input *in, const query_point_set
     return rc;
 }
 
+/* One forest plot: each machine's comparison, the pooled diamond, the prediction interval;
+ * the fleet's machines with no comparison (all runs failed) as rows without a marker. */
+static int write_forest(FILE *out, const report_input *in, const analysis_fleet *f)
+{
+    forest_row *rows = calloc(f->n_machines + in->n_machines + 1, sizeof *rows);
+    if (rows == NULL)
+        return -1;
+    size_t n = 0;
+    for (size_t j = 0; j < f->n_machines; j++) {
+        const analysis_comparison *c = &in->analysis->comparisons[f->members[j]];
+        rows[n++] = (forest_row){analysis_comparison_machine(in->series, c),
+                                 c->ok ? c->result.ratio : NAN, c->ok ? c->result.ci_low : NAN,
+                                 c->ok ? c->result.ci_high : NAN,
+                                 c->ok ? verdict_kind_name(c->result.decision.kind)
+                                       : "no result"};
+    }
+    for (size_t m = 0; m < in->n_machines; m++)
+        if (in->machines[m].samples > 0 && in->machines[m].failed == in->machines[m].samples)
+            rows[n++] = (forest_row){in->machines[m].name, NAN, NAN, NAN, NULL};
+    char title[512], why[256];
+    snprintf(title, sizeof title, "%s%s%s: %s against %s", f->metric, in->n_points > 1 ? ", " : "",
+             in->n_points > 1 ? f->point : "", f->candidate, f->baseline);
+    forest_plot plot = {title, rows, n, f->ok ? f->ratio : NAN, f->ok ? f->ci_low : NAN,
+                        f->ok ? f->ci_high : NAN, f->ok ? f->predict_low : NAN,
+                        f->ok ? f->predict_high : NAN, f->confidence};
+    fputs("<figure>\n", out);
+    if (forest_plot_write(&plot, out, false, why, sizeof why) != 0)
+        fputs("<p class=\"note\">(nothing to draw)</p>\n", out);
+    html_element(out, "figcaption", "Each machine's change with its confidence interval; the "
+                 "diamond is the pooled change over the machines (random effects), the dashed "
+                 "bar where a machine not in this fleet is expected (prediction interval).");
+    fputs("\n</figure>\n", out);
+    free(rows);
+    return 0;
+}
+
+static int write_fleet(FILE *out, const report_input *in)
+{
+    if (in->analysis->n_fleet == 0)
+        return 0;
+    fprintf(out, "<h2>Across machines</h2>\n<p class=\"note\">%zu machines; each "
+            "comparison pooled over them with the machines as a random effect.</p>\n",
+            in->n_machines);
+    int rc = 0;
+    for (size_t i = 0; i < in->analysis->n_fleet && rc == 0; i++)
+        rc = write_forest(out, in, &in->analysis->fleet[i]);
+    return rc;
+}
+
 static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
                       const query_point_set *unrun)
 {
@@ -161,7 +217,8 @@ static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
               "the per-point ratios.</p>\n", out);
         html_overall_table(out, in);
     }
-    int rc = write_overview_charts(out, in, sw);
+    int rc = write_fleet(out, in);
+    rc |= write_overview_charts(out, in, sw);
     rc |= write_points(out, in, unrun);
     fputs("<h2>Warnings</h2>\n", out);
     html_warnings(out, in, unrun);

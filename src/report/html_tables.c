@@ -165,6 +165,8 @@ static void verdict_row(FILE *out, const report_input *in, const analysis_compar
     const analysis_series *base = &in->series[c->baseline], *cand = &in->series[c->candidate];
     fprintf(out, "<tr class=\"v-%s\">", verdict_class(c));
     html_element(out, "td", base->point);
+    if (in->n_machines > 1)
+        html_element(out, "td", analysis_comparison_machine(in->series, c));
     html_element(out, "td", base->metric);
     html_element(out, "td", base->variant);
     html_element(out, "td", cand->variant);
@@ -191,10 +193,10 @@ void html_verdict_table(FILE *out, const report_input *in, const query_point_set
         return;
     }
     bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
-    fprintf(out, "<table class=\"verdicts\">\n<thead><tr><th>point</th><th>metric</th>"
+    fprintf(out, "<table class=\"verdicts\">\n<thead><tr><th>point</th>%s<th>metric</th>"
                  "<th>baseline</th><th>candidate</th><th>change</th><th>interval</th>"
                  "<th>p%s</th><th>verdict</th><th>runs needed</th></tr></thead>\n<tbody>\n",
-            adjusted ? " (adjusted)" : "");
+            in->n_machines > 1 ? "<th>machine</th>" : "", adjusted ? " (adjusted)" : "");
     for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
         const analysis_comparison *c = &in->analysis->comparisons[k];
         if (!query_point_set_has(unrun, in->series[c->baseline].point))

@@ -212,8 +212,10 @@ static json_t *summaries_json(const report_input *in, int *rc)
     json_t *array = json_array();
     for (size_t i = 0; array && i < in->n_series; i++) {
         const stats_summary *s = &in->analysis->summaries[i];
+        const char *machine = in->n_machines > 1 ? in->series[i].machine : NULL;
         const char *texts[] = {"variant", in->series[i].variant, "point", in->series[i].point,
-                               "metric", in->series[i].metric, NULL};
+                               "metric", in->series[i].metric, machine ? "machine" : NULL,
+                               machine, NULL};
         append(array, texts_then(texts, json_pack(
                    "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                    "n", (json_int_t)s->n, "median", number_or_null(s->median),
@@ -303,6 +305,40 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     }
     if (c->ok)
         add_layouts_json(item, c);
+    if (in->n_machines > 1) /* a fleet's comparison is one machine's */
+        json_text_set(item, "machine", analysis_comparison_machine(in->series, c));
+    return item;
+}
+
+/* A comparison pooled over a fleet's machines: "machine": null, how many, where a new
+ * machine is expected (prediction_interval), the spread between machines. */
+static json_t *pooled_json(const analysis_fleet *f)
+{
+    const char *texts[] = {"baseline", f->baseline, "candidate", f->candidate, "point",
+                           f->point, "metric", f->metric, NULL};
+    json_t *item = texts_then(texts, json_pack(
+        "{s:s, s:o, s:I, s:s}", "better", f->higher_is_better ? "higher" : "lower",
+        "machine", json_null(), "machines", (json_int_t)f->n_machines,
+        "method", "random-effects (REML, Hartung-Knapp)"));
+    if (item == NULL)
+        return NULL;
+    json_t *numbers = !f->ok ? json_pack("{s:s, s:s}", "verdict", "inconclusive", "error",
+                                         f->error ? f->error : "not pooled")
+                             : json_pack(
+        "{s:o, s:[o,o], s:f, s:o, s:o, s:[o,o], s:o, s:o, s:s, s:b, s:I, s:I}",
+        "estimate", number_or_null(f->ratio), "ci", number_or_null(f->ci_low),
+        number_or_null(f->ci_high), "confidence", f->confidence,
+        "p_value", number_or_null(f->p_value), "p_adjusted", number_or_null(f->p_adjusted),
+        "prediction_interval", number_or_null(f->predict_low), number_or_null(f->predict_high),
+        "tau", number_or_null(f->tau), "i2", number_or_null(f->i2),
+        "verdict", verdict_kind_name(f->decision.kind), "negligible", f->decision.negligible,
+        "machines_better", (json_int_t)f->n_better, "machines_worse", (json_int_t)f->n_worse);
+    int rc = numbers ? json_object_update(item, numbers) : -1;
+    json_decref(numbers);
+    if (rc != 0) {
+        json_decref(item);
+        return NULL;
+    }
     return item;
 }
 
@@ -311,6 +347,8 @@ static json_t *comparisons_json(const report_input *in, int *rc)
     json_t *array = json_array();
     for (size_t k = 0; array && k < in->analysis->n_comparisons; k++)
         append(array, comparison_json(in, &in->analysis->comparisons[k]), 0, rc);
+    for (size_t k = 0; array && k < in->analysis->n_fleet; k++)
+        append(array, pooled_json(&in->analysis->fleet[k]), 0, rc);
     return array;
 }
 

@@ -40,6 +40,51 @@ static void write_percent_cell(FILE *f, double ratio)
     fprintf(f, " %+.2f%% |", (ratio - 1.0) * 100.0);
 }
 
+/* The point's cell; in a fleet "point · machine", so each machine's row says whose it is. */
+static void write_point_cell(FILE *f, const report_input *in, const analysis_series *s)
+{
+    if (in->n_machines <= 1 || s->machine == NULL || s->machine[0] == '\0') {
+        write_cell(f, s->point);
+        return;
+    }
+    char both[512];
+    snprintf(both, sizeof both, "%s · %s", s->point, s->machine);
+    write_cell(f, both);
+}
+
+/* A fleet's pooled comparisons: the change over the machines, its interval, where a new
+ * machine is expected, the spread between machines. */
+static void write_fleet(FILE *f, const report_input *in)
+{
+    const analysis_result *a = in->analysis;
+    if (a->n_fleet == 0)
+        return;
+    char level[LEVEL_TEXT];
+    level_text(a->fleet_confidence, 6, level, sizeof level);
+    fprintf(f, "\nAcross machines (random effects, Hartung-Knapp, %s%%):\n\n"
+            "| point | metric | baseline | candidate | machines | change | interval | "
+            "new machine | spread | verdict |\n"
+            "| --- | --- | --- | --- | ---: | ---: | --- | --- | ---: | --- |\n", level);
+    for (size_t i = 0; i < a->n_fleet; i++) {
+        const analysis_fleet *x = &a->fleet[i];
+        fputc('|', f);
+        write_cell(f, x->point);
+        write_cell(f, x->metric);
+        write_cell(f, x->baseline);
+        write_cell(f, x->candidate);
+        fprintf(f, " %zu |", x->n_machines);
+        if (!x->ok) {
+            fprintf(f, " | | | | not pooled (%s) |\n", x->error ? x->error : "no result");
+            continue;
+        }
+        write_percent_cell(f, x->ratio);
+        fprintf(f, " %+.2f%%, %+.2f%% | %+.2f%% to %+.2f%% | ±%.1f%% | %s |\n",
+                (x->ci_low - 1) * 100, (x->ci_high - 1) * 100, (x->predict_low - 1) * 100,
+                (x->predict_high - 1) * 100, (exp(x->tau) - 1) * 100,
+                verdict_kind_name(x->decision.kind));
+    }
+}
+
 static void write_comparisons(FILE *f, const report_input *in, const query_point_set *unrun)
 {
     fputs("| point | metric | baseline | candidate | change | interval | p | verdict |\n"
@@ -50,7 +95,7 @@ static void write_comparisons(FILE *f, const report_input *in, const query_point
         if (query_point_set_has(unrun, b->point))
             continue;
         fputc('|', f);
-        write_cell(f, b->point);
+        write_point_cell(f, in, b);
         write_cell(f, b->metric);
         write_cell(f, b->variant);
         write_cell(f, x->variant);
@@ -86,7 +131,7 @@ static void write_summaries(FILE *f, const report_input *in, const query_point_s
         if (query_point_set_has(unrun, in->series[i].point))
             continue;
         fputc('|', f);
-        write_cell(f, in->series[i].point);
+        write_point_cell(f, in, &in->series[i]);
         write_cell(f, in->series[i].metric);
         write_cell(f, in->series[i].variant);
         fprintf(f, " %zu | %.6g | %.2f%% | %.6g | %.6g |\n", s->n, s->median, s->cv * 100,
@@ -127,6 +172,7 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
     if (line[0] != '\0')
         fprintf(f, "%s.\n\n", line);
     write_comparisons(f, in, unrun);
+    write_fleet(f, in);
     write_summaries(f, in, unrun);
     write_warnings(f, in, unrun);
 }

@@ -45,6 +45,13 @@ typedef struct {
     const char *key, *value;
 } report_fact;
 
+/* A machine that took samples of the experiment (a fleet has several). */
+typedef struct {
+    const char *name;          /* "" : the one machine of a local store */
+    size_t samples;            /* in blocks */
+    size_t failed;             /* of those, failed or timed out runs */
+} report_machine;
+
 /* What a variant ran, exactly: its build's content key and its binary's SHA-256. */
 typedef struct {
     const char *variant;
@@ -73,6 +80,8 @@ typedef struct {
     const analysis_series *series; /* the compared metric per (point, variant) */
     size_t n_series;
     const analysis_result *analysis;
+    const report_machine *machines; /* those that took samples; one "" on a local store */
+    size_t n_machines;
     size_t looks;                  /* adaptive stopping: planned looks (0 or 1: none) */
 } report_input;
 

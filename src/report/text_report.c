@@ -246,6 +246,10 @@ static void print_group(const report_input *in, size_t first, size_t end, FILE *
         fputs(" · ", out);
     }
     plain_write(out, s->metric);
+    if (s->machine && s->machine[0]) {
+        fputs(" · machine ", out);
+        plain_write(out, s->machine);
+    }
     fprintf(out, " (%s is better) ==\n", s->higher_is_better ? "higher" : "lower");
     print_table(in, first, end, out);
     print_plot(in, first, end, out);
@@ -280,6 +284,84 @@ static void print_overall(const report_input *in, FILE *out)
                 level, verdict_kind_name(o->decision.kind),
                 o->decision.negligible ? " (negligible)" : "");
     }
+}
+
+/* The machines of a pool whose own verdict is kind, as "m1, m2 and m3". */
+static void print_machines_with(const report_input *in, const analysis_fleet *f,
+                                verdict_kind kind, FILE *out)
+{
+    size_t shown = 0, total = kind == VERDICT_BETTER ? f->n_better : f->n_worse;
+    for (size_t j = 0; j < f->n_machines; j++) {
+        const analysis_comparison *c = &in->analysis->comparisons[f->members[j]];
+        if (!c->ok || c->result.decision.kind != kind)
+            continue;
+        fputs(shown == 0 ? "" : shown + 1 == total ? " and " : ", ", out);
+        plain_write(out, analysis_comparison_machine(in->series, c));
+        shown++;
+    }
+}
+
+/* What the machines say one by one, in words: all alike, or some better and some worse. */
+static void print_machine_agreement(const report_input *in, const analysis_fleet *f, FILE *out)
+{
+    if (f->n_better > 0 && f->n_worse > 0) {
+        fputs("   machines disagree: better on ", out);
+        print_machines_with(in, f, VERDICT_BETTER, out);
+        fputs(", worse on ", out);
+        print_machines_with(in, f, VERDICT_WORSE, out);
+        fputs("\n", out);
+    } else if (f->n_better + f->n_worse > 0) {
+        verdict_kind kind = f->n_better ? VERDICT_BETTER : VERDICT_WORSE;
+        fprintf(out, "   %s on %zu of %zu machines (", verdict_kind_name(kind),
+                f->n_better + f->n_worse, f->n_machines);
+        print_machines_with(in, f, kind, out);
+        fputs("), the others undecided on their own\n", out);
+    }
+}
+
+static void print_fleet_one(const report_input *in, const analysis_fleet *f, FILE *out)
+{
+    fputs(" ", out);
+    plain_write(out, f->candidate);
+    fputs(" vs ", out);
+    plain_write(out, f->baseline);
+    fputs(", ", out);
+    plain_write(out, f->metric);
+    if (in->n_points > 1) {
+        fputs(" at ", out);
+        plain_write(out, f->point);
+    }
+    if (!f->ok) {
+        fprintf(out, ": not pooled (%s)\n", f->error ? f->error : "no result");
+        return;
+    }
+    char est[32], lo[32], hi[32], plo[32], phi[32], level[LEVEL_TEXT];
+    format_percent(f->ratio, est, sizeof est);
+    format_percent(f->ci_low, lo, sizeof lo);
+    format_percent(f->ci_high, hi, sizeof hi);
+    format_percent(f->predict_low, plo, sizeof plo);
+    format_percent(f->predict_high, phi, sizeof phi);
+    level_text(f->confidence, 6, level, sizeof level);
+    fprintf(out, ": %s [%s, %s] over %zu machines (%s%% CI, p = %.2g adjusted): %s%s\n", est,
+            lo, hi, f->n_machines, level, f->p_adjusted, verdict_kind_name(f->decision.kind),
+            f->decision.negligible ? " (negligible)" : "");
+    fprintf(out, "   on a machine not in this fleet, expect %s to %s (%s%% prediction "
+            "interval)\n", plo, phi, level);
+    fprintf(out, "   between machines: spread ±%.1f%% (tau), I² %.0f%%\n",
+            (exp(f->tau) - 1.0) * 100.0, f->i2 * 100.0);
+    if (f->predict_low < 1.0 && f->predict_high > 1.0 && f->decision.kind != VERDICT_INCONCLUSIVE &&
+        f->decision.kind != VERDICT_EQUIVALENT)
+        fputs("   the pooled effect is clear, but on a new machine it could go either way\n", out);
+    print_machine_agreement(in, f, out);
+}
+
+static void print_fleet(const report_input *in, FILE *out)
+{
+    if (in->analysis->n_fleet == 0)
+        return;
+    fputs("\n== across machines (random effects, Hartung-Knapp interval) ==\n", out);
+    for (size_t i = 0; i < in->analysis->n_fleet; i++)
+        print_fleet_one(in, &in->analysis->fleet[i], out);
 }
 
 /* Warnings of unrun points (too few samples, a failed comparison) are left out: the one
@@ -328,6 +410,7 @@ void report_write_text(const report_input *in, FILE *out)
     if (line[0] != '\0')
         fprintf(out, "\n%s\n", line);
     print_overall(in, out);
+    print_fleet(in, out);
     text_change_charts(in, out);
     print_warnings(in, &unrun, out);
     query_point_set_free(&unrun);

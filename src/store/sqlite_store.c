@@ -1,9 +1,7 @@
-/* The SQLite results store: opening (WAL, migrations, one writer's lock, or read-only),
- * the statement cache, and the writes, each sample in its own transaction. */
+/* The SQLite back end: opening (WAL, migrations, one writer's lock, or read-only), closing,
+ * the statement cache and transactions; its table of operations. */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +11,13 @@
 #include <unistd.h>
 
 #include "store/sqlite_store.h"
-#include "store/store_internal.h"
+#include "store/sqlite_store_internal.h"
 
 /* SQLite's clock, in UTC with milliseconds: one format for every time in the store. */
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+/* Leases are kept in days (julianday), by the clock of the machine writing the store. */
+#define LEASE_RUNNING "(state = 'claimed' AND lease_until >= julianday('now'))"
+#define BLOCK_FREE "(state = 'open' OR (state = 'claimed' AND lease_until < julianday('now')))"
 
 static const char *const statement_sql[STMT_COUNT] = {
     [STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -24,8 +25,8 @@ static const char *const statement_sql[STMT_COUNT] = {
     [STMT_ROLLBACK] = "ROLLBACK",
     [STMT_FIND_EXPERIMENT] = "SELECT id, plan_hash, text_hash FROM experiment WHERE name = ?1",
     [STMT_INSERT_EXPERIMENT] =
-        "INSERT INTO experiment (name, text, text_hash, plan_hash, seed, tool_version, created)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW_SQL ")",
+        "INSERT INTO experiment (name, text, text_hash, plan_hash, seed, tool_version, created,"
+        " tool_build) VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW_SQL ", ?7)",
     [STMT_ARCHIVE_TEXT] =
         "INSERT INTO experiment_text_history (experiment_id, text, text_hash, replaced)"
         " SELECT id, text, text_hash, " NOW_SQL " FROM experiment WHERE id = ?1",
@@ -47,15 +48,17 @@ static const char *const statement_sql[STMT_COUNT] = {
         " ?15, ?16, ?17, ?18, ?19, ?20, ?21 FROM run WHERE id = ?1",
     [STMT_INSERT_METRIC] =
         "INSERT INTO sample_metric (sample_id, position, name, value) VALUES (?1, ?2, ?3, ?4)",
+    /* several machines write one experiment, and seq counts per machine: seq, then the
+     * machine, then the id order the samples (the PostgreSQL back end says the same) */
     [STMT_SELECT_SAMPLES] =
         "SELECT id, point, variant, block, seq, started, wall, user_seconds, sys_seconds,"
         " maxrss_kib, voluntary_switches, involuntary_switches, exit_code, timed_out, tainted,"
         " taint_reason, steal, other_busy, load1, layout, machine"
-        " FROM sample WHERE experiment_id = ?1 ORDER BY seq, id",
+        " FROM sample WHERE experiment_id = ?1 ORDER BY seq, machine, id",
     [STMT_SELECT_METRICS] =
         "SELECT name, value FROM sample_metric WHERE sample_id = ?1 ORDER BY position",
-    [STMT_GET_EXPERIMENT] = "SELECT name, text, text_hash, plan_hash, seed, tool_version"
-                            " FROM experiment WHERE id = ?1",
+    [STMT_GET_EXPERIMENT] = "SELECT name, text, text_hash, plan_hash, seed, tool_version,"
+                            " tool_build FROM experiment WHERE id = ?1",
     /* the experiment run most recently; experiments never run follow, newest first */
     [STMT_LATEST_EXPERIMENT] =
         "SELECT e.id FROM experiment e ORDER BY"
@@ -64,16 +67,52 @@ static const char *const statement_sql[STMT_COUNT] = {
     [STMT_SELECT_FACTS] =
         "SELECT key, value FROM run_fact WHERE run_id ="
         " (SELECT max(id) FROM run WHERE experiment_id = ?1) ORDER BY position",
+    [STMT_SELECT_EXPERIMENTS] = "SELECT id, name, text, text_hash, plan_hash, seed,"
+                                " tool_version, tool_build FROM experiment ORDER BY id",
+    [STMT_UPSERT_MACHINE] =
+        "INSERT INTO machine (name, recorded) VALUES (?1, " NOW_SQL ")"
+        " ON CONFLICT (name) DO UPDATE SET recorded = excluded.recorded",
+    [STMT_DELETE_MACHINE_FACTS] = "DELETE FROM machine_fact WHERE machine = ?1",
+    [STMT_INSERT_MACHINE_FACT] =
+        "INSERT INTO machine_fact (machine, position, key, value) VALUES (?1, ?2, ?3, ?4)",
+    [STMT_SELECT_MACHINE_FACTS] =
+        "SELECT machine, key, value FROM machine_fact ORDER BY machine, position",
+    [STMT_INSERT_BLOCK] =
+        "INSERT INTO block (experiment_id, point, block, position) VALUES (?1, ?2, ?3, ?4)"
+        " ON CONFLICT (experiment_id, point, block) DO NOTHING",
+    /* the writer's lock (BEGIN IMMEDIATE) serialises claims: no two take one block */
+    [STMT_FREE_BLOCK] = "SELECT id, point, block FROM block WHERE experiment_id = ?1"
+                        " AND (?2 IS NULL OR point = ?2) AND " BLOCK_FREE
+                        " ORDER BY position, id LIMIT 1",
+    [STMT_TAKE_BLOCK] =
+        "UPDATE block SET state = 'claimed', machine = ?2, worker = ?3,"
+        " lease_until = julianday('now') + ?4 / 86400.0, attempts = attempts + 1"
+        " WHERE id = ?1 RETURNING attempts",
+    [STMT_COUNT_BLOCKS] = "SELECT coalesce(sum(" BLOCK_FREE "), 0),"
+                          " coalesce(sum(" LEASE_RUNNING "), 0),"
+                          " coalesce(sum(state = 'done'), 0)"
+                          " FROM block WHERE experiment_id = ?1",
+    [STMT_RENEW_CLAIM] =
+        "UPDATE block SET lease_until = julianday('now') + ?3 / 86400.0"
+        " WHERE id = ?1 AND state = 'claimed' AND worker = ?2",
+    [STMT_CHECK_CLAIM] = "SELECT state, worker FROM block WHERE id = ?1",
+    [STMT_BLOCK_DONE] = "UPDATE block SET state = 'done', lease_until = NULL WHERE id = ?1",
+    [STMT_RELEASE_BLOCK] =
+        "UPDATE block SET state = 'open', machine = '', worker = '', lease_until = NULL"
+        " WHERE id = ?1 AND state = 'claimed' AND worker = ?2",
+    [STMT_SELECT_BLOCKS] = "SELECT point, block, state, machine, attempts FROM block"
+                           " WHERE experiment_id = ?1 ORDER BY position, id",
 };
 
-sqlite3_stmt *store_statement(store *s, store_statement_id id, char *err, size_t errlen)
+sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id, char *err,
+                                     size_t errlen)
 {
     sqlite3_stmt *stmt = s->statements[id];
     if (stmt == NULL) {
         int rc = sqlite3_prepare_v3(s->db, statement_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
                                     &stmt, NULL);
         if (rc != SQLITE_OK) {
-            store_fail(s, rc, "preparing a statement", err, errlen);
+            sqlite_store_fail(s, rc, "preparing a statement", err, errlen);
             return NULL;
         }
         s->statements[id] = stmt;
@@ -83,81 +122,56 @@ sqlite3_stmt *store_statement(store *s, store_statement_id id, char *err, size_t
     return stmt;
 }
 
-/* Runs a statement that returns no rows; resets it so it holds no lock afterwards. */
-static int run_statement(store *s, sqlite3_stmt *stmt, const char *doing, char *err,
-                         size_t errlen)
+int sqlite_store_run(sqlite_store *s, sqlite3_stmt *stmt, const char *doing, char *err,
+                     size_t errlen)
 {
     int rc = sqlite3_step(stmt);
     if (rc != SQLITE_DONE)
-        store_fail(s, rc, doing, err, errlen);
+        sqlite_store_fail(s, rc, doing, err, errlen);
     sqlite3_reset(stmt);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int run_cached(store *s, store_statement_id id, const char *doing, char *err,
-                      size_t errlen)
+static int run_cached(sqlite_store *s, sqlite_store_statement_id id, const char *doing,
+                      char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt = store_statement(s, id, err, errlen);
-    return stmt == NULL ? -1 : run_statement(s, stmt, doing, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, id, err, errlen);
+    return stmt == NULL ? -1 : sqlite_store_run(s, stmt, doing, err, errlen);
 }
 
-/* A store opened with store_open_read_only is never written. */
-static int refuse_if_read_only(const store *s, const char *doing, char *err, size_t errlen)
+int sqlite_store_begin(sqlite_store *s, const char *doing, char *err, size_t errlen)
 {
-    if (!s->read_only)
-        return 0;
-    return error_text(err, errlen, "%s: opened read-only; cannot be written while %s",
-                      s->path, doing);
-}
-
-int store_begin(store *s, const char *doing, char *err, size_t errlen)
-{
-    if (refuse_if_read_only(s, doing, err, errlen) != 0)
-        return -1;
+    /* the dispatcher refuses writes first; this guards what reaches the back end anyway */
+    if (s->base.read_only)
+        return error_text(err, errlen, "%s: opened read-only; cannot be written while %s",
+                          s->path, doing);
     return run_cached(s, STMT_BEGIN, doing, err, errlen);
 }
 
-int store_commit(store *s, const char *doing, char *err, size_t errlen)
-{
-    return run_cached(s, STMT_COMMIT, doing, err, errlen);
-}
-
-void store_rollback(store *s)
+/* Rolls back if a transaction is still open (SQLite ends some itself, e.g. on a full disk). */
+static void rollback(sqlite_store *s)
 {
     if (sqlite3_get_autocommit(s->db))
         return;
-    sqlite3_stmt *stmt = store_statement(s, STMT_ROLLBACK, NULL, 0);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_ROLLBACK, NULL, 0);
     if (stmt != NULL)
-        run_statement(s, stmt, "rolling back", NULL, 0);
+        sqlite_store_run(s, stmt, "rolling back", NULL, 0);
     else
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Ends a write: commits after status 0; otherwise rolls back and passes status on
- * (STORE_PLAN_CHANGED), the message already in err before the rollback could replace it. */
-static int finish_transaction(store *s, int status, const char *doing, char *err,
-                              size_t errlen)
+int sqlite_store_finish(sqlite_store *s, int status, const char *doing, char *err,
+                        size_t errlen)
 {
-    if (status == 0 && store_commit(s, doing, err, errlen) == 0)
+    if (status == 0 && run_cached(s, STMT_COMMIT, doing, err, errlen) == 0)
         return 0;
-    store_rollback(s);
+    rollback(s);
     return status < 0 ? status : -1;
 }
 
 sqlite3 *sqlite_store_connection(store *s)
 {
-    return s->db;
-}
-
-static char *copy_string(const char *text)
-{
-    if (text == NULL)
-        return NULL;
-    size_t n = strlen(text) + 1;
-    char *copy = malloc(n);
-    if (copy != NULL)
-        memcpy(copy, text, n);
-    return copy;
+    return s != NULL && s->backend == &sqlite_store_backend ? sqlite_store_of(s)->db : NULL;
 }
 
 /* Which process holds the writer's lock: /proc/locks lists every flock with the pid that
@@ -196,8 +210,8 @@ static pid_t lock_holder(int fd)
  * is open for writing and released by the kernel when its verdict dies, so two `verdict
  * run` never measure at once. flock and SQLite's own locks (fcntl, byte ranges) do not
  * interact; but closing any descriptor of the file drops this process's fcntl locks, so
- * lock_fd is closed only after SQLite's connection (store_close). */
-static int lock_for_writing(store *s, char *err, size_t errlen)
+ * lock_fd is closed only after SQLite's connection (close_store). */
+static int lock_for_writing(sqlite_store *s, char *err, size_t errlen)
 {
     const char *file = sqlite3_db_filename(s->db, "main");
     if (file == NULL || file[0] == '\0')
@@ -221,49 +235,42 @@ static int lock_for_writing(store *s, char *err, size_t errlen)
     return STORE_LOCKED;
 }
 
-static store *store_new(const char *path, bool read_only, char *err, size_t errlen)
+static sqlite_store *store_new(const char *path, bool read_only, char *err, size_t errlen)
 {
-    store *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->path = copy_string(path)) == NULL) {
+    sqlite_store *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->path = store_copy_string(path)) == NULL) {
         free(s);
         error_text(err, errlen, "%s: out of memory opening the store", path);
         return NULL;
     }
-    s->read_only = read_only;
+    s->base.backend = &sqlite_store_backend;
+    s->base.label = s->path;
+    s->base.read_only = read_only;
     s->lock_fd = -1;
     return s;
 }
 
-static int connect_database(store *s, const char *filename, int flags, char *err, size_t errlen)
+static int connect_database(sqlite_store *s, const char *filename, int flags, char *err,
+                            size_t errlen)
 {
     int rc = sqlite3_open_v2(filename, &s->db, flags | SQLITE_OPEN_EXRESCODE, NULL);
     if (rc != SQLITE_OK)
-        return store_fail(s, rc, s->read_only ? "opening the store for reading"
-                                              : "opening the store", err, errlen);
+        return sqlite_store_fail(s, rc, s->base.read_only ? "opening the store for reading"
+                                                          : "opening the store", err, errlen);
     sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_SECONDS * 1000);
     return 0;
 }
 
-int store_open(const char *path, store **out, char *err, size_t errlen)
+static int open_for_writing(sqlite_store *s, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (path == NULL || path[0] == '\0')
-        return error_text(err, errlen, "store: no file name given");
-    store *s = store_new(path, false, err, errlen);
-    if (s == NULL)
-        return -1;
     /* SQLite creates the file at once; the lock is taken before anything is written. */
-    int rc = connect_database(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err, errlen);
+    int rc = connect_database(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err,
+                              errlen);
     if (rc == 0)
         rc = lock_for_writing(s, err, errlen);
     if (rc == 0)
-        rc = store_schema_prepare(s->db, path, err, errlen);
-    if (rc != 0) {
-        store_close(s);
-        return rc == STORE_LOCKED ? STORE_LOCKED : -1;
-    }
-    *out = s;
-    return 0;
+        rc = sqlite_store_schema_prepare(s->db, s->path, err, errlen);
+    return rc;
 }
 
 /* "file:PATH?immutable=1" with PATH percent-encoded, as SQLite's URIs want it. */
@@ -295,7 +302,7 @@ static char *immutable_uri(const char *path)
  * missing: impossible on a read-only file system or in a directory we cannot write. When
  * no -wal file holds commits, the store file alone is the whole store, and SQLite can read
  * it as immutable (no -shm, no locks). */
-static bool readable_as_immutable(const store *s, int probe_rc)
+static bool readable_as_immutable(const sqlite_store *s, int probe_rc)
 {
     int primary = probe_rc & 0xff;
     if (primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY)
@@ -316,41 +323,29 @@ static int probe(sqlite3 *db)
     return sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
 }
 
-int store_open_read_only(const char *path, store **out, char *err, size_t errlen)
+static int open_for_reading(sqlite_store *s, char *err, size_t errlen)
 {
-    *out = NULL;
-    if (path == NULL || path[0] == '\0')
-        return error_text(err, errlen, "store: no file name given");
-    if (access(path, F_OK) != 0)
-        return error_text(err, errlen, "%s: no such store: %s", path, strerror(errno));
-    store *s = store_new(path, true, err, errlen);
-    if (s == NULL)
-        return -1;
-    int rc = connect_database(s, path, SQLITE_OPEN_READONLY, err, errlen);
+    if (access(s->path, F_OK) != 0)
+        return error_text(err, errlen, "%s: no such store: %s", s->path, strerror(errno));
+    int rc = connect_database(s, s->path, SQLITE_OPEN_READONLY, err, errlen);
     int probed = rc == 0 ? probe(s->db) : SQLITE_OK;
     if (rc == 0 && probed != SQLITE_OK && readable_as_immutable(s, probed)) {
-        char *uri = immutable_uri(path);
+        char *uri = immutable_uri(s->path);
         sqlite3_close(s->db);
         s->db = NULL;
         rc = uri != NULL
                  ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
-                 : error_text(err, errlen, "%s: out of memory", path);
+                 : error_text(err, errlen, "%s: out of memory", s->path);
         free(uri);
     }
     if (rc == 0)
-        rc = store_schema_check_readable(s->db, path, err, errlen);
-    if (rc != 0) {
-        store_close(s);
-        return -1;
-    }
-    *out = s;
-    return 0;
+        rc = sqlite_store_schema_check_readable(s->db, s->path, err, errlen);
+    return rc;
 }
 
-void store_close(store *s)
+static void close_store(store *base)
 {
-    if (s == NULL)
-        return;
+    sqlite_store *s = sqlite_store_of(base);
     for (int i = 0; i < STMT_COUNT; i++)
         sqlite3_finalize(s->statements[i]);
     sqlite3_close(s->db);
@@ -361,360 +356,44 @@ void store_close(store *s)
     free(s->got_name);
     free(s->got_text);
     free(s->got_tool_version);
+    free(s->got_tool_build);
+    free(s->got_point);
     free(s);
 }
 
-/* Binds the experiment's text and its hash (?2, ?3), shared by insert and update. */
-static int bind_text_and_hash(sqlite3_stmt *stmt, const store_experiment *e, char hash[17])
+int sqlite_store_open(const char *path, bool read_only, store **out, char *err, size_t errlen)
 {
-    store_format_hash(e->text_hash, hash);
-    const char *text = e->text != NULL ? e->text : "";
-    sqlite3_uint64 length = e->text != NULL ? e->text_length : 0;
-    int rc = sqlite3_bind_text64(stmt, 2, text, length, SQLITE_STATIC, SQLITE_UTF8);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(stmt, 3, hash, 16, SQLITE_STATIC);
-    return rc;
-}
-
-static int insert_experiment(store *s, const store_experiment *e, int64_t *id, char *err,
-                             size_t errlen)
-{
-    const char *doing = "recording the experiment";
-    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_EXPERIMENT, err, errlen);
-    if (stmt == NULL)
+    *out = NULL;
+    sqlite_store *s = store_new(path, read_only, err, errlen);
+    if (s == NULL)
         return -1;
-    char text_hash[17], plan_hash[17], seed[24];
-    store_format_hash(e->plan_hash, plan_hash);
-    snprintf(seed, sizeof seed, "%" PRIu64, e->seed);
-    int rc = sqlite3_bind_text(stmt, 1, e->name, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = bind_text_and_hash(stmt, e, text_hash);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(stmt, 4, plan_hash, 16, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(stmt, 5, seed, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(stmt, 6, s->tool_version, -1, SQLITE_STATIC);
-    if (rc != SQLITE_OK)
-        return store_fail(s, rc, doing, err, errlen);
-    if (run_statement(s, stmt, doing, err, errlen) != 0)
-        return -1;
-    *id = sqlite3_last_insert_rowid(s->db);
-    return 0;
-}
-
-/* Same plan, new text (a comment edited, say): keep the old text in the history table. */
-static int replace_text(store *s, int64_t id, const store_experiment *e, char *err,
-                        size_t errlen)
-{
-    const char *doing = "recording the experiment's new text";
-    sqlite3_stmt *archive = store_statement(s, STMT_ARCHIVE_TEXT, err, errlen);
-    if (archive == NULL)
-        return -1;
-    sqlite3_bind_int64(archive, 1, id);
-    if (run_statement(s, archive, doing, err, errlen) != 0)
-        return -1;
-    sqlite3_stmt *update = store_statement(s, STMT_UPDATE_TEXT, err, errlen);
-    if (update == NULL)
-        return -1;
-    char text_hash[17];
-    sqlite3_bind_int64(update, 1, id);
-    int rc = bind_text_and_hash(update, e, text_hash);
-    if (rc != SQLITE_OK)
-        return store_fail(s, rc, doing, err, errlen);
-    return run_statement(s, update, doing, err, errlen);
-}
-
-/* Looks the experiment up by name: found is 0/1, and its id and hashes when found. */
-static int find_experiment(store *s, const char *name, bool *found, int64_t *id,
-                           uint64_t *plan_hash, uint64_t *text_hash, char *err, size_t errlen)
-{
-    sqlite3_stmt *stmt = store_statement(s, STMT_FIND_EXPERIMENT, err, errlen);
-    if (stmt == NULL)
-        return -1;
-    sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(stmt);
-    *found = rc == SQLITE_ROW;
-    bool hashes_ok = true;
-    if (*found) {
-        *id = sqlite3_column_int64(stmt, 0);
-        hashes_ok = store_parse_hash((const char *)sqlite3_column_text(stmt, 1), plan_hash) &&
-                    store_parse_hash((const char *)sqlite3_column_text(stmt, 2), text_hash);
+    int rc = read_only ? open_for_reading(s, err, errlen) : open_for_writing(s, err, errlen);
+    if (rc != 0) {
+        close_store(&s->base);
+        return rc == STORE_LOCKED ? STORE_LOCKED : -1;
     }
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        store_fail(s, rc, "looking the experiment up", err, errlen);
-    sqlite3_reset(stmt);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        return -1;
-    if (!hashes_ok)
-        return error_text(err, errlen, "%s: experiment %s has a damaged hash", s->path,
-                          name);
+    *out = &s->base;
     return 0;
 }
 
-static int open_experiment_locked(store *s, const store_experiment *e, int64_t *id,
-                                  bool *existing, char *err, size_t errlen)
-{
-    uint64_t plan_hash = 0, text_hash = 0;
-    if (find_experiment(s, e->name, existing, id, &plan_hash, &text_hash, err, errlen) != 0)
-        return -1;
-    if (!*existing)
-        return insert_experiment(s, e, id, err, errlen);
-    if (plan_hash != e->plan_hash) {
-        error_text(err, errlen,
-                   "experiment %s in %s was run with a different plan (variants, "
-                   "parameters, seed or repetitions changed); use a new store or "
-                   "restore the file",
-                   e->name, s->path);
-        return STORE_PLAN_CHANGED;
-    }
-    if (text_hash != e->text_hash)
-        return replace_text(s, *id, e, err, errlen);
-    return 0;
-}
-
-int store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
-                          bool *existing, char *err, size_t errlen)
-{
-    if (e->name == NULL || e->name[0] == '\0')
-        return error_text(err, errlen, "%s: an experiment needs a name", s->path);
-    /* runs started through this handle record the verdict that ran them */
-    char *version = copy_string(e->tool_version != NULL ? e->tool_version : "unknown");
-    if (version == NULL)
-        return error_text(err, errlen, "%s: out of memory", s->path);
-    free(s->tool_version);
-    s->tool_version = version;
-    const char *doing = "opening the experiment";
-    if (store_begin(s, doing, err, errlen) != 0)
-        return -1;
-    int status = open_experiment_locked(s, e, experiment_id, existing, err, errlen);
-    return finish_transaction(s, status, doing, err, errlen);
-}
-
-/* Facts take positions first, first + 1, ... in the run. */
-static int insert_facts(store *s, int64_t run_id, int64_t first, const store_fact *facts,
-                        size_t n_facts, char *err, size_t errlen)
-{
-    const char *doing = "recording the run's facts";
-    for (size_t i = 0; i < n_facts; i++) {
-        sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_FACT, err, errlen);
-        if (stmt == NULL)
-            return -1;
-        sqlite3_bind_int64(stmt, 1, run_id);
-        sqlite3_bind_int64(stmt, 2, first + (sqlite3_int64)i);
-        sqlite3_bind_text(stmt, 3, facts[i].key != NULL ? facts[i].key : "", -1, SQLITE_STATIC);
-        /* readers strdup values: never hand them NULL */
-        sqlite3_bind_text(stmt, 4, facts[i].value != NULL ? facts[i].value : "", -1,
-                          SQLITE_STATIC);
-        int rc = sqlite3_step(stmt);
-        sqlite3_reset(stmt);
-        if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-            return error_text(err, errlen, "%s: no run %" PRId64 " to add facts to",
-                              s->path, run_id);
-        if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-            return error_text(err, errlen, "%s: fact %s given twice for one run", s->path,
-                              facts[i].key != NULL ? facts[i].key : "");
-        if (rc != SQLITE_DONE)
-            return store_fail(s, rc, doing, err, errlen);
-    }
-    return 0;
-}
-
-static int begin_run_locked(store *s, int64_t experiment_id, const store_fact *facts,
-                            size_t n_facts, int64_t *run_id, char *err, size_t errlen)
-{
-    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_RUN, err, errlen);
-    if (stmt == NULL)
-        return -1;
-    sqlite3_bind_int64(stmt, 1, experiment_id);
-    sqlite3_bind_text(stmt, 2, s->tool_version != NULL ? s->tool_version : "unknown", -1,
-                      SQLITE_STATIC);
-    int rc = sqlite3_step(stmt);
-    sqlite3_reset(stmt);
-    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-        return error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
-                          experiment_id);
-    if (rc != SQLITE_DONE)
-        return store_fail(s, rc, "recording the run", err, errlen);
-    *run_id = sqlite3_last_insert_rowid(s->db);
-    return insert_facts(s, *run_id, 0, facts, n_facts, err, errlen);
-}
-
-int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
-                    int64_t *run_id, char *err, size_t errlen)
-{
-    const char *doing = "recording the run";
-    if (store_begin(s, doing, err, errlen) != 0)
-        return -1;
-    int status = begin_run_locked(s, experiment_id, facts, n_facts, run_id, err, errlen);
-    return finish_transaction(s, status, doing, err, errlen);
-}
-
-static int add_facts_locked(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                            char *err, size_t errlen)
-{
-    sqlite3_stmt *stmt = store_statement(s, STMT_NEXT_FACT_POSITION, err, errlen);
-    if (stmt == NULL)
-        return -1;
-    sqlite3_bind_int64(stmt, 1, run_id);
-    int rc = sqlite3_step(stmt);
-    int64_t first = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
-    sqlite3_reset(stmt);
-    if (rc != SQLITE_ROW)
-        return store_fail(s, rc, "recording the run's facts", err, errlen);
-    return insert_facts(s, run_id, first, facts, n_facts, err, errlen);
-}
-
-int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                        char *err, size_t errlen)
-{
-    const char *doing = "recording the run's facts";
-    if (store_begin(s, doing, err, errlen) != 0)
-        return -1;
-    int status = add_facts_locked(s, run_id, facts, n_facts, err, errlen);
-    return finish_transaction(s, status, doing, err, errlen);
-}
-
-/* Unknown readings are NaN in memory and NULL in the store. */
-static void bind_reading(sqlite3_stmt *stmt, int index, double value)
-{
-    if (isnan(value))
-        sqlite3_bind_null(stmt, index);
-    else
-        sqlite3_bind_double(stmt, index, value);
-}
-
-static void bind_sample(sqlite3_stmt *stmt, int64_t run_id, const store_sample *x)
-{
-    sqlite3_bind_int64(stmt, 1, run_id);
-    sqlite3_bind_text(stmt, 2, x->point, -1, SQLITE_STATIC);
-    sqlite3_bind_text(stmt, 3, x->variant, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(stmt, 4, x->block);
-    sqlite3_bind_int64(stmt, 5, x->seq);
-    bind_reading(stmt, 6, x->started);
-    bind_reading(stmt, 7, x->wall);
-    bind_reading(stmt, 8, x->user);
-    bind_reading(stmt, 9, x->sys);
-    bind_reading(stmt, 10, x->maxrss_kib);
-    sqlite3_bind_int64(stmt, 11, x->voluntary_switches);
-    sqlite3_bind_int64(stmt, 12, x->involuntary_switches);
-    sqlite3_bind_int(stmt, 13, x->exit_code);
-    sqlite3_bind_int(stmt, 14, x->timed_out ? 1 : 0);
-    sqlite3_bind_int(stmt, 15, x->tainted ? 1 : 0);
-    sqlite3_bind_text(stmt, 16, x->taint_reason, -1, SQLITE_STATIC);
-    bind_reading(stmt, 17, x->steal);
-    bind_reading(stmt, 18, x->other_busy);
-    bind_reading(stmt, 19, x->load1);
-    sqlite3_bind_int64(stmt, 20, x->layout);
-    sqlite3_bind_text(stmt, 21, x->machine ? x->machine : "", -1, SQLITE_STATIC);
-}
-
-static int insert_sample(store *s, int64_t run_id, const store_sample *x, int64_t *sample_id,
-                         char *err, size_t errlen)
-{
-    sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_SAMPLE, err, errlen);
-    if (stmt == NULL)
-        return -1;
-    bind_sample(stmt, run_id, x);
-    int rc = sqlite3_step(stmt);
-    int inserted = sqlite3_changes(s->db);
-    if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE)
-        store_fail(s, rc, "adding a sample", err, errlen);
-    sqlite3_reset(stmt);
-    if (rc == SQLITE_CONSTRAINT_UNIQUE)
-        return error_text(err, errlen,
-                          "%s: a sample for point %s, variant %s, layout %ld%s%s, block %ld "
-                          "of this experiment is already stored; a block is never measured "
-                          "twice", s->path, x->point, x->variant, x->layout,
-                          x->machine != NULL && x->machine[0] != '\0' ? ", machine " : "",
-                          x->machine != NULL ? x->machine : "", x->block);
-    if (rc != SQLITE_DONE)
-        return -1;
-    if (inserted != 1)
-        return error_text(err, errlen, "%s: no run %" PRId64 " to add a sample to", s->path,
-                          run_id);
-    *sample_id = sqlite3_last_insert_rowid(s->db);
-    return 0;
-}
-
-static int insert_metrics(store *s, int64_t sample_id, const store_sample *x, char *err,
-                          size_t errlen)
-{
-    for (size_t i = 0; i < x->n_metrics; i++) {
-        sqlite3_stmt *stmt = store_statement(s, STMT_INSERT_METRIC, err, errlen);
-        if (stmt == NULL)
-            return -1;
-        sqlite3_bind_int64(stmt, 1, sample_id);
-        sqlite3_bind_int64(stmt, 2, (sqlite3_int64)i);
-        sqlite3_bind_text(stmt, 3, x->metric_names[i], -1, SQLITE_STATIC);
-        bind_reading(stmt, 4, x->metric_values[i]);
-        int rc = sqlite3_step(stmt);
-        if (rc != SQLITE_DONE && rc != SQLITE_CONSTRAINT_UNIQUE)
-            store_fail(s, rc, "adding a sample's metrics", err, errlen);
-        sqlite3_reset(stmt);
-        if (rc == SQLITE_CONSTRAINT_UNIQUE)
-            return error_text(err, errlen, "%s: metric %s given twice for one sample",
-                              s->path, x->metric_names[i]);
-        if (rc != SQLITE_DONE)
-            return -1;
-    }
-    return 0;
-}
-
-static int check_sample(const store *s, const store_sample *x, char *err, size_t errlen)
-{
-    if (x->point == NULL || x->variant == NULL)
-        return error_text(err, errlen, "%s: a sample needs a point and a variant", s->path);
-    if (x->n_metrics > 0 && (x->metric_names == NULL || x->metric_values == NULL))
-        return error_text(err, errlen, "%s: a sample's metrics need names and values",
-                          s->path);
-    for (size_t i = 0; i < x->n_metrics; i++)
-        if (x->metric_names[i] == NULL)
-            return error_text(err, errlen, "%s: a sample's metric has no name", s->path);
-    return 0;
-}
-
-int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
-                     size_t errlen)
-{
-    if (check_sample(s, sample, err, errlen) != 0)
-        return -1;
-    const char *doing = "adding a sample";
-    if (store_begin(s, doing, err, errlen) != 0)
-        return -1;
-    int64_t sample_id = 0;
-    int status = insert_sample(s, run_id, sample, &sample_id, err, errlen);
-    if (status == 0)
-        status = insert_metrics(s, sample_id, sample, err, errlen);
-    return finish_transaction(s, status, doing, err, errlen);
-}
-
-static bool is_run_status(const char *status)
-{
-    static const char *const known[] = {"running", "done", "interrupted", "failed"};
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (status != NULL && strcmp(status, known[i]) == 0)
-            return true;
-    return false;
-}
-
-int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen)
-{
-    if (!is_run_status(status))
-        return error_text(err, errlen,
-                          "%s: run status %s is none of done, interrupted, failed, running",
-                          s->path, status != NULL ? status : "(none)");
-    if (refuse_if_read_only(s, "finishing the run", err, errlen) != 0)
-        return -1;
-    sqlite3_stmt *stmt = store_statement(s, STMT_END_RUN, err, errlen);
-    if (stmt == NULL)
-        return -1;
-    sqlite3_bind_int64(stmt, 1, run_id);
-    sqlite3_bind_text(stmt, 2, status, -1, SQLITE_STATIC);
-    /* one statement outside BEGIN is its own transaction, committed when it returns */
-    if (run_statement(s, stmt, "finishing the run", err, errlen) != 0)
-        return -1;
-    if (sqlite3_changes(s->db) != 1)
-        return error_text(err, errlen, "%s: no run %" PRId64 " to finish", s->path, run_id);
-    return 0;
-}
+const store_backend sqlite_store_backend = {
+    .close = close_store,
+    .open_experiment = sqlite_store_open_experiment,
+    .begin_run = sqlite_store_begin_run,
+    .add_run_facts = sqlite_store_add_run_facts,
+    .add_sample = sqlite_store_add_sample,
+    .end_run = sqlite_store_end_run,
+    .for_each_sample = sqlite_store_for_each_sample,
+    .get_experiment = sqlite_store_get_experiment,
+    .latest_experiment = sqlite_store_latest_experiment,
+    .for_each_fact = sqlite_store_for_each_fact,
+    .for_each_experiment = sqlite_store_for_each_experiment,
+    .record_machine = sqlite_store_record_machine,
+    .for_each_machine_fact = sqlite_store_for_each_machine_fact,
+    .plan_blocks = sqlite_store_plan_blocks,
+    .claim_block = sqlite_store_claim_block,
+    .renew_claim = sqlite_store_renew_claim,
+    .finish_block = sqlite_store_finish_block,
+    .release_block = sqlite_store_release_block,
+    .for_each_block = sqlite_store_for_each_block,
+};

@@ -1,5 +1,5 @@
-/* The results store: experiments, their runs (invocations), machine snapshots and every
- * sample, committed as soon as it is measured. SQLite is the default back end. */
+/* The results store: experiments, their runs (invocations), machines and every sample,
+ * committed as soon as it is measured. Two back ends: a SQLite file, or a PostgreSQL server. */
 #ifndef VERDICT_STORE_STORE_H
 #define VERDICT_STORE_STORE_H
 
@@ -9,7 +9,7 @@
 
 typedef struct store store; /* opaque */
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 typedef struct {
     const char *name;
@@ -18,6 +18,7 @@ typedef struct {
     uint64_t text_hash, plan_hash;
     uint64_t seed;
     const char *tool_version;
+    const char *tool_build;   /* the hash of the verdict executable that created it ("" unknown) */
 } store_experiment;
 
 typedef struct {
@@ -49,8 +50,16 @@ typedef struct {
  * (pid N)". Distinct from -1 so the caller can exit 2 rather than 1. */
 #define STORE_LOCKED (-2)
 
-/* Opens or creates the store for writing (WAL mode, migrations applied) and locks it for
- * this process until store_close: one writer per store. Refuses a store written by a newer
+/* True when the store's name is a PostgreSQL connection: a URI (postgresql://, postgres://)
+ * or a conninfo string ("host=... dbname=..."). Everything else is a SQLite file's path. */
+bool store_is_postgres(const char *name);
+/* The store's name as messages show it: a PostgreSQL connection's password replaced by
+ * "***"; malloc'ed (NULL when out of memory). */
+char *store_display_name(const char *name);
+
+/* Opens or creates the store for writing (migrations applied). SQLite: WAL mode, and locked
+ * for this process until store_close, one writer per store. PostgreSQL: many writers, a lost
+ * server waited for (VERDICT_STORE_RETRY_SECONDS, docs/store.md). Refuses a store of a newer
  * schema with a message naming both versions. Returns 0; STORE_LOCKED when another
  * process holds it for writing (nothing in the file was touched); or -1 with a message. */
 int store_open(const char *path, store **out, char *err, size_t errlen);
@@ -83,7 +92,8 @@ int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char 
 /* Marks the run finished ("done", "interrupted", "failed"). */
 int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
 
-/* Reading back: every sample of an experiment in seq order, through a callback (the
+/* Reading back: every sample of an experiment in seq order (then machine, then the order
+ * stored: seq counts per machine), through a callback (the
  * sample's strings are valid during the call only). A non-zero return from the callback
  * stops the walk and is returned as-is, err untouched (like nftw): return -1 for an error,
  * or 1 to stop early and treat 1 as success. */
@@ -100,5 +110,75 @@ int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t 
 typedef int (*store_fact_fn)(void *context, const char *key, const char *value);
 int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void *context,
                         char *err, size_t errlen);
+
+/* Every experiment of the store, oldest first (strings valid during the call only). */
+typedef int (*store_experiment_fn)(void *context, int64_t experiment_id,
+                                   const store_experiment *e);
+int store_for_each_experiment(store *s, store_experiment_fn fn, void *context, char *err,
+                              size_t errlen);
+/* The experiment of that name; -1 with a message naming the ones the store holds. */
+int store_find_experiment(store *s, const char *name, int64_t *experiment_id, char *err,
+                          size_t errlen);
+
+/* Machines: the facts of each machine that ran (or joined) an experiment of the store, by
+ * its name. Recording a machine again replaces its facts (the latest are kept). */
+int store_record_machine(store *s, const char *machine, const store_fact *facts, size_t n_facts,
+                         char *err, size_t errlen);
+/* Every machine's facts: machines by name, each machine's facts in the order recorded. */
+typedef int (*store_machine_fact_fn)(void *context, const char *machine, const char *key,
+                                     const char *value);
+int store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *context, char *err,
+                                size_t errlen);
+
+/* Blocks of a shared plan (`machines: share`): each (point, block) is claimed by one worker
+ * at a time under a lease kept by the database's clock; a block's samples are committed with
+ * the block in one transaction; a lease that runs out (the worker died) frees the block. */
+typedef struct {
+    const char *point;
+    long block;
+} store_block;
+
+/* Adds the plan's blocks in the order given (their claim order); blocks already there are
+ * kept as they are, so every worker may call it. */
+int store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks, size_t n,
+                      char *err, size_t errlen);
+
+typedef struct {
+    bool claimed;             /* a block is this worker's until its lease ends */
+    int64_t claim;            /* the block's id, for renew, finish and release */
+    const char *point;        /* valid until the next call on the store */
+    long block;
+    long attempt;             /* 1 the first time the block is claimed, 2 when retaken, ... */
+    long open, in_flight, done; /* the experiment's blocks after this call */
+} store_claim;
+
+/* Claims the first block (in plan order) that is open or whose lease ran out, at point (or
+ * at any point when point is NULL), for the worker (a token unique to the process) on the
+ * machine, for lease_seconds. Concurrent claims never get the same block. out->claimed is
+ * false when none is free; the counts then say whether blocks are still being measured. */
+int store_claim_block(store *s, int64_t experiment_id, const char *point, const char *machine,
+                      const char *worker, double lease_seconds, store_claim *out, char *err,
+                      size_t errlen);
+
+/* What renew and finish return when the block is no longer the worker's (its lease ran out
+ * and another worker claimed it, or it was finished by another): nothing was written. */
+#define STORE_CLAIM_LOST (-3)
+
+/* Extends the worker's lease on the block to lease_seconds from now. */
+int store_renew_claim(store *s, int64_t claim, const char *worker, double lease_seconds,
+                      char *err, size_t errlen);
+/* Commits the block's samples (all of them or none) and marks the block done, in one
+ * transaction, if the block is still the worker's; STORE_CLAIM_LOST otherwise. */
+int store_finish_block(store *s, int64_t claim, const char *worker, int64_t run_id,
+                       const store_sample *samples, size_t n_samples, char *err, size_t errlen);
+/* Gives the block back (an interrupted worker): open again at once for any worker. */
+int store_release_block(store *s, int64_t claim, const char *worker, char *err, size_t errlen);
+
+/* Every block of a shared plan in plan order: its state ("open", "claimed", "done"), the
+ * machine that holds or finished it ("" when open) and how many times it was claimed. */
+typedef int (*store_block_fn)(void *context, const char *point, long block, const char *state,
+                              const char *machine, long attempts);
+int store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, void *context,
+                         char *err, size_t errlen);
 
 #endif

@@ -185,7 +185,7 @@ static void kernel_hash_plan(uint64_t *h, const experiment *e)
     char seconds[32];
     snprintf(seconds, sizeof seconds, "%.17g", o->sample_seconds);
     plan_hash_field(h, 'T', "kernel");
-    plan_hash_field(h, 'm', o->module);
+    plan_hash_path(h, 'm', e, o->module);
     plan_hash_field(h, 't', seconds);
     plan_hash_number(h, 'i', o->iterations);
     plan_hash_field(h, 'a', o->arg);

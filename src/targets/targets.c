@@ -25,3 +25,10 @@ int targets_parse_experiment(const char *name, const char *text, size_t length,
 {
     return experiment_parse(name, text, length, &table, out, err, errlen);
 }
+
+int targets_parse_experiment_in(const char *name, const char *text, size_t length,
+                                const char *directory, experiment *out, char *err,
+                                size_t errlen)
+{
+    return experiment_parse_in(name, text, length, directory, &table, out, err, errlen);
+}

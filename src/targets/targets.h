@@ -11,5 +11,9 @@ const target_table *targets_all(void);
 int targets_load_experiment(const char *path, experiment *out, char *err, size_t errlen);
 int targets_parse_experiment(const char *name, const char *text, size_t length,
                              experiment *out, char *err, size_t errlen);
+/* experiment_parse_in with every target: a stored experiment, its files in directory. */
+int targets_parse_experiment_in(const char *name, const char *text, size_t length,
+                                const char *directory, experiment *out, char *err,
+                                size_t errlen);
 
 #endif

@@ -181,7 +181,10 @@ static int run(const experiment *e, const test_store *s, lab_outcome *out, verdi
     volatile sig_atomic_t stop = 0;
     lab_config c = {.e = e, .db = s->db, .experiment_id = s->experiment_id,
                     .analysis = lab_default_analysis(e), .stop = &stop};
-    return lab_run(&c, out, err);
+    int rc = lab_run(&c, out, err);
+    if (rc != 0)
+        print_message("lab_run: %s\n", err->message);
+    return rc;
 }
 
 /* The stored samples, in measurement order. */

@@ -1,12 +1,11 @@
-/* Unit tests of src/store: round trips of every field, durability when the writer is killed
- * with SIGKILL, uniqueness of blocks, plans, run facts, migrations and bad files' messages. */
+/* Unit tests of src/store's SQLite back end: the tests of both back ends on a file, then
+ * what is SQLite's own (schema versions and migrations, bad files, one writer's lock, WAL
+ * readers, read-only files, a full disk, stores in memory). */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <math.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,54 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <sqlite3.h>
 
 #include "store/sqlite_store.h"
 #include "store/store.h"
-
-#define ERR_SIZE 512
-#define MAX_COLLECTED 256
-#define MAX_METRICS 8
-
-/* Every test gets its own directory, removed afterwards. */
-typedef struct {
-    char dir[256];
-    char path[300]; /* dir/store.db */
-} fixture;
-
-static int setup_dir(void **state)
-{
-    fixture *f = calloc(1, sizeof *f);
-    if (f == NULL)
-        return -1;
-    const char *tmp = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
-    snprintf(f->dir, sizeof f->dir, "%s/verdict-store-XXXXXX", tmp);
-    if (mkdtemp(f->dir) == NULL) {
-        free(f);
-        return -1;
-    }
-    snprintf(f->path, sizeof f->path, "%s/store.db", f->dir);
-    *state = f;
-    return 0;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown_dir(void **state)
-{
-    fixture *f = *state;
-    chmod(f->dir, 0700);
-    nftw(f->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    free(f);
-    return 0;
-}
+#include "store_test_support.h"
 
 /* ---- helpers: a plain SQLite connection to look at the file behind the store's back ---- */
 
@@ -111,732 +67,6 @@ static void assert_integrity(const char *path)
     sqlite3_finalize(stmt);
     sqlite3_close(db);
 }
-
-#define assert_contains(haystack, needle) \
-    assert_contains_at((haystack), (needle), __FILE__, __LINE__)
-static void assert_contains_at(const char *haystack, const char *needle, const char *file,
-                               int line)
-{
-    if (strstr(haystack, needle) == NULL) {
-        print_error("\"%s\" does not contain \"%s\"\n", haystack, needle);
-        _fail(file, line);
-    }
-}
-
-/* ---- helpers: an experiment, a run, samples ---- */
-
-static const char experiment_text[] = "name: crc\nvariants:\n  - name: A\n  - name: B\n";
-
-static store_experiment sample_experiment(const char *name)
-{
-    return (store_experiment){
-        .name = name,
-        .text = experiment_text,
-        .text_length = sizeof experiment_text - 1,
-        .text_hash = UINT64_C(0xfedcba9876543210), /* top bit set: beyond int64 */
-        .plan_hash = UINT64_C(0x8000000000000001),
-        .seed = UINT64_MAX,
-        .tool_version = "0.1.0",
-    };
-}
-
-static const char *const metric_names[] = {"wall", "tps", "latency_ms"};
-static const double metric_values[] = {0.0123, 48145.7, 2.5};
-
-/* A sample with every field set to something distinct; variant A or B by seq parity. */
-static store_sample full_sample(long block, long seq)
-{
-    return (store_sample){
-        .point = "clients=4",
-        .variant = seq % 2 == 0 ? "A" : "B",
-        .block = block,
-        .seq = seq,
-        .started = 1.25 + (double)seq,
-        .wall = 0.5 + (double)seq / 1024.0,
-        .user = 0.375,
-        .sys = 0.0625,
-        .maxrss_kib = 10240,
-        .voluntary_switches = 17,
-        .involuntary_switches = 3,
-        .exit_code = 0,
-        .timed_out = false,
-        .tainted = true,
-        .taint_reason = "steal 3.1%",
-        .steal = 0.031,
-        .other_busy = 0.25,
-        .load1 = 1.5,
-        .metric_names = metric_names,
-        .metric_values = metric_values,
-        .n_metrics = 3,
-    };
-}
-
-static store *open_store(const char *path)
-{
-    store *s = NULL;
-    char err[ERR_SIZE] = "";
-    if (store_open(path, &s, err, sizeof err) != 0)
-        fail_msg("store_open: %s", err);
-    return s;
-}
-
-static int64_t open_experiment(store *s, const store_experiment *e, bool expect_existing)
-{
-    int64_t id = 0;
-    bool existing = !expect_existing;
-    char err[ERR_SIZE] = "";
-    if (store_open_experiment(s, e, &id, &existing, err, sizeof err) != 0)
-        fail_msg("store_open_experiment: %s", err);
-    assert_int_equal(existing, expect_existing);
-    return id;
-}
-
-static int64_t begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n)
-{
-    int64_t run_id = 0;
-    char err[ERR_SIZE] = "";
-    if (store_begin_run(s, experiment_id, facts, n, &run_id, err, sizeof err) != 0)
-        fail_msg("store_begin_run: %s", err);
-    return run_id;
-}
-
-static void add_sample(store *s, int64_t run_id, const store_sample *x)
-{
-    char err[ERR_SIZE] = "";
-    if (store_add_sample(s, run_id, x, err, sizeof err) != 0)
-        fail_msg("store_add_sample: %s", err);
-}
-
-/* A copy of a sample read back (the store's strings live only during the callback). */
-typedef struct {
-    char point[32], variant[32], machine[32], taint_reason[64];
-    bool has_taint_reason;
-    store_sample x;
-    char names[MAX_METRICS][32];
-    double values[MAX_METRICS];
-} collected_sample;
-
-typedef struct {
-    collected_sample items[MAX_COLLECTED];
-    size_t n;
-    size_t stop_after; /* 0: read all */
-} collection;
-
-static int collect_sample(void *context, const store_sample *x)
-{
-    collection *c = context;
-    assert_true(c->n < MAX_COLLECTED);
-    assert_true(x->n_metrics <= MAX_METRICS);
-    collected_sample *out = &c->items[c->n++];
-    out->x = *x;
-    snprintf(out->point, sizeof out->point, "%s", x->point);
-    snprintf(out->variant, sizeof out->variant, "%s", x->variant);
-    /* the store hands back "" for the local machine, never NULL */
-    assert_non_null(x->machine);
-    snprintf(out->machine, sizeof out->machine, "%s", x->machine);
-    out->has_taint_reason = x->taint_reason != NULL;
-    snprintf(out->taint_reason, sizeof out->taint_reason, "%s",
-             x->taint_reason != NULL ? x->taint_reason : "");
-    for (size_t i = 0; i < x->n_metrics; i++) {
-        snprintf(out->names[i], sizeof out->names[i], "%s", x->metric_names[i]);
-        out->values[i] = x->metric_values[i];
-    }
-    out->x.point = out->x.variant = out->x.machine = out->x.taint_reason = NULL;
-    out->x.metric_names = NULL;
-    out->x.metric_values = NULL;
-    return c->stop_after != 0 && c->n >= c->stop_after;
-}
-
-static collection *read_samples(store *s, int64_t experiment_id)
-{
-    collection *c = calloc(1, sizeof *c);
-    assert_non_null(c);
-    char err[ERR_SIZE] = "";
-    if (store_for_each_sample(s, experiment_id, collect_sample, c, err, sizeof err) != 0)
-        fail_msg("store_for_each_sample: %s", err);
-    return c;
-}
-
-/* Exact equality, bit for bit where it matters: a store must not round numbers. */
-static void assert_same_sample(const collected_sample *got, const store_sample *want)
-{
-    assert_string_equal(got->point, want->point);
-    assert_string_equal(got->variant, want->variant);
-    assert_int_equal(got->x.layout, want->layout);
-    assert_string_equal(got->machine, want->machine != NULL ? want->machine : "");
-    assert_int_equal(got->x.block, want->block);
-    assert_int_equal(got->x.seq, want->seq);
-    assert_true(got->x.started == want->started);
-    assert_true(got->x.wall == want->wall);
-    assert_true(got->x.user == want->user);
-    assert_true(got->x.sys == want->sys);
-    assert_true(got->x.maxrss_kib == want->maxrss_kib);
-    assert_int_equal(got->x.voluntary_switches, want->voluntary_switches);
-    assert_int_equal(got->x.involuntary_switches, want->involuntary_switches);
-    assert_int_equal(got->x.exit_code, want->exit_code);
-    assert_int_equal(got->x.timed_out, want->timed_out);
-    assert_int_equal(got->x.tainted, want->tainted);
-    assert_int_equal(got->has_taint_reason, want->taint_reason != NULL);
-    if (want->taint_reason != NULL)
-        assert_string_equal(got->taint_reason, want->taint_reason);
-    double got_readings[] = {got->x.steal, got->x.other_busy, got->x.load1};
-    double want_readings[] = {want->steal, want->other_busy, want->load1};
-    for (int i = 0; i < 3; i++) {
-        if (isnan(want_readings[i]))
-            assert_true(isnan(got_readings[i]));
-        else
-            assert_true(got_readings[i] == want_readings[i]);
-    }
-    assert_int_equal(got->x.n_metrics, want->n_metrics);
-    for (size_t i = 0; i < want->n_metrics; i++) {
-        assert_string_equal(got->names[i], want->metric_names[i]);
-        if (isnan(want->metric_values[i]))
-            assert_true(isnan(got->values[i]));
-        else
-            assert_true(got->values[i] == want->metric_values[i]);
-    }
-}
-
-/* ---- round trips ---- */
-
-static void experiment_round_trips_with_uint64_hashes(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-
-    store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
-    assert_string_equal(got.name, "crc");
-    assert_int_equal(got.text_length, e.text_length);
-    assert_memory_equal(got.text, e.text, e.text_length);
-    assert_true(got.text_hash == e.text_hash);
-    assert_true(got.plan_hash == e.plan_hash);
-    assert_true(got.seed == UINT64_MAX);
-    assert_string_equal(got.tool_version, "0.1.0");
-
-    assert_int_equal(store_get_experiment(s, id + 1, &got, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
-    store_close(s);
-}
-
-static void samples_round_trip_every_field(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-
-    static const char *const nan_names[] = {"z_last", "a_first", "unknown"};
-    static const double nan_values[] = {-1e300, 4.9406564584124654e-324, NAN};
-    store_sample samples[3] = {full_sample(0, 0), full_sample(0, 1), full_sample(-1, 2)};
-    /* the third: a failed run outside blocks, every unknown reading NaN, odd metric order */
-    samples[2].exit_code = -9;
-    samples[2].timed_out = true;
-    samples[2].tainted = false;
-    samples[2].taint_reason = NULL;
-    samples[2].steal = samples[2].other_busy = samples[2].load1 = NAN;
-    samples[2].voluntary_switches = 0x7fffffffL;
-    samples[2].metric_names = nan_names;
-    samples[2].metric_values = nan_values;
-    /* stored out of seq order: reading back must follow seq */
-    add_sample(s, run, &samples[1]);
-    add_sample(s, run, &samples[0]);
-    add_sample(s, run, &samples[2]);
-
-    collection *c = read_samples(s, id);
-    assert_int_equal(c->n, 3);
-    for (int i = 0; i < 3; i++)
-        assert_same_sample(&c->items[i], &samples[i]);
-    free(c);
-    store_close(s);
-    /* NaN went to the file as NULL, not as a number */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample WHERE steal IS NULL"), 1);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric WHERE value IS NULL"),
-                     1);
-}
-
-static void reading_stops_when_the_callback_says_so(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    for (long i = 0; i < 5; i++) {
-        store_sample x = full_sample(i, i);
-        add_sample(s, run, &x);
-    }
-    collection *c = calloc(1, sizeof *c);
-    assert_non_null(c);
-    c->stop_after = 2;
-    char err[ERR_SIZE] = "";
-    /* the callback's value comes back, so a failure inside it is not taken for success */
-    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, err, sizeof err), 1);
-    assert_int_equal(c->n, 2);
-    assert_string_equal(err, ""); /* the callback knows why it stopped; the store does not */
-    free(c);
-    store_close(s);
-}
-
-/* ---- facts and runs ---- */
-
-typedef struct {
-    char keys[8][32], values[8][64];
-    size_t n;
-} fact_list;
-
-static int collect_fact(void *context, const char *key, const char *value)
-{
-    fact_list *list = context;
-    assert_true(list->n < 8);
-    snprintf(list->keys[list->n], sizeof list->keys[0], "%s", key);
-    snprintf(list->values[list->n], sizeof list->values[0], "%s", value != NULL ? value : "(null)");
-    list->n++;
-    return 0;
-}
-
-static int refuse_fact(void *context, const char *key, const char *value)
-{
-    (void)context;
-    (void)key;
-    (void)value;
-    return -1;
-}
-
-static void facts_of_the_latest_run_come_back_in_order(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    char err[ERR_SIZE] = "";
-
-    fact_list none = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &none, err, sizeof err), 0);
-    assert_int_equal(none.n, 0);
-
-    store_fact first[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
-    store_fact second[] = {{"zeta", "1"}, {"cpu_model", "Xeon"}, {"alpha", NULL}};
-    static const char *const second_values[] = {"1", "Xeon", ""}; /* NULL comes back "" */
-    begin_run(s, id, first, 2);
-    begin_run(s, id, second, 3);
-    fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
-    assert_int_equal(got.n, 3);
-    for (size_t i = 0; i < 3; i++) {
-        assert_string_equal(got.keys[i], second[i].key);
-        assert_string_equal(got.values[i], second_values[i]);
-    }
-    assert_int_equal(store_for_each_fact(s, id, refuse_fact, NULL, err, sizeof err), -1);
-
-    store_fact twice[] = {{"governor", "a"}, {"governor", "b"}};
-    int64_t run = 0;
-    assert_int_equal(store_begin_run(s, id, twice, 2, &run, err, sizeof err), -1);
-    assert_contains(err, "fact governor given twice");
-    store_close(s);
-    /* the refused run left nothing behind */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run"), 2);
-}
-
-static void facts_added_after_begin_follow_the_begin_facts(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    store_fact at_begin[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
-    int64_t earlier = begin_run(s, id, at_begin, 2);
-    int64_t run = begin_run(s, id, at_begin, 2);
-    char err[ERR_SIZE] = "";
-    /* learnt while the run went on, in two calls; "alpha" would sort first by key */
-    store_fact calibration[] = {{"zeta_ns_per_op", "1.25"}, {"alpha", NULL}};
-    store_fact warning[] = {{"warning", "turbo on"}};
-    assert_int_equal(store_add_run_facts(s, run, calibration, 2, err, sizeof err), 0);
-    assert_int_equal(store_add_run_facts(s, run, warning, 1, err, sizeof err), 0);
-    assert_int_equal(store_add_run_facts(s, run, NULL, 0, err, sizeof err), 0);
-    /* a fact for the earlier run stays with it */
-    store_fact late[] = {{"late", "1"}};
-    assert_int_equal(store_add_run_facts(s, earlier, late, 1, err, sizeof err), 0);
-
-    static const char *const want_keys[] = {"governor", "cpu_model", "zeta_ns_per_op", "alpha",
-                                            "warning"};
-    static const char *const want_values[] = {"performance", "EPYC", "1.25", "", "turbo on"};
-    fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
-    assert_int_equal(got.n, 5);
-    for (size_t i = 0; i < 5; i++) {
-        assert_string_equal(got.keys[i], want_keys[i]);
-        assert_string_equal(got.values[i], want_values[i]);
-    }
-    store_close(s);
-    /* positions continue where the begin facts stopped: 0..4, no gap, no reuse */
-    char *sql = sqlite3_mprintf("SELECT sum(position) * 100 + count(*) FROM run_fact"
-                                " WHERE run_id = %lld",
-                                (long long)run);
-    assert_int_equal(raw_int(f->path, sql), (0 + 1 + 2 + 3 + 4) * 100 + 5);
-    sqlite3_free(sql);
-    sql = sqlite3_mprintf("SELECT count(*) FROM run_fact WHERE run_id = %lld AND key = 'late'"
-                          " AND position = 2",
-                          (long long)earlier);
-    assert_int_equal(raw_int(f->path, sql), 1);
-    sqlite3_free(sql);
-}
-
-static void a_fact_given_twice_is_refused_and_nothing_of_the_call_is_kept(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    store_fact at_begin[] = {{"governor", "performance"}};
-    int64_t run = begin_run(s, id, at_begin, 1);
-    char err[ERR_SIZE] = "";
-
-    /* a key the run already has: refused, not replaced, and the new key before it in the
-     * same call is rolled back with it */
-    store_fact again[] = {{"calibrated", "yes"}, {"governor", "powersave"}};
-    assert_int_equal(store_add_run_facts(s, run, again, 2, err, sizeof err), -1);
-    assert_contains(err, f->path);
-    assert_contains(err, "fact governor given twice for one run");
-    /* twice within one call */
-    store_fact twice[] = {{"ns_per_op", "1"}, {"ns_per_op", "2"}};
-    assert_int_equal(store_add_run_facts(s, run, twice, 2, err, sizeof err), -1);
-    assert_contains(err, "fact ns_per_op given twice for one run");
-
-    /* the store goes on: a new key is taken */
-    store_fact fine[] = {{"ns_per_op", "3"}};
-    assert_int_equal(store_add_run_facts(s, run, fine, 1, err, sizeof err), 0);
-    fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
-    assert_int_equal(got.n, 2);
-    assert_string_equal(got.keys[0], "governor");
-    assert_string_equal(got.values[0], "performance");
-    assert_string_equal(got.keys[1], "ns_per_op");
-    assert_string_equal(got.values[1], "3");
-    store_close(s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run_fact"), 2);
-    assert_int_equal(raw_int(f->path, "SELECT max(position) FROM run_fact"), 1);
-}
-
-static void facts_for_a_missing_run_are_refused(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
-    store_fact fact[] = {{"governor", "performance"}};
-    char err[ERR_SIZE] = "";
-    int rc = store_add_run_facts(s, run + 5, fact, 1, err, sizeof err);
-    store_close(s); /* first: a failed check below must not leak the store */
-    assert_int_equal(rc, -1);
-    assert_contains(err, f->path);
-    char want[64];
-    snprintf(want, sizeof want, "no run %lld", (long long)(run + 5));
-    assert_contains(err, want); /* as store_add_sample and store_end_run say it */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run_fact"), 0);
-}
-
-static void runs_record_start_end_status_and_version(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_end_run(s, run, "finished", err, sizeof err), -1);
-    assert_contains(err, "run status finished");
-    assert_int_equal(store_end_run(s, run + 5, "done", err, sizeof err), -1);
-    assert_contains(err, "no run");
-    assert_int_equal(store_end_run(s, run, "interrupted", err, sizeof err), 0);
-
-    store_sample x = full_sample(0, 0);
-    assert_int_equal(store_add_sample(s, run + 5, &x, err, sizeof err), -1);
-    assert_contains(err, "no run");
-    int64_t no_run = 0;
-    assert_int_equal(store_begin_run(s, id + 99, NULL, 0, &no_run, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
-    store_close(s);
-
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run WHERE status = 'interrupted'"
-                                      " AND ended >= started AND started LIKE '____-__-__T%Z'"
-                                      " AND tool_version = '0.1.0'"),
-                     1);
-}
-
-static void latest_experiment_is_the_one_run_last(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    int64_t latest = 0;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
-    assert_contains(err, f->path);
-
-    store_experiment a = sample_experiment("a"), b = sample_experiment("b");
-    int64_t id_a = open_experiment(s, &a, false);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
-    assert_int_equal(latest, id_a);
-    int64_t id_b = open_experiment(s, &b, false);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
-    assert_int_equal(latest, id_b);
-    begin_run(s, id_a, NULL, 0);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
-    assert_int_equal(latest, id_a);
-    store_close(s);
-}
-
-/* ---- uniqueness and plans ---- */
-
-static void a_block_is_never_stored_twice(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    store_sample x = full_sample(3, 0);
-    add_sample(s, run, &x);
-
-    /* a second run of the same experiment (a resume) may not repeat the block either */
-    int64_t resumed = begin_run(s, id, NULL, 0);
-    x.seq = 1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, resumed, &x, err, sizeof err), -1);
-    assert_contains(err, f->path);
-    assert_contains(err, "point clients=4, variant A");
-    assert_contains(err, "layout 0");
-    assert_contains(err, "block 3");
-    assert_contains(err, "already stored");
-
-    /* the store still works, and the same block of another variant or point is new */
-    x.variant = "B";
-    add_sample(s, resumed, &x);
-    x.point = "clients=8";
-    add_sample(s, resumed, &x);
-    /* samples outside blocks (-1) are not unique */
-    x.block = -1;
-    add_sample(s, resumed, &x);
-    add_sample(s, resumed, &x);
-    /* another experiment has blocks of its own */
-    store_experiment other = sample_experiment("other");
-    int64_t other_run = begin_run(s, open_experiment(s, &other, false), NULL, 0);
-    x = full_sample(3, 0);
-    add_sample(s, other_run, &x);
-    store_close(s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), 6);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 18);
-}
-
-static void layout_and_machine_round_trip(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    store_sample samples[4] = {full_sample(0, 0), full_sample(0, 1), full_sample(1, 2),
-                               full_sample(-1, 3)};
-    samples[0].layout = 0;
-    samples[0].machine = ""; /* the local machine */
-    samples[1].layout = 2;
-    samples[1].machine = "db-2.example.org";
-    samples[2].layout = 0x7fffffffL; /* an index as large as a long of 32 bits */
-    samples[2].machine = "db-1";
-    samples[3].layout = 1;
-    samples[3].machine = NULL; /* NULL is the local machine too */
-    for (int i = 0; i < 4; i++)
-        add_sample(s, run, &samples[i]);
-    collection *c = read_samples(s, id);
-    assert_int_equal(c->n, 4);
-    for (int i = 0; i < 4; i++)
-        assert_same_sample(&c->items[i], &samples[i]);
-    free(c);
-    store_close(s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample WHERE machine = ''"), 2);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample WHERE machine IS NULL"), 0);
-    assert_int_equal(raw_int(f->path, "SELECT layout FROM sample WHERE machine = 'db-1'"),
-                     0x7fffffffL);
-}
-
-static void a_block_is_one_per_layout_and_machine(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    store_sample x = full_sample(3, 0);
-    x.layout = 1;
-    x.machine = "db-2";
-    add_sample(s, run, &x);
-    /* only the layout differs: another twin of the build, its own block 3 */
-    store_sample other_layout = x;
-    other_layout.layout = 0;
-    other_layout.seq = 1;
-    add_sample(s, run, &other_layout);
-    /* only the machine differs: another machine's block 3 */
-    store_sample other_machine = x;
-    other_machine.machine = "db-3";
-    other_machine.seq = 2;
-    add_sample(s, run, &other_machine);
-    store_sample local = x;
-    local.machine = "";
-    local.seq = 3;
-    add_sample(s, run, &local);
-
-    /* the same (point, variant, layout, machine, block) again, even from a resumed run */
-    int64_t resumed = begin_run(s, id, NULL, 0);
-    store_sample again = x;
-    again.seq = 4;
-    char refused[ERR_SIZE] = "", err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, resumed, &again, refused, sizeof refused), -1);
-    /* NULL is the local machine "", so this is the sample `local` again */
-    store_sample local_again = local;
-    local_again.machine = NULL;
-    local_again.seq = 5;
-    assert_int_equal(store_add_sample(s, resumed, &local_again, err, sizeof err), -1);
-    assert_contains(err, "already stored");
-
-    collection *c = read_samples(s, id);
-    assert_int_equal(c->n, 4);
-    assert_same_sample(&c->items[0], &x);
-    assert_same_sample(&c->items[1], &other_layout);
-    assert_same_sample(&c->items[2], &other_machine);
-    assert_same_sample(&c->items[3], &local);
-    free(c);
-    store_close(s);
-    /* the refused samples left no metrics behind */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 4 * 3);
-    /* the message names every part of the block's key: which twin, which machine */
-    assert_contains(refused, f->path);
-    assert_contains(refused, "point clients=4, variant A");
-    assert_contains(refused, "layout 1");
-    assert_contains(refused, "machine db-2");
-    assert_contains(refused, "block 3");
-    assert_contains(refused, "already stored; a block is never measured twice");
-}
-
-static void same_plan_reopens_and_new_text_is_kept(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    assert_int_equal(open_experiment(s, &e, true), id);
-
-    static const char edited[] = "# a comment\nname: crc\n";
-    store_experiment changed_text = e;
-    changed_text.text = edited;
-    changed_text.text_length = sizeof edited - 1;
-    changed_text.text_hash = 42;
-    assert_int_equal(open_experiment(s, &changed_text, true), id);
-    store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
-    assert_string_equal(got.text, edited);
-    assert_true(got.text_hash == 42);
-    store_close(s);
-    /* the first text is in the history, exactly once */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history WHERE"
-                                      " text = 'name: crc\nvariants:\n  - name: A\n  - name: "
-                                      "B\n' AND text_hash = 'fedcba9876543210'"),
-                     1);
-}
-
-static void a_changed_plan_is_refused_as_plan_changed(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    int64_t run = begin_run(s, id, NULL, 0);
-    store_sample x = full_sample(0, 0);
-    add_sample(s, run, &x);
-
-    /* another plan, and another text with it: neither is taken */
-    static const char edited[] = "name: crc\nvariants:\n  - name: A\n";
-    store_experiment changed_plan = e;
-    changed_plan.plan_hash ^= 1;
-    changed_plan.text = edited;
-    changed_plan.text_length = sizeof edited - 1;
-    changed_plan.text_hash = 42;
-    int64_t refused_id = -7;
-    bool existing = false;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_experiment(s, &changed_plan, &refused_id, &existing, err,
-                                           sizeof err),
-                     STORE_PLAN_CHANGED);
-    char want[ERR_SIZE];
-    snprintf(want, sizeof want,
-             "experiment crc in %s was run with a different plan (variants, parameters, seed "
-             "or repetitions changed); use a new store or restore the file",
-             f->path);
-    assert_string_equal(err, want);
-
-    /* the stored experiment is as it was, and the store is not left in a transaction */
-    store_experiment got;
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
-    assert_true(got.plan_hash == e.plan_hash);
-    assert_true(got.text_hash == e.text_hash);
-    assert_memory_equal(got.text, experiment_text, sizeof experiment_text - 1);
-    assert_int_equal(open_experiment(s, &e, true), id);
-    begin_run(s, id, NULL, 0);
-    /* an unrelated failure is still -1, not STORE_PLAN_CHANGED */
-    store_experiment unnamed = sample_experiment("");
-    assert_int_equal(store_open_experiment(s, &unnamed, &refused_id, &existing, err,
-                                           sizeof err),
-                     -1);
-    store_close(s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment"), 1);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history"), 0);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), 1);
-}
-
-static void each_new_text_of_the_same_plan_keeps_the_one_before(void **state)
-{
-    fixture *f = *state;
-    store *s = open_store(f->path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, false);
-    static const char second[] = "# second\nname: crc\n", third[] = "# third\nname: crc\n";
-    store_experiment edit = e;
-    edit.text = second;
-    edit.text_length = sizeof second - 1;
-    edit.text_hash = 2;
-    assert_int_equal(open_experiment(s, &edit, true), id);
-    /* the same text again is no edit: nothing more in the history */
-    assert_int_equal(open_experiment(s, &edit, true), id);
-    edit.text = third;
-    edit.text_length = sizeof third - 1;
-    edit.text_hash = 3;
-    assert_int_equal(open_experiment(s, &edit, true), id);
-
-    store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
-    assert_string_equal(got.text, third);
-    assert_true(got.text_hash == 3);
-    assert_true(got.plan_hash == e.plan_hash);
-    store_close(s);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history"), 2);
-    /* oldest first, each with the hash it had and the time it was replaced */
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history"
-                                      " WHERE rowid = 1 AND text_hash = 'fedcba9876543210'"
-                                      " AND text LIKE 'name: crc%'"
-                                      " AND replaced LIKE '____-__-__T%Z'"),
-                     1);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment_text_history"
-                                      " WHERE rowid = 2 AND text_hash = '0000000000000002'"
-                                      " AND text = '# second\nname: crc\n'"),
-                     1);
-}
-
 /* ---- schema ---- */
 
 static void an_empty_file_is_migrated_and_reopened(void **state)
@@ -1145,7 +375,7 @@ static void a_version_1_store_is_migrated_keeping_its_samples(void **state)
     assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
 
     store *s = open_store(f->path);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     assert_int_equal(raw_int(f->path, "PRAGMA application_id"), 0x76726474);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pragma_journal_mode"
                                       " WHERE journal_mode = 'wal'"),
@@ -1202,7 +432,7 @@ static void a_version_1_store_is_migrated_keeping_its_samples(void **state)
     assert_int_equal(store_end_run(s, run, "done", err, sizeof err), 0);
     store_close(s);
 
-    /* and once more: already at schema 2, nothing to migrate, everything there */
+    /* and once more: already at the latest schema, nothing to migrate, everything there */
     s = open_store(f->path);
     assert_int_equal(open_experiment(s, &e, true), 1);
     c = read_samples(s, 1);
@@ -1215,9 +445,71 @@ static void a_version_1_store_is_migrated_keeping_its_samples(void **state)
         assert_same_sample(&c->items[V1_SAMPLES + i], &added[i]);
     free(c);
     store_close(s);
-    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 2);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"),
                      3 * (V1_SAMPLES + 3));
+    assert_integrity(f->path);
+}
+
+/* A store as a verdict of schema 2 left it: the schema 1 store above, migrated by schema 2's
+ * step exactly as that verdict ran it, with a sample of a twin on another machine added. */
+static void write_v2_store(const char *path, long n)
+{
+    write_v1_store(path, n);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    exec_on(db, "BEGIN;"
+                "ALTER TABLE sample ADD COLUMN layout INTEGER NOT NULL DEFAULT 0;"
+                "ALTER TABLE sample ADD COLUMN machine TEXT NOT NULL DEFAULT '';"
+                "DROP INDEX sample_one_per_block;"
+                "CREATE UNIQUE INDEX sample_one_per_block ON sample (experiment_id, point,"
+                " variant, layout, machine, block) WHERE block >= 0;"
+                "INSERT INTO sample (experiment_id, run_id, point, variant, block, seq, wall,"
+                " voluntary_switches, involuntary_switches, exit_code, timed_out, tainted,"
+                " layout, machine) VALUES (1, 1, 'clients=4', 'A', 0, 100, 0.5, 0, 0, 0, 0, 0,"
+                " 1, 'db-2');"
+                "PRAGMA user_version = 2;"
+                "COMMIT");
+    sqlite3_close(db);
+}
+
+static void a_version_2_store_is_migrated_keeping_its_samples(void **state)
+{
+    fixture *f = *state;
+    write_v2_store(f->path, V1_SAMPLES);
+    store *s = open_store(f->path);
+    assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), V1_SAMPLES + 1);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 3 * V1_SAMPLES);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample WHERE layout = 1"
+                                      " AND machine = 'db-2' AND seq = 100"),
+                     1);
+    /* the experiment of schema 2 has no build recorded: "" (unknown) */
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment WHERE tool_build = ''"),
+                     1);
+    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE name IN"
+                                      " ('machine', 'machine_fact', 'block')"),
+                     3);
+    store_experiment e = sample_experiment("crc");
+    assert_int_equal(open_experiment(s, &e, true), 1);
+    store_experiment got;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_get_experiment(s, 1, &got, err, sizeof err), 0);
+    assert_string_equal(got.tool_build, "");
+    collection *c = read_samples(s, 1);
+    assert_int_equal(c->n, V1_SAMPLES + 1);
+    for (long i = 0; i < V1_SAMPLES; i++) {
+        store_sample want = full_sample(i, i);
+        assert_same_sample(&c->items[i], &want);
+    }
+    assert_string_equal(c->items[V1_SAMPLES].machine, "db-2");
+    free(c);
+    /* the fleet's tables work on the migrated store */
+    const store_block plan[] = {{"clients=4", 7}};
+    assert_int_equal(store_plan_blocks(s, 1, plan, 1, err, sizeof err), 0);
+    store_fact facts[] = {{"cpu", "EPYC"}};
+    assert_int_equal(store_record_machine(s, "db-2", facts, 1, err, sizeof err), 0);
+    store_close(s);
     assert_integrity(f->path);
 }
 
@@ -1458,132 +750,12 @@ static void a_full_disk_keeps_what_was_stored(void **state)
     store_close(s);
 }
 
-#define DURABILITY_SAMPLES 200
-
-/* The writer of the durability tests: reports each seq on `report` once store_add_sample
- * has returned; with `go` it then waits for the parent's word before the next sample. */
-static void writer_child(const char *path, int report, int go)
-{
-    store *s = NULL;
-    char err[ERR_SIZE];
-    if (store_open(path, &s, err, sizeof err) != 0)
-        _exit(2);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = 0, run = 0;
-    bool existing = false;
-    if (store_open_experiment(s, &e, &id, &existing, err, sizeof err) != 0 ||
-        store_begin_run(s, id, NULL, 0, &run, err, sizeof err) != 0)
-        _exit(3);
-    for (long seq = 0; seq < DURABILITY_SAMPLES; seq++) {
-        store_sample x = full_sample(seq, seq);
-        if (store_add_sample(s, run, &x, err, sizeof err) != 0)
-            _exit(4);
-        if (write(report, &seq, sizeof seq) != (ssize_t)sizeof seq)
-            _exit(5);
-        char word;
-        if (go >= 0 && read(go, &word, 1) != 1)
-            _exit(6);
-    }
-    _exit(0); /* not reached when the parent kills in time */
-}
-
-static pid_t start_writer(const char *path, int *report, int *go)
-{
-    int report_pipe[2], go_pipe[2];
-    assert_int_equal(pipe(report_pipe), 0);
-    if (go != NULL)
-        assert_int_equal(pipe(go_pipe), 0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(report_pipe[0]);
-        if (go != NULL)
-            close(go_pipe[1]);
-        writer_child(path, report_pipe[1], go != NULL ? go_pipe[0] : -1);
-    }
-    close(report_pipe[1]);
-    *report = report_pipe[0];
-    if (go != NULL) {
-        close(go_pipe[0]);
-        *go = go_pipe[1];
-    }
-    return pid;
-}
-
 static void kill_and_reap(pid_t pid)
 {
     assert_int_equal(kill(pid, SIGKILL), 0);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFSIGNALED(status));
-    assert_int_equal(WTERMSIG(status), SIGKILL);
-}
-
-/* Reopens after the kill: the samples are seq 0.. n-1, complete, and resume goes on. */
-static void assert_store_holds(const char *path, long n)
-{
-    assert_integrity(path);
-    store *s = open_store(path);
-    store_experiment e = sample_experiment("crc");
-    int64_t id = open_experiment(s, &e, true);
-    collection *c = read_samples(s, id);
-    assert_int_equal(c->n, n);
-    for (long i = 0; i < n; i++) {
-        store_sample want = full_sample(i, i);
-        assert_same_sample(&c->items[i], &want);
-    }
-    free(c);
-    int64_t run = begin_run(s, id, NULL, 0);
-    store_sample next = full_sample(n, n);
-    add_sample(s, run, &next);
-    store_sample again = full_sample(0, 0); /* block 0 of variant A, measured again */
-    again.seq = n + 1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, run, &again, err, sizeof err), -1);
-    assert_contains(err, "already stored");
-    store_close(s);
-}
-
-static void killed_after_sample_k_keeps_exactly_k(void **state)
-{
-    fixture *f = *state;
-    const long k = 37;
-    int report = -1, go = -1;
-    pid_t pid = start_writer(f->path, &report, &go);
-    long seq = -1;
-    for (;;) {
-        assert_int_equal(read(report, &seq, sizeof seq), (ssize_t)sizeof seq);
-        if (seq == k - 1)
-            break;
-        assert_int_equal(write(go, "g", 1), 1);
-    }
-    /* the child waits for its word after sample k: it dies with exactly k committed */
-    kill_and_reap(pid);
-    close(report);
-    close(go);
-    assert_store_holds(f->path, k);
-}
-
-static void killed_mid_stream_loses_nothing_committed(void **state)
-{
-    fixture *f = *state;
-    int report = -1;
-    pid_t pid = start_writer(f->path, &report, NULL);
-    long seq = -1, last = -1;
-    while (last < 40) {
-        assert_int_equal(read(report, &seq, sizeof seq), (ssize_t)sizeof seq);
-        last = seq;
-    }
-    kill_and_reap(pid);
-    while (read(report, &seq, sizeof seq) == (ssize_t)sizeof seq)
-        last = seq;
-    close(report);
-    /* samples 0..last were reported after their commit; one more may have committed and
-     * not been reported before the kill, but never half of one */
-    long n = raw_int(f->path, "SELECT count(*) FROM sample");
-    assert_true(n == last + 1 || n == last + 2);
-    assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample_metric"), 3 * n);
-    assert_store_holds(f->path, n);
 }
 
 /* ---- one writer, and readers that write nothing (issue 18, items 7 and 8) ---- */
@@ -1801,25 +973,26 @@ static void a_read_only_open_of_nothing_is_named(void **state)
     assert_contains(err, "holds no experiment yet");
 }
 
+/* Which back end a name picks: PostgreSQL's URIs and conninfo strings, every other name a
+ * SQLite file (a file may be called "host.db" or hold an '=' after a slash). */
+static void store_names_pick_the_back_end(void **state)
+{
+    (void)state;
+    assert_true(store_is_postgres("postgresql:///verdict?host=/var/run/postgresql"));
+    assert_true(store_is_postgres("postgres://db1:5432/verdict"));
+    assert_true(store_is_postgres("host=db1 dbname=verdict"));
+    assert_true(store_is_postgres("  dbname = verdict"));
+    assert_false(store_is_postgres("results.db"));
+    assert_false(store_is_postgres("host.db"));
+    assert_false(store_is_postgres("./host=db1"));
+    assert_false(store_is_postgres(":memory:"));
+    assert_false(store_is_postgres(NULL));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-#define WITH_DIR(test) cmocka_unit_test_setup_teardown(test, setup_dir, teardown_dir)
-        WITH_DIR(experiment_round_trips_with_uint64_hashes),
-        WITH_DIR(samples_round_trip_every_field),
-        WITH_DIR(reading_stops_when_the_callback_says_so),
-        WITH_DIR(facts_of_the_latest_run_come_back_in_order),
-        WITH_DIR(facts_added_after_begin_follow_the_begin_facts),
-        WITH_DIR(a_fact_given_twice_is_refused_and_nothing_of_the_call_is_kept),
-        WITH_DIR(facts_for_a_missing_run_are_refused),
-        WITH_DIR(runs_record_start_end_status_and_version),
-        WITH_DIR(latest_experiment_is_the_one_run_last),
-        WITH_DIR(a_block_is_never_stored_twice),
-        WITH_DIR(layout_and_machine_round_trip),
-        WITH_DIR(a_block_is_one_per_layout_and_machine),
-        WITH_DIR(same_plan_reopens_and_new_text_is_kept),
-        WITH_DIR(a_changed_plan_is_refused_as_plan_changed),
-        WITH_DIR(each_new_text_of_the_same_plan_keeps_the_one_before),
+#define WITH_DIR(test) cmocka_unit_test_setup_teardown(test, setup_sqlite, teardown_store)
+    const struct CMUnitTest sqlite_tests[] = {
         WITH_DIR(an_empty_file_is_migrated_and_reopened),
         WITH_DIR(a_newer_schema_is_refused),
         WITH_DIR(a_file_that_is_not_a_database_is_refused),
@@ -1827,21 +1000,26 @@ int main(void)
         WITH_DIR(a_missing_directory_is_named),
         WITH_DIR(an_unwritable_directory_is_named),
         WITH_DIR(a_version_1_store_is_migrated_keeping_its_samples),
+        WITH_DIR(a_version_2_store_is_migrated_keeping_its_samples),
         WITH_DIR(a_failed_migration_leaves_the_version_1_store_as_it_was),
         WITH_DIR(a_store_of_the_next_schema_is_refused_untouched),
         WITH_DIR(a_memory_store_works_end_to_end),
         WITH_DIR(committed_samples_are_visible_at_once),
         WITH_DIR(a_writer_waits_for_another_and_readers_never_block),
         WITH_DIR(a_full_disk_keeps_what_was_stored),
-        WITH_DIR(killed_after_sample_k_keeps_exactly_k),
-        WITH_DIR(killed_mid_stream_loses_nothing_committed),
         WITH_DIR(a_second_writer_is_refused_naming_the_first),
         WITH_DIR(the_same_process_cannot_open_two_writers),
         cmocka_unit_test(stores_in_memory_need_no_lock),
+        cmocka_unit_test(store_names_pick_the_back_end),
         WITH_DIR(a_read_only_file_is_read),
         WITH_DIR(a_store_on_a_read_only_file_system_is_read),
         WITH_DIR(a_read_only_store_refuses_every_write),
         WITH_DIR(a_read_only_open_of_nothing_is_named),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+#undef WITH_DIR
+    struct CMUnitTest tests[128];
+    size_t n = store_neutral_tests(tests, 128, setup_sqlite, teardown_store);
+    for (size_t i = 0; i < sizeof sqlite_tests / sizeof sqlite_tests[0] && n < 128; i++)
+        tests[n++] = sqlite_tests[i];
+    return _cmocka_run_group_tests("store (SQLite)", tests, n, NULL, NULL);
 }

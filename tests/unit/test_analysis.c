@@ -1,5 +1,5 @@
-/* Unit tests for core/analysis.c: the levels intervals get under each adjustment, and that
- * an unselected comparison under BH is never called equivalent from the FCR interval. */
+/* Unit tests for core/analysis.c: the levels intervals get under each adjustment, BH's
+ * unselected comparisons, and comparisons of several machines pooled (analysis_fleet.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "core/analysis.h"
+#include "stats/meta_analysis.h"
 
 enum { BLOCKS = 20, SERIES = 5 };
 
@@ -85,11 +86,103 @@ static void test_holm_levels(void **state)
     analysis_result_free(&r);
 }
 
+/* Machine m's values: a baseline and a candidate exp(effect[m] +/- noise) of it. */
+static void fleet_values(double *base, double *cand, double effect, double noise, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        base[i] = 0.02 + 0.0003 * (double)(i % 5);
+        cand[i] = base[i] * exp(effect + (i % 2 ? noise : -noise) * (1.0 + 0.1 * (double)i));
+    }
+}
+
+static void build_fleet(analysis_series *series, double (*values)[2][BLOCKS], const double *effect,
+                        const char *const *machines, size_t k)
+{
+    for (size_t m = 0; m < k; m++) {
+        fleet_values(values[m][0], values[m][1], effect[m], 0.01, BLOCKS);
+        for (size_t v = 0; v < 2; v++)
+            series[2 * m + v] = (analysis_series){
+                .point = "p", .metric = "wall", .variant = v ? "B" : "A",
+                .values = values[m][v], .n = BLOCKS, .machine = machines[m]};
+    }
+}
+
+/* Three machines: one comparison each, and one pooled whose numbers are the meta-analysis of
+ * the machines' mean paired log ratios and their squared standard errors. */
+static void test_fleet_pools_the_machines(void **state)
+{
+    (void)state;
+    double values[3][2][BLOCKS];
+    const double effect[] = {0.20, 0.23, 0.25};
+    const char *const machines[] = {"m1", "m2", "m3"};
+    analysis_series series[6];
+    build_fleet(series, values, effect, machines, 3);
+    analysis_options o = {.method = METHOD_WILCOXON, .paired = true, .confidence = 0.95,
+                          .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1};
+    analysis_result r;
+    char err[256];
+    assert_int_equal(analysis_run(series, 6, &o, &r, err, sizeof err), 0);
+    assert_int_equal(r.n_comparisons, 3);
+    for (size_t k = 0; k < 3; k++) {
+        assert_string_equal(analysis_comparison_machine(series, &r.comparisons[k]), machines[k]);
+        assert_int_equal(r.comparisons[k].result.decision.kind, VERDICT_WORSE);
+    }
+    assert_int_equal(r.n_fleet, 1);
+    const analysis_fleet *f = &r.fleet[0];
+    assert_true(f->ok);
+    assert_int_equal(f->n_machines, 3);
+    assert_int_equal(f->n_worse, 3);
+    double yi[3], vi[3];
+    for (size_t m = 0; m < 3; m++) {
+        double d[BLOCKS], mean = 0, ss = 0;
+        for (size_t i = 0; i < BLOCKS; i++)
+            mean += (d[i] = log(values[m][1][i]) - log(values[m][0][i])) / BLOCKS;
+        for (size_t i = 0; i < BLOCKS; i++)
+            ss += (d[i] - mean) * (d[i] - mean);
+        yi[m] = mean;
+        vi[m] = ss / (BLOCKS - 1) / BLOCKS;
+    }
+    meta_result want;
+    assert_int_equal(meta_random_effects(yi, vi, 3, META_TAU2_REML, 0.95, &want, err, sizeof err), 0);
+    assert_true(fabs(f->ratio - exp(want.estimate)) < 1e-12);
+    assert_true(fabs(f->ci_low - exp(want.ci_low)) < 1e-12);
+    assert_true(fabs(f->predict_high - exp(want.pi_high)) < 1e-12);
+    assert_true(f->predict_low < f->ci_low && f->predict_high > f->ci_high);
+    assert_int_equal(f->decision.kind, VERDICT_WORSE);
+    analysis_result_free(&r);
+}
+
+/* Better on one machine, worse on another: both counted, and one machine is no fleet. */
+static void test_fleet_counts_disagreement_and_needs_two_machines(void **state)
+{
+    (void)state;
+    double values[2][2][BLOCKS];
+    const double effect[] = {-0.2, 0.2};
+    const char *const machines[] = {"fast", "slow"};
+    analysis_series series[4];
+    build_fleet(series, values, effect, machines, 2);
+    analysis_options o = {.method = METHOD_WILCOXON, .paired = true, .confidence = 0.95,
+                          .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1};
+    analysis_result r;
+    char err[256];
+    assert_int_equal(analysis_run(series, 4, &o, &r, err, sizeof err), 0);
+    assert_int_equal(r.n_fleet, 1);
+    assert_int_equal(r.fleet[0].n_better, 1);
+    assert_int_equal(r.fleet[0].n_worse, 1);
+    assert_int_equal(r.fleet[0].decision.kind, VERDICT_INCONCLUSIVE);
+    analysis_result_free(&r);
+    assert_int_equal(analysis_run(series, 2, &o, &r, err, sizeof err), 0);
+    assert_int_equal(r.n_fleet, 0);
+    analysis_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bh_unselected_gets_bonferroni),
         cmocka_unit_test(test_holm_levels),
+        cmocka_unit_test(test_fleet_pools_the_machines),
+        cmocka_unit_test(test_fleet_counts_disagreement_and_needs_two_machines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,9 @@
-/* Error messages of the store: every one names the store's path and says what to do, and
- * keeps SQLite's own words so nothing is hidden; also the hex form of stored hashes. */
-#include <inttypes.h>
+/* Error messages of the SQLite store: every one names the store's path and says what to do,
+ * and keeps SQLite's own words so nothing is hidden. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-#include "store/store_internal.h"
+#include "store/sqlite_store_internal.h"
 
 #define STORE_STRINGIFY_TEXT(x) #x
 #define STORE_STRINGIFY(x) STORE_STRINGIFY_TEXT(x)
@@ -40,7 +38,7 @@ static const char *advice_for(int primary_code)
     }
 }
 
-int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
+int sqlite_store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
                   size_t errlen)
 {
     const char *sqlite_text = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -51,28 +49,7 @@ int store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char
     return error_text(err, errlen, "%s: error while %s: %s", path, doing, sqlite_text);
 }
 
-int store_fail(const store *s, int rc, const char *doing, char *err, size_t errlen)
+int sqlite_store_fail(const sqlite_store *s, int rc, const char *doing, char *err, size_t errlen)
 {
-    return store_fail_db(s->db, s->path, rc, doing, err, errlen);
-}
-
-void store_format_hash(uint64_t hash, char out[17])
-{
-    snprintf(out, 17, "%016" PRIx64, hash);
-}
-
-bool store_parse_hash(const char *text, uint64_t *out)
-{
-    if (text == NULL)
-        return false;
-    for (int i = 0; i < 16; i++) {
-        char c = text[i];
-        bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-        if (!hex)
-            return false;
-    }
-    if (text[16] != '\0')
-        return false;
-    *out = (uint64_t)strtoull(text, NULL, 16);
-    return true;
+    return sqlite_store_fail_db(s->db, s->path, rc, doing, err, errlen);
 }

@@ -1,11 +1,11 @@
-/* Reading the store back: samples in the order they were measured with their metrics in
- * the order they were written, an experiment's record, the latest experiment, run facts. */
+/* The SQLite back end's reads: samples in the order they were measured with their metrics
+ * in the order written, experiments, the latest one, run facts, machines, blocks. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store_internal.h"
+#include "store/sqlite_store_internal.h"
 
 /* One sample's metrics: names copied out of SQLite (its text dies at the next step). */
 typedef struct {
@@ -66,11 +66,11 @@ static const char *column_string(sqlite3_stmt *stmt, int column)
     return (const char *)sqlite3_column_text(stmt, column);
 }
 
-static int read_metrics(store *s, int64_t sample_id, metric_list *list, char *err,
+static int read_metrics(sqlite_store *s, int64_t sample_id, metric_list *list, char *err,
                         size_t errlen)
 {
     metric_list_clear(list);
-    sqlite3_stmt *stmt = store_statement(s, STMT_SELECT_METRICS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_METRICS, err, errlen);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, sample_id);
@@ -83,7 +83,7 @@ static int read_metrics(store *s, int64_t sample_id, metric_list *list, char *er
         }
     }
     if (rc != SQLITE_DONE)
-        store_fail(s, rc, "reading a sample's metrics", err, errlen);
+        sqlite_store_fail(s, rc, "reading a sample's metrics", err, errlen);
     sqlite3_reset(stmt);
     return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -117,10 +117,11 @@ static void sample_from_row(sqlite3_stmt *stmt, const metric_list *metrics, stor
     x->n_metrics = metrics->n;
 }
 
-int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, void *context,
+int sqlite_store_for_each_sample(store *base, int64_t experiment_id, store_sample_fn fn, void *context,
                           char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt = store_statement(s, STMT_SELECT_SAMPLES, err, errlen);
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_SAMPLES, err, errlen);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -140,7 +141,7 @@ int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, v
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = store_fail(s, rc, "reading the samples", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the samples", err, errlen);
     /* reset now: an open read would keep WAL checkpoints from finishing */
     sqlite3_reset(stmt);
     metric_list_free(&metrics);
@@ -162,34 +163,49 @@ static bool keep_copy(char **slot, const char *text, size_t length)
     return true;
 }
 
-/* Fills out from a row of STMT_GET_EXPERIMENT; its strings are owned by the store. */
-static int experiment_from_row(store *s, sqlite3_stmt *stmt, store_experiment *out)
+/* Fills out from a row of name, text, text_hash, plan_hash, seed, tool_version, tool_build
+ * beginning at column `first`; the strings are SQLite's, valid until the next step. False
+ * when a hash is damaged. */
+static bool experiment_columns(sqlite3_stmt *stmt, int first, store_experiment *out)
 {
-    const char *name = column_string(stmt, 0);
-    const char *text = column_string(stmt, 1);
-    size_t text_length = (size_t)sqlite3_column_bytes(stmt, 1);
-    const char *version = column_string(stmt, 5);
-    if (!keep_copy(&s->got_name, name, name != NULL ? strlen(name) : 0) ||
-        !keep_copy(&s->got_text, text, text_length) ||
-        !keep_copy(&s->got_tool_version, version, version != NULL ? strlen(version) : 0))
-        return -1;
     memset(out, 0, sizeof *out);
-    out->name = s->got_name;
-    out->text = s->got_text;
-    out->text_length = s->got_text != NULL ? text_length : 0;
-    out->tool_version = s->got_tool_version;
-    const char *seed = column_string(stmt, 4);
+    out->name = column_string(stmt, first);
+    out->text = column_string(stmt, first + 1);
+    out->text_length = out->text != NULL ? (size_t)sqlite3_column_bytes(stmt, first + 1) : 0;
+    const char *seed = column_string(stmt, first + 4);
     out->seed = seed != NULL ? (uint64_t)strtoull(seed, NULL, 10) : 0;
-    if (!store_parse_hash(column_string(stmt, 2), &out->text_hash) ||
-        !store_parse_hash(column_string(stmt, 3), &out->plan_hash))
-        return -2;
-    return 0;
+    out->tool_version = column_string(stmt, first + 5);
+    out->tool_build = column_string(stmt, first + 6);
+    return store_parse_hash(column_string(stmt, first + 2), &out->text_hash) &&
+           store_parse_hash(column_string(stmt, first + 3), &out->plan_hash);
 }
 
-int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out, char *err,
+static bool keep_string(char **slot, const char **text)
+{
+    if (!keep_copy(slot, *text, *text != NULL ? strlen(*text) : 0))
+        return false;
+    *text = *slot;
+    return true;
+}
+
+/* Fills out from a row of STMT_GET_EXPERIMENT; its strings are owned by the store. */
+static int experiment_from_row(sqlite_store *s, sqlite3_stmt *stmt, store_experiment *out)
+{
+    bool hashes_ok = experiment_columns(stmt, 0, out);
+    if (!keep_string(&s->got_name, &out->name) ||
+        !keep_copy(&s->got_text, out->text, out->text_length) ||
+        !keep_string(&s->got_tool_version, &out->tool_version) ||
+        !keep_string(&s->got_tool_build, &out->tool_build))
+        return -1;
+    out->text = s->got_text;
+    return hashes_ok ? 0 : -2;
+}
+
+int sqlite_store_get_experiment(store *base, int64_t experiment_id, store_experiment *out, char *err,
                          size_t errlen)
 {
-    sqlite3_stmt *stmt = store_statement(s, STMT_GET_EXPERIMENT, err, errlen);
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_GET_EXPERIMENT, err, errlen);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -206,15 +222,16 @@ int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out,
         status = error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
                             experiment_id);
     } else {
-        status = store_fail(s, rc, "reading the experiment", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the experiment", err, errlen);
     }
     sqlite3_reset(stmt);
     return status;
 }
 
-int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t errlen)
+int sqlite_store_latest_experiment(store *base, int64_t *experiment_id, char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt = store_statement(s, STMT_LATEST_EXPERIMENT, err, errlen);
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_LATEST_EXPERIMENT, err, errlen);
     if (stmt == NULL)
         return -1;
     int rc = sqlite3_step(stmt);
@@ -224,15 +241,16 @@ int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t 
     else if (rc == SQLITE_DONE)
         status = error_text(err, errlen, "%s: the store holds no experiment yet", s->path);
     else
-        status = store_fail(s, rc, "finding the latest experiment", err, errlen);
+        status = sqlite_store_fail(s, rc, "finding the latest experiment", err, errlen);
     sqlite3_reset(stmt);
     return status;
 }
 
-int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void *context,
+int sqlite_store_for_each_fact(store *base, int64_t experiment_id, store_fact_fn fn, void *context,
                         char *err, size_t errlen)
 {
-    sqlite3_stmt *stmt = store_statement(s, STMT_SELECT_FACTS, err, errlen);
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_FACTS, err, errlen);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -243,7 +261,74 @@ int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void 
             break; /* returned as is, as in store_for_each_sample */
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = store_fail(s, rc, "reading the run's facts", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the run's facts", err, errlen);
+    sqlite3_reset(stmt);
+    return status;
+}
+
+int sqlite_store_for_each_experiment(store *base, store_experiment_fn fn, void *context,
+                                     char *err, size_t errlen)
+{
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXPERIMENTS, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    int rc, status = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        store_experiment e;
+        if (!experiment_columns(stmt, 1, &e)) {
+            status = error_text(err, errlen, "%s: experiment %s has a damaged hash", s->path,
+                                e.name != NULL ? e.name : "");
+            break;
+        }
+        status = fn(context, sqlite3_column_int64(stmt, 0), &e);
+        if (status != 0)
+            break;
+    }
+    if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        status = sqlite_store_fail(s, rc, "reading the experiments", err, errlen);
+    sqlite3_reset(stmt);
+    return status;
+}
+
+int sqlite_store_for_each_machine_fact(store *base, store_machine_fact_fn fn, void *context,
+                                       char *err, size_t errlen)
+{
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_MACHINE_FACTS, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    int rc, status = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        status = fn(context, column_string(stmt, 0), column_string(stmt, 1),
+                    column_string(stmt, 2));
+        if (status != 0)
+            break;
+    }
+    if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        status = sqlite_store_fail(s, rc, "reading the machines", err, errlen);
+    sqlite3_reset(stmt);
+    return status;
+}
+
+int sqlite_store_for_each_block(store *base, int64_t experiment_id, store_block_fn fn,
+                                void *context, char *err, size_t errlen)
+{
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_BLOCKS, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, experiment_id);
+    int rc, status = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        status = fn(context, column_string(stmt, 0), (long)sqlite3_column_int64(stmt, 1),
+                    column_string(stmt, 2), column_string(stmt, 3),
+                    (long)sqlite3_column_int64(stmt, 4));
+        if (status != 0)
+            break;
+    }
+    if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        status = sqlite_store_fail(s, rc, "reading the blocks", err, errlen);
     sqlite3_reset(stmt);
     return status;
 }

@@ -1,9 +1,9 @@
-/* The store's schema and its migrations: numbered SQL steps applied in one transaction,
- * recorded in PRAGMA user_version; also the checks that the file is a store we may use. */
+/* The SQLite store's schema and its migrations: numbered SQL steps applied in one
+ * transaction, recorded in PRAGMA user_version; the checks that a file is a store we may use. */
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store_internal.h"
+#include "store/sqlite_store_internal.h"
 
 /* 'vrdt': marks the file as a verdict store (PRAGMA application_id, in the file header). */
 #define STORE_APPLICATION_ID 0x76726474
@@ -86,6 +86,35 @@ static const char schema_v2[] =
     "CREATE UNIQUE INDEX sample_one_per_block\n"
     "  ON sample (experiment_id, point, variant, layout, machine, block) WHERE block >= 0;\n";
 
+/* Schema 3: fleets. The verdict build that created an experiment; the machines that ran it
+ * with their facts (replaced as a whole when a machine is recorded again); and the blocks of
+ * a shared plan, claimed by one worker at a time under a lease (julianday, SQLite's clock). */
+static const char schema_v3[] =
+    "ALTER TABLE experiment ADD COLUMN tool_build TEXT NOT NULL DEFAULT '';\n"
+    "CREATE TABLE machine (\n"
+    "  name TEXT PRIMARY KEY,\n"
+    "  recorded TEXT NOT NULL) WITHOUT ROWID;\n"
+    "CREATE TABLE machine_fact (\n"
+    "  machine TEXT NOT NULL REFERENCES machine(name),\n"
+    "  position INTEGER NOT NULL,\n"
+    "  key TEXT NOT NULL,\n"
+    "  value TEXT NOT NULL,\n"
+    "  PRIMARY KEY (machine, position),\n"
+    "  UNIQUE (machine, key)) WITHOUT ROWID;\n"
+    "CREATE TABLE block (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),\n"
+    "  point TEXT NOT NULL,\n"
+    "  block INTEGER NOT NULL,\n"
+    "  position INTEGER NOT NULL,\n"
+    "  state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'claimed', 'done')),\n"
+    "  machine TEXT NOT NULL DEFAULT '',\n"
+    "  worker TEXT NOT NULL DEFAULT '',\n"
+    "  lease_until REAL,\n"
+    "  attempts INTEGER NOT NULL DEFAULT 0,\n"
+    "  UNIQUE (experiment_id, point, block));\n"
+    "CREATE INDEX block_in_order ON block (experiment_id, position);\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -95,6 +124,7 @@ typedef struct {
 static const store_migration migrations[] = {
     {1, schema_v1},
     {2, schema_v2},
+    {3, schema_v3},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
@@ -109,7 +139,7 @@ static int query_int(sqlite3 *db, const char *path, const char *sql, long long *
     if (rc == SQLITE_OK)
         rc = sqlite3_step(stmt);
     if (rc != SQLITE_ROW) {
-        store_fail_db(db, path, rc, doing, err, errlen);
+        sqlite_store_fail_db(db, path, rc, doing, err, errlen);
         sqlite3_finalize(stmt);
         return -1;
     }
@@ -124,7 +154,7 @@ static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *
     char *sqlite_text = NULL;
     int rc = sqlite3_exec(db, sql, NULL, NULL, &sqlite_text);
     sqlite3_free(sqlite_text);
-    return rc == SQLITE_OK ? 0 : store_fail_db(db, path, rc, doing, err, errlen);
+    return rc == SQLITE_OK ? 0 : sqlite_store_fail_db(db, path, rc, doing, err, errlen);
 }
 
 /* Refuses files that are SQLite databases of something else, or of a newer verdict. */
@@ -165,7 +195,7 @@ static int configure_connection(sqlite3 *db, const char *path, char *err, size_t
     if (rc == SQLITE_OK)
         rc = sqlite3_step(stmt);
     if (rc != SQLITE_ROW) {
-        store_fail_db(db, path, rc, "switching to WAL mode", err, errlen);
+        sqlite_store_fail_db(db, path, rc, "switching to WAL mode", err, errlen);
         sqlite3_finalize(stmt);
         return -1;
     }
@@ -222,7 +252,8 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t errlen)
+int sqlite_store_schema_check_readable(sqlite3 *db, const char *path, char *err,
+                                       size_t errlen)
 {
     long long version = 0;
     if (check_identity(db, path, &version, err, errlen) != 0)
@@ -240,7 +271,7 @@ int store_schema_check_readable(sqlite3 *db, const char *path, char *err, size_t
                     errlen);
 }
 
-int store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)
+int sqlite_store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
     long long version = 0;
     /* look before touching anything: a newer verdict's store or a stranger's file stays as

@@ -1,0 +1,247 @@
+/* `verdict worker --store URI`: joins the fleet's experiments kept in a store (machines:
+ * survey or share) and works on each until nothing is left for this machine, then exits. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/experiment_run.h"
+#include "cli/options.h"
+#include "common/array.h"
+#include "lab/lab_builds.h"
+#include "store/store.h"
+#include "targets/targets.h"
+
+typedef struct {
+    const char *store, *machine, *directory, *cache_dir, *only;
+    double lease_seconds;
+} worker_settings;
+
+static void worker_usage(FILE *out)
+{
+    fputs(
+        "usage: verdict worker --store STORE [OPTIONS]\n"
+        "\n"
+        "Joins the experiments of a fleet kept in STORE (a PostgreSQL URI, docs/fleet.md) and\n"
+        "works on each until nothing is left for this machine: with 'machines: survey' it runs\n"
+        "the whole plan here; with 'machines: share' it claims blocks one at a time, each\n"
+        "measured whole on one machine and committed with all its samples. Register an\n"
+        "experiment with 'verdict run EXPERIMENT.yaml --store STORE'. A killed worker loses\n"
+        "nothing: run it again (or let another worker retake its block when the lease ends).\n"
+        "\n"
+        "options:\n"
+        "      --store STORE       the fleet's store (required)\n"
+        "      --machine NAME      this machine's name (default: the host name)\n"
+        "      --experiment NAME   only this experiment (default: every fleet experiment)\n"
+        "      --dir DIR           where the experiments' files are: relative paths in the\n"
+        "                          stored text are relative to DIR (default: the current\n"
+        "                          directory)\n"
+        "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
+        "                          else ~/.cache/verdict)\n"
+        "      --lease DURATION    machines: share: how long a claimed block stays this\n"
+        "                          worker's without a renewal (every run renews it; default\n"
+        "                          120s)\n"
+        "  -h, --help              show this help\n"
+        "\n"
+        "exit status: 0 nothing left to do, 1 internal failure (the store), 2 usage, an\n"
+        "experiment this verdict may not join (another version or build), 3 a build or a run\n"
+        "failed, 130 interrupted.\n",
+        out);
+}
+
+static int apply_worker_option(int opt, const char *arg, void *settings, char *err,
+                               size_t errlen)
+{
+    worker_settings *s = settings;
+    switch (opt) {
+    case 's': s->store = arg; return 0;
+    case 'd': s->directory = arg; return 0;
+    case 'C': s->cache_dir = arg; return 0;
+    case 'e': s->only = arg; return 0;
+    case 'M': s->machine = arg; return cli_check_machine_name(arg, err, errlen);
+    case 'L': return cli_parse_lease(arg, &s->lease_seconds, err, errlen);
+    default:
+        snprintf(err, errlen, "unknown option (see verdict worker --help)");
+        return -1;
+    }
+}
+
+static int parse_worker_args(int argc, char **argv, worker_settings *s, char *err, size_t errlen)
+{
+    static const struct option options[] = {
+        {"store", required_argument, NULL, 's'},   {"machine", required_argument, NULL, 'M'},
+        {"dir", required_argument, NULL, 'd'},     {"cache", required_argument, NULL, 'C'},
+        {"lease", required_argument, NULL, 'L'},   {"experiment", required_argument, NULL, 'e'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    memset(s, 0, sizeof *s);
+    s->directory = ".";
+    int first = walk_options(argc, argv, "h", options, "verdict worker", apply_worker_option,
+                             s, err, errlen);
+    if (first == OPTIONS_HELP)
+        return 1;
+    if (first == OPTIONS_ERROR)
+        return -1;
+    if (first < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see verdict worker --help)",
+                 argv[first]);
+        return -1;
+    }
+    if (s->store == NULL) {
+        snprintf(err, errlen, "worker needs --store STORE, the fleet's store (see verdict "
+                 "worker --help)");
+        return -1;
+    }
+    return 0;
+}
+
+/* The experiments as stored, copied out of the store's callback. */
+typedef struct {
+    char *name, *text;
+    size_t length;
+} stored_experiment;
+
+typedef struct {
+    stored_experiment *items;
+    size_t n, capacity;
+} stored_list;
+
+static int collect_experiment(void *context, int64_t id, const store_experiment *e)
+{
+    (void)id;
+    stored_list *l = context;
+    if (array_reserve((void **)&l->items, &l->capacity, l->n + 1, sizeof *l->items) != 0)
+        return -1;
+    stored_experiment *x = &l->items[l->n];
+    x->name = strdup(e->name);
+    x->text = malloc(e->text_length + 1);
+    x->length = e->text_length;
+    if (x->name == NULL || x->text == NULL) {
+        free(x->name);
+        free(x->text);
+        return -1;
+    }
+    memcpy(x->text, e->text, e->text_length);
+    x->text[e->text_length] = '\0';
+    l->n++;
+    return 0;
+}
+
+static void stored_list_free(stored_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->items[i].name);
+        free(l->items[i].text);
+    }
+    free(l->items);
+}
+
+static int list_experiments(const char *path, stored_list *out, char *err, size_t errlen)
+{
+    store *db = NULL;
+    memset(out, 0, sizeof *out);
+    if (store_open(path, &db, err, errlen) != 0)
+        return -1;
+    int rc = store_for_each_experiment(db, collect_experiment, out, err, errlen);
+    if (rc > 0 || (rc < 0 && err[0] == '\0'))
+        snprintf(err, errlen, "out of memory");
+    store_close(db);
+    return rc == 0 ? 0 : -1;
+}
+
+static void print_worker_summary(const experiment *e, const lab_outcome *o, store *db,
+                                 int64_t experiment_id, FILE *out)
+{
+    (void)db;
+    (void)experiment_id;
+    fprintf(out, "verdict worker: %s (machines: %s): %zu samples taken here in %.1f s",
+            e->name, experiment_machines_name(e->machines), o->samples_taken, o->elapsed);
+    if (e->machines == MACHINES_SHARE)
+        fprintf(out, ", %zu blocks (%zu retaken from a stopped worker, %zu lost to another)",
+                o->complete_blocks, o->blocks_retaken, o->blocks_lost);
+    else if (o->samples_resumed)
+        fprintf(out, "; %zu were stored before", o->samples_resumed);
+    fputs("; nothing left for this machine\n", out);
+}
+
+/* Runs one stored experiment on this machine; its exit code (EXIT_DONE when skipped). */
+static int work_on(const worker_settings *s, const char *name, const char *text, size_t length,
+                   const char *cache)
+{
+    experiment e;
+    char err[2048] = "", label[1024];
+    char *shown = store_display_name(s->store);
+    snprintf(label, sizeof label, "%s (experiment %s as stored)", shown ? shown : "store", name);
+    free(shown);
+    if (targets_parse_experiment_in(label, text, length, s->directory, &e, err, sizeof err) != 0) {
+        fprintf(stderr, "verdict worker: %s\n", err);
+        return EXIT_USAGE;
+    }
+    int rc = EXIT_DONE;
+    if (e.machines == MACHINES_ONE) {
+        if (s->only)
+            fprintf(stderr, "verdict worker: %s is not a fleet's experiment (it has no "
+                    "'machines: survey' or 'machines: share'); nothing to do\n", name);
+    } else {
+        report_choices none = {0};
+        cli_run run = {.program = "verdict worker", .e = &e, .store_path = s->store,
+                       .build_logs = false, .cache_dir = cache,
+                       .target = {.randomize_env = true}, .report = &none,
+                       .summary = print_worker_summary, .machine = s->machine,
+                       .lease_seconds = s->lease_seconds, .no_report = true};
+        rc = cli_run_experiment(&run);
+    }
+    experiment_free(&e);
+    return rc;
+}
+
+static int work_on_all(const worker_settings *s, const stored_list *l)
+{
+    char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();
+    const char *cache = s->cache_dir ? s->cache_dir : default_cache;
+    int worst = EXIT_DONE;
+    size_t matched = 0;
+    for (size_t i = 0; i < l->n && worst != EXIT_INTERRUPTED; i++) {
+        const stored_experiment *x = &l->items[i];
+        if (s->only && strcmp(s->only, x->name) != 0)
+            continue;
+        matched++;
+        int rc = work_on(s, x->name, x->text, x->length, cache);
+        if (rc != EXIT_DONE && (worst == EXIT_DONE || rc == EXIT_INTERRUPTED))
+            worst = rc;
+    }
+    if (s->only && matched == 0) {
+        char *shown = store_display_name(s->store);
+        fprintf(stderr, "verdict worker: %s: no experiment named %s\n", shown ? shown : "store",
+                s->only);
+        free(shown);
+        worst = EXIT_USAGE;
+    }
+    free(default_cache);
+    return worst;
+}
+
+int cmd_worker(int argc, char **argv)
+{
+    worker_settings s;
+    char err[2048] = "";
+    int parsed = parse_worker_args(argc, argv, &s, err, sizeof err);
+    if (parsed == 1) {
+        worker_usage(stdout);
+        return EXIT_DONE;
+    }
+    if (parsed != 0) {
+        fprintf(stderr, "verdict worker: %s\n", err);
+        return EXIT_USAGE;
+    }
+    stored_list l;
+    if (list_experiments(s.store, &l, err, sizeof err) != 0) {
+        fprintf(stderr, "verdict worker: %s\n", err);
+        stored_list_free(&l);
+        return EXIT_INTERNAL;
+    }
+    int rc = work_on_all(&s, &l);
+    stored_list_free(&l);
+    return rc;
+}

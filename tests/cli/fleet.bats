@@ -1,0 +1,283 @@
+#!/usr/bin/env bats
+# A fleet on a real PostgreSQL store (VERDICT_TEST_PG, started by .ci/run): workers in
+# separate processes (and network namespaces where allowed), killed and restarted; every
+# sample kept exactly once; per-machine and pooled verdicts; the machines' survey.
+
+load fleet
+
+setup() {
+    fleet_setup
+}
+
+teardown() {
+    fleet_teardown
+}
+
+# B takes 25% longer than A. Waits, not CPU work: three workers share two vCPUs here, and
+# CPU-bound runs of them would measure the scheduler (CVs of 30% were seen).
+# Long enough (0.4 s) that a poll can catch a worker between a block's two runs.
+A_SECONDS=0.4
+B_SECONDS=0.5
+
+survey_file() {
+    cat > "$DATA/survey.yaml" <<EOF
+name: survey
+machines: survey
+repetitions: 8
+warmup: 0
+seed: 5
+variants:
+  A: {command: [sleep, "$A_SECONDS"]}
+  B: {command: [sleep, "$B_SECONDS"]}
+EOF
+}
+
+share_file() {
+    cat > "$DATA/share.yaml" <<EOF
+name: share
+machines: share
+repetitions: 20
+warmup: 0
+seed: 9
+variants:
+  A: {command: [sleep, "0.12"]}
+  B: {command: [sleep, "0.12"]}
+EOF
+}
+
+@test "survey: three workers, one SIGKILLed mid-block and restarted: 3 x the plan, none twice, 3 verdicts and a pooled one" {
+    survey_file
+    fleet_network 3
+    ${WORKER_PREFIX[1]} "$VERDICT" run "$DATA/survey.yaml" --store "${WORKER_STORE[1]}" \
+        --machine m1 > "$DATA/m1.log" 2>&1 &
+    local m1=$!
+    wait_for "SELECT count(*) FROM experiment"
+    ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine m2 \
+        > "$DATA/m2.log" 2>&1 &
+    local m2=$!
+    ${WORKER_PREFIX[3]} "$VERDICT" worker --store "${WORKER_STORE[3]}" --machine m3 \
+        > "$DATA/m3.log" 2>&1 &
+    local m3=$!
+    # SIGKILL m2 when it has measured one run of a block but not the other
+    wait_for "SELECT count(*) FROM sample WHERE machine = 'm2' HAVING count(*) >= 5 AND count(*) % 2 = 1" 120
+    kill -9 "$m2"
+    wait "$m2" || true
+    local before
+    before=$(sql "SELECT count(*) FROM sample WHERE machine = 'm2'")
+    echo "# m2 killed after $before samples" >&3
+    [ $((before % 2)) -eq 1 ] # mid-block: one run of it measured, the other not
+    run ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine m2
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"survey (machines: survey)"*"nothing left for this machine"* ]]
+    wait "$m1"
+    wait "$m3"
+    [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 48 ]
+    for m in m1 m2 m3; do
+        [ "$(sql "SELECT count(*) FROM sample WHERE machine = '$m'")" -eq 16 ]
+    done
+    [ "$(sql "SELECT count(*) FROM (SELECT 1 FROM sample GROUP BY point, variant, layout, machine, block HAVING count(*) > 1) twice")" -eq 0 ]
+    run "$VERDICT" report "$STORE"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    for m in m1 m2 m3; do
+        [[ "$output" == *"wall · machine $m (lower is better)"* ]]
+    done
+    [ "$(grep -c '^   worse:' <<< "$output")" -eq 3 ]
+    [[ "$output" == *"across machines"*"B vs A, wall: +"*"over 3 machines"*"worse"* ]]
+    [[ "$output" == *"on a machine not in this fleet, expect +"* ]]
+    run "$VERDICT" report "$STORE" --json "$DATA/fleet.json"
+    [ "$status" -eq 0 ]
+    [ "$(jq '[.samples[] | select(.machine != null)] | length' "$DATA/fleet.json")" -eq 48 ]
+    [ "$(jq '[.comparisons[] | select(.machine != null)] | length' "$DATA/fleet.json")" -eq 3 ]
+    [ "$(jq -r '.comparisons[] | select(.machine == null) | "\(.machines) \(.verdict) \(.prediction_interval | length)"' "$DATA/fleet.json")" = "3 worse 2" ]
+}
+
+@test "share: two workers, one SIGKILLed holding a block: every block taken exactly once, by one machine" {
+    share_file
+    fleet_network 2
+    ${WORKER_PREFIX[1]} "$VERDICT" run "$DATA/share.yaml" --store "${WORKER_STORE[1]}" \
+        --machine w1 --lease 2s > "$DATA/w1.log" 2>&1 &
+    local w1=$!
+    wait_for "SELECT count(*) FROM block"
+    ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine w2 --lease 2s \
+        > "$DATA/w2.log" 2>&1 &
+    local w2=$!
+    # killed while it holds a block it has begun (its first run is done, the second not),
+    # after it finished one of its own
+    wait_for "SELECT count(*) FROM block WHERE state = 'claimed' AND machine = 'w2' AND
+              (SELECT count(*) FROM block WHERE state = 'done' AND machine = 'w2') > 0" 60
+    sleep 0.15
+    kill -9 "$w2"
+    wait "$w2" || true
+    local held
+    held=$(sql "SELECT block FROM block WHERE state = 'claimed' AND machine = 'w2'")
+    [ -n "$held" ]
+    echo "# w2 killed holding block $held" >&3
+    wait "$w1"
+    run "$VERDICT" worker --store "$STORE" --machine w2 --lease 2s
+    [ "$status" -eq 0 ]
+    [ "$(sql "SELECT count(*) FROM block WHERE state = 'done'")" -eq 20 ]
+    [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 40 ]
+    # each block's two samples from one machine, committed together
+    [ "$(sql "SELECT count(*) FROM (SELECT point, block FROM sample GROUP BY point, block HAVING count(*) = 2 AND count(DISTINCT machine) = 1) whole")" -eq 20 ]
+    # the block held by the killed worker was retaken, and is the finisher's alone
+    [ "$(sql "SELECT attempts FROM block WHERE block = $held")" -ge 2 ]
+    [ "$(sql "SELECT count(DISTINCT machine) FROM sample WHERE block = $held")" -eq 1 ]
+    [ "$(sql "SELECT count(DISTINCT machine) FROM sample")" -eq 2 ]
+}
+
+@test "share: a worker stopped with Ctrl-C gives its block back at once, and nothing of it is kept" {
+    share_file
+    "$VERDICT" run "$DATA/share.yaml" --store "$STORE" --machine w1 --lease 60s \
+        > "$DATA/w1.log" 2>&1 &
+    local w1=$!
+    wait_for "SELECT count(*) FROM block WHERE state = 'done'" 60
+    kill -INT "$w1"
+    local rc=0
+    wait "$w1" || rc=$?
+    [ "$rc" -eq 130 ]
+    [ "$(sql "SELECT count(*) FROM block WHERE state = 'claimed'")" -eq 0 ]
+    local done
+    done=$(sql "SELECT count(*) FROM block WHERE state = 'done'")
+    [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq $((done * 2)) ]
+    # with a 60 s lease, only a given-back block lets another worker finish at once
+    run timeout 60 "$VERDICT" worker --store "$STORE" --machine w2
+    [ "$status" -eq 0 ]
+    [ "$(sql "SELECT count(*) FROM block WHERE state = 'done'")" -eq 20 ]
+}
+
+@test "survey: a machine whose runs all fail is reported, not pooled; the HTML has a forest plot" {
+    cat > "$DATA/failing.yaml" <<EOF
+name: failing
+machines: survey
+repetitions: 6
+warmup: 0
+on_failure: record
+variants:
+  A: {command: [sh, -c, 'test -z "\$BROKEN_HERE" && sleep 0.04']}
+  B: {command: [sh, -c, 'test -z "\$BROKEN_HERE" && sleep 0.05']}
+EOF
+    run "$VERDICT" run "$DATA/failing.yaml" --store "$STORE" --machine good-1
+    [ "$status" -eq 0 ]
+    run "$VERDICT" worker --store "$STORE" --machine good-2
+    [ "$status" -eq 0 ]
+    run env BROKEN_HERE=1 "$VERDICT" worker --store "$STORE" --machine broken
+    [ "$status" -eq 0 ]
+    run "$VERDICT" report "$STORE" --json "$DATA/f.json" --html "$DATA/f.html" \
+        --markdown "$DATA/f.md" --csv "$DATA/f.csv"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"[machine-failed] machine broken: all its 12 runs failed; it is reported, not pooled"* ]]
+    [[ "$output" == *"B vs A, wall: +"*"over 2 machines"* ]]
+    [ "$(jq -r '.comparisons[] | select(.machine == null) | .machines' "$DATA/f.json")" -eq 2 ]
+    [ "$(jq '[.samples[] | select(.machine == "broken" and .exit != 0)] | length' "$DATA/f.json")" -eq 12 ]
+    grep -q '^| default · good-1 | wall | A | B |' "$DATA/f.md"
+    grep -q '^Across machines' "$DATA/f.md"
+    grep -q '^| default | wall | A | B | 2 | +' "$DATA/f.md"
+    [ "$(head -1 "$DATA/f.csv" | cut -d, -f4)" = machine ]
+    [ "$(grep -c ',broken,' "$DATA/f.csv")" -eq 12 ]
+    grep -q '<th>machine</th>' "$DATA/f.html"
+    grep -q 'class="forest-diamond"' "$DATA/f.html"
+    [ "$(grep -o 'class="forest-row' "$DATA/f.html" | wc -l)" -eq 3 ]
+    grep -q 'no successful runs' "$DATA/f.html"
+    # the page with its forest plot loads in a real browser, offline
+    run "$BATS_TEST_DIRNAME/../report/render_in_chromium.sh" "$DATA/f.html" "$DATA/f.png"
+    [ "$status" -eq 0 ]
+    cp "$DATA/f.png" "${FLEET_SCREENSHOT:-/dev/null}" 2>/dev/null || true
+}
+
+@test "a fleet's experiment refuses a worker of another verdict build, naming both" {
+    share_file
+    run "$VERDICT" run "$DATA/share.yaml" --store "$STORE" --machine w1
+    [ "$status" -eq 0 ]
+    cp "$VERDICT" "$DATA/verdict-other"
+    printf 'another build' >> "$DATA/verdict-other"
+    run "$DATA/verdict-other" worker --store "$STORE" --machine w2
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"experiment share was registered by verdict"*"(build "*"this is verdict"*"every machine of a fleet must run the same verdict"* ]]
+}
+
+@test "verdict env --store records a machine without running anything; report --machines tabulates it" {
+    run "$VERDICT" env --seconds 0 --store "$STORE" --machine box-1
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"recorded machine box-1"* ]]
+    run "$VERDICT" env --seconds 0 --store "$STORE" --machine box-2
+    [ "$status" -eq 0 ]
+    run "$VERDICT" report "$STORE" --machines
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *box-1* && "$output" == *box-2* ]]
+    [[ "$output" == *"crc32c: "*"on 2 machines"* ]]
+    run "$VERDICT" report "$STORE" --machines --json "$DATA/machines.json"
+    [ "$status" -eq 0 ]
+    [ "$(jq '.machines | length' "$DATA/machines.json")" -eq 2 ]
+    [ "$(jq -r '.machines[0].facts.crc32c' "$DATA/machines.json")" != null ]
+    # a name another machine holds (other identity facts) is refused, naming both
+    sql "UPDATE machine_fact SET value = 'elsewhere' WHERE machine = 'box-1' AND key = 'hostname';
+         UPDATE machine_fact SET value = '0123456789abcdef' WHERE machine = 'box-1' AND key = 'machine_id'"
+    run "$VERDICT" env --seconds 0 --store "$STORE" --machine box-1
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"machine box-1 is already in the store as another machine"*"hostname elsewhere"*"give this one --machine NAME"* ]]
+    run "$VERDICT" env --seconds 0 --store "$STORE" --machine 'bad name'
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--machine 'bad name'"* ]]
+}
+
+@test "report --list and --experiment choose among the store's experiments" {
+    share_file
+    survey_file
+    sed -i 's/^repetitions: 20/repetitions: 3/' "$DATA/share.yaml"
+    sed -i 's/^repetitions: 8/repetitions: 3/' "$DATA/survey.yaml"
+    run "$VERDICT" run "$DATA/share.yaml" --store "$STORE" --machine w1
+    [ "$status" -eq 0 ]
+    run "$VERDICT" run "$DATA/survey.yaml" --store "$STORE" --machine w1
+    [ "$status" -eq 0 ]
+    run "$VERDICT" report "$STORE" --list
+    [ "$status" -eq 0 ]
+    [[ "${lines[0]}" == share* && "${lines[1]}" == survey* ]]
+    run "$VERDICT" report "$STORE" --experiment share --json "$DATA/share.json"
+    [ "$status" -eq 0 ]
+    [ "$(jq -r '.experiment.name' "$DATA/share.json")" = share ]
+    run "$VERDICT" report "$STORE" --experiment nope
+    [ "$status" -eq 2 ]
+    [[ "$output" == *'no experiment "nope"'*share*survey* ]]
+}
+
+@test "machines: share refuses adaptive looks, naming the key" {
+    cat > "$DATA/bad.yaml" <<EOF
+machines: share
+variants:
+  A: {command: ["true"]}
+  B: {command: ["true"]}
+EOF
+    run "$VERDICT" run "$DATA/bad.yaml" --store "$STORE"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"bad.yaml:1:"*"'machines: share' needs a fixed 'repetitions'"* ]]
+    share_file
+    run "$VERDICT" run "$DATA/share.yaml" --dry-run
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"20 blocks of 2 runs (machines: share: split among machines)"* ]]
+}
+
+@test "the fleet examples run: survey on two machines, then report" {
+    run "$VERDICT" run "$EXAMPLES/fleet/survey.yaml" --dry-run
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"(machines: survey: on every machine)"* ]]
+    run "$VERDICT" run "$EXAMPLES/fleet/share.yaml" --dry-run
+    [ "$status" -eq 0 ]
+    sed 's/^repetitions: 10/repetitions: 6/' "$EXAMPLES/fleet/survey.yaml" > "$DATA/survey.yaml"
+    run "$VERDICT" run "$DATA/survey.yaml" --store "$STORE" --machine one
+    [ "$status" -eq 0 ]
+    run "$VERDICT" worker --store "$STORE" --machine two --dir "$DATA"
+    [ "$status" -eq 0 ]
+    run "$VERDICT" report "$STORE"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"B vs A, wall: +"*"over 2 machines"* ]]
+}
+
+@test "the store's server gone: a worker retries, then says so clearly" {
+    run env VERDICT_STORE_RETRY_SECONDS=1 "$VERDICT" worker --store "postgresql://root:secret@127.0.0.1:1/none?verdict_schema=$SCHEMA"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"127.0.0.1:1"* ]]
+    [[ "$output" != *secret* ]]
+}
