@@ -20,10 +20,11 @@ typedef struct {
     report_choices report;
     const char *store_path;
     const char *experiment;  /* --experiment NAME; NULL: the latest */
+    const char *directory;   /* --dir: where the experiment's relative paths lead */
     bool list, machines;
 } report_settings;
 
-enum { REPORT_CMD_LIST = 0x2000, REPORT_CMD_EXPERIMENT, REPORT_CMD_MACHINES };
+enum { REPORT_CMD_LIST = 0x2000, REPORT_CMD_EXPERIMENT, REPORT_CMD_MACHINES, REPORT_CMD_DIR };
 
 static void report_usage(FILE *out)
 {
@@ -36,6 +37,9 @@ static void report_usage(FILE *out)
         "\n"
         "      --list              list the experiments the store holds\n"
         "      --experiment NAME   report this one (default: the one run last)\n"
+        "      --dir DIR           where the experiment's files are (its sources, patches):\n"
+        "                          relative paths of the stored text are relative to DIR\n"
+        "                          (default: the current directory)\n"
         "      --machines          tabulate the machines that ran or joined the store's\n"
         "                          experiments: CPU, ISA extensions, the CRC-32C path,\n"
         "                          compiler, kernel (with --json FILE: as JSON)\n"
@@ -53,8 +57,8 @@ static int apply_report_option(int opt, const char *arg, void *settings, char *e
         *(opt == REPORT_CMD_LIST ? &s->list : &s->machines) = true;
         return 0;
     }
-    if (opt == REPORT_CMD_EXPERIMENT) {
-        s->experiment = arg;
+    if (opt == REPORT_CMD_EXPERIMENT || opt == REPORT_CMD_DIR) {
+        *(opt == REPORT_CMD_EXPERIMENT ? &s->experiment : &s->directory) = arg;
         return 0;
     }
     int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
@@ -70,6 +74,7 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
         REPORT_LONG_OPTIONS, {"list", no_argument, NULL, REPORT_CMD_LIST},
         {"experiment", required_argument, NULL, REPORT_CMD_EXPERIMENT},
         {"machines", no_argument, NULL, REPORT_CMD_MACHINES},
+        {"dir", required_argument, NULL, REPORT_CMD_DIR},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -89,8 +94,9 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
 
 /* Reads the experiment back from the text stored with its results: the one named, or the
  * one run last. */
-static int load_stored_experiment(store *db, const char *wanted, int64_t *id, experiment *e,
-                                  const char *path, char *err, size_t errlen)
+static int load_stored_experiment(store *db, const char *wanted, const char *directory,
+                                  int64_t *id, experiment *e, const char *path, char *err,
+                                  size_t errlen)
 {
     store_experiment stored;
     if ((wanted ? store_find_experiment(db, wanted, id, err, errlen)
@@ -99,7 +105,8 @@ static int load_stored_experiment(store *db, const char *wanted, int64_t *id, ex
         return -1;
     char name[4096];
     snprintf(name, sizeof name, "%s (experiment %s as stored)", path, stored.name);
-    if (targets_parse_experiment(name, stored.text, stored.text_length, e, err, errlen) != 0)
+    if (targets_parse_experiment_in(name, stored.text, stored.text_length, directory, e, err,
+                                    errlen) != 0)
         return -1;
     /* the seed the run settled: from the plan when the text has none */
     e->seed = stored.seed;
@@ -218,8 +225,13 @@ static int report_store(const report_settings *s, store *db, char *err, size_t e
     int64_t id = 0;
     int rc = EXIT_USAGE;
     experiment_init(&e);
-    if (load_stored_experiment(db, s->experiment, &id, &e, s->store_path, err, errlen) == 0)
+    char *shown = store_display_name(s->store_path);
+    if (shown == NULL)
+        snprintf(err, errlen, "out of memory");
+    else if (load_stored_experiment(db, s->experiment, s->directory ? s->directory : ".", &id,
+                                    &e, shown, err, errlen) == 0)
         rc = cli_report("verdict report", db, id, &e, &s->report);
+    free(shown);
     experiment_free(&e);
     return rc;
 }

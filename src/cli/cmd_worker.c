@@ -9,6 +9,7 @@
 #include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "common/array.h"
+#include "common/strbuf.h"
 #include "lab/lab_builds.h"
 #include "store/store.h"
 #include "targets/targets.h"
@@ -185,12 +186,16 @@ static int work_on(const worker_settings *s, const char *name, const char *text,
                     "'machines: survey' or 'machines: share'); nothing to do\n", name);
     } else {
         report_choices none = {0};
+        /* in-place build lines log beside the experiment's files, as with verdict run */
+        strbuf logs = STRBUF_INIT;
+        strbuf_appendf(&logs, "%s/%s", s->directory, name);
         cli_run run = {.program = "verdict worker", .e = &e, .store_path = s->store,
-                       .build_logs = false, .cache_dir = cache,
+                       .build_logs = true, .log_prefix = strbuf_text(&logs), .cache_dir = cache,
                        .target = {.randomize_env = true}, .report = &none,
                        .summary = print_worker_summary, .machine = s->machine,
                        .lease_seconds = s->lease_seconds, .no_report = true};
-        rc = cli_run_experiment(&run);
+        rc = strbuf_status(&logs) == 0 ? cli_run_experiment(&run) : EXIT_INTERNAL;
+        strbuf_free(&logs);
     }
     experiment_free(&e);
     return rc;

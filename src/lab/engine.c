@@ -2,12 +2,12 @@
  * order, its blocks in shuffled unit order, each sample committed at once; resume skips what
  * the store holds, adaptive looks replay it, a stop request ends the run after the current one. */
 #include "lab/engine.h"
+#include "lab/engine_internal.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/array.h"
 #include "common/strbuf.h"
@@ -28,39 +28,6 @@
 
 /* ---- what the store already holds ---- */
 
-/* A stored sample's place in the plan, and its values (one per metric). */
-typedef struct {
-    size_t point, unit;
-    long block;
-    double *values;
-} held_sample;
-
-/* One point's blocks in memory: values[block][unit][metric], present[block][unit]. */
-typedef struct {
-    double *values;
-    bool *present;
-    size_t blocks;               /* blocks allocated */
-} point_table;
-
-/* Everything one run holds; released by engine_free. */
-typedef struct {
-    const lab_config *c;
-    const experiment *e;
-    lab_outcome *out;
-    target *t;
-    point_index points;
-    held_sample *held;           /* sorted by (point, unit, block) */
-    size_t n_held, held_capacity;
-    size_t n_units, n_metrics;
-    double start;
-    long seq;
-    double *values;              /* one measurement's metric values */
-    const char **metric_names;
-    strbuf warnings;             /* "code\tpoint\tvariant\tmessage" lines */
-    strbuf measured;             /* what each variant ran (LAB_BUILDS_FACT lines) */
-    point_table table;
-} engine;
-
 static int index_points(engine *g, verdict_error *err)
 {
     return point_index_build(g->e, &g->points) == 0
@@ -72,7 +39,7 @@ typedef struct {
     verdict_error *err;
 } hold_context;
 
-static const char *machine_of(const lab_config *c)
+const char *engine_machine(const lab_config *c)
 {
     return c->machine ? c->machine : "";
 }
@@ -83,7 +50,7 @@ static int hold_sample(void *context, const store_sample *s)
 {
     hold_context *h = context;
     engine *g = h->g;
-    if (strcmp(s->machine ? s->machine : "", machine_of(g->c)) != 0)
+    if (strcmp(s->machine ? s->machine : "", engine_machine(g->c)) != 0)
         return 0;
     if (s->seq >= g->seq)
         g->seq = s->seq + 1;
@@ -283,25 +250,13 @@ static bool look_decides(engine *g, size_t point, size_t blocks, analysis_result
 
 /* ---- one point ---- */
 
-/* The state of the point being run. */
-typedef struct {
-    size_t point, position;
-    bool begun;                  /* the target's begin_point and the setup ran */
-    bool warmed;
-    double start;
-    command_words prepare, setup, teardown;
-    stopping_rule rule;
-    analysis_result latest;
-    bool have_latest;
-} point_run;
-
-static void note_warning(engine *g, const char *code, const char *point, const char *variant,
+void engine_note_warning(engine *g, const char *code, const char *point, const char *variant,
                          const char *message)
 {
     strbuf_appendf(&g->warnings, "%s\t%s\t%s\t%s\n", code, point, variant, message);
 }
 
-static int begin_point(engine *g, point_run *p, verdict_error *err)
+int engine_begin_point(engine *g, point_run *p, verdict_error *err)
 {
     const experiment *e = g->e;
     if (lab_helper_words(e, &e->setup, p->point, &p->setup, err) != 0 ||
@@ -331,7 +286,7 @@ static int measure_unit(engine *g, point_run *p, size_t unit, long block, target
 }
 
 /* Retried as the failure policy says; a failure that stands is an error unless recorded. */
-static int measure_with_policy(engine *g, point_run *p, size_t unit, long block,
+int engine_measure(engine *g, point_run *p, size_t unit, long block,
                                target_measurement *m, verdict_error *err)
 {
     int tries = g->e->on_failure == FAILURE_RETRY ? 1 + g->e->retries : 1, rc = -1;
@@ -356,14 +311,14 @@ static int measure_with_policy(engine *g, point_run *p, size_t unit, long block,
 }
 
 /* The store's row for a measurement (its strings borrowed from the engine and m). */
-static store_sample sample_row(const engine *g, size_t point, size_t unit, long block,
+store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long block,
                                const target_measurement *m, double started)
 {
     size_t layout, variant = experiment_unit_variant(g->e, unit, &layout);
     return (store_sample){
         .point = g->points.ids[point], .variant = g->e->variants[variant].name,
         .layout = (long)layout,
-        .machine = machine_of(g->c), .block = block, .seq = g->seq, .started = started,
+        .machine = engine_machine(g->c), .block = block, .seq = g->seq, .started = started,
         .wall = m->wall,
         .user = m->user, .sys = m->sys, .maxrss_kib = m->maxrss_kib,
         .voluntary_switches = m->voluntary_switches,
@@ -377,7 +332,7 @@ static store_sample sample_row(const engine *g, size_t point, size_t unit, long 
 static int commit(engine *g, const point_run *p, size_t unit, long block,
                   const target_measurement *m, double started, verdict_error *err)
 {
-    store_sample row = sample_row(g, p->point, unit, block, m, started);
+    store_sample row = engine_sample_row(g, p->point, unit, block, m, started);
     char why[1024];
     if (store_add_sample(g->c->db, g->out->run_id, &row, why, sizeof why) != 0)
         return error_set(err, ERROR_INTERNAL, "%s", why);
@@ -387,7 +342,7 @@ static int commit(engine *g, const point_run *p, size_t unit, long block,
 }
 
 /* Unmeasured runs of every unit, in the first block's order, before the point's first one. */
-static int warm_up(engine *g, point_run *p, verdict_error *err)
+int engine_warm_up(engine *g, point_run *p, verdict_error *err)
 {
     size_t *order = calloc(g->n_units, sizeof *order);
     if (order == NULL)
@@ -397,7 +352,7 @@ static int warm_up(engine *g, point_run *p, verdict_error *err)
     target_measurement m;
     for (size_t w = 0; rc == 0 && w < g->e->warmup; w++)
         for (size_t i = 0; rc == 0 && i < g->n_units; i++)
-            rc = measure_with_policy(g, p, order[i], -1, &m, err);
+            rc = engine_measure(g, p, order[i], -1, &m, err);
     free(order);
     p->warmed = true;
     return rc;
@@ -405,13 +360,13 @@ static int warm_up(engine *g, point_run *p, verdict_error *err)
 
 static int run_unit(engine *g, point_run *p, size_t unit, size_t block, verdict_error *err)
 {
-    if (!p->begun && begin_point(g, p, err) != 0)
+    if (!p->begun && engine_begin_point(g, p, err) != 0)
         return -1;
-    if (!p->warmed && warm_up(g, p, err) != 0)
+    if (!p->warmed && engine_warm_up(g, p, err) != 0)
         return -1;
     target_measurement m;
     double started = runner_monotonic_seconds() - g->start;
-    if (measure_with_policy(g, p, unit, (long)block, &m, err) != 0 ||
+    if (engine_measure(g, p, unit, (long)block, &m, err) != 0 ||
         commit(g, p, unit, (long)block, &m, started, err) != 0)
         return -1;
     if (table_reserve(g, block) != 0)
@@ -486,7 +441,7 @@ static int run_blocks(engine *g, point_run *p, verdict_error *err)
     g->out->complete_blocks += block;
     if (rc == 0 && g->e->adaptive && !decided) {
         g->out->budget_spent = true;
-        note_warning(g, "budget-spent", g->points.ids[p->point], "",
+        engine_note_warning(g, "budget-spent", g->points.ids[p->point], "",
                      "not decided within the budget");
     }
     free(order);
@@ -494,7 +449,7 @@ static int run_blocks(engine *g, point_run *p, verdict_error *err)
 }
 
 /* Teardown runs even after a failure or a stop (but cannot itself be stopped). */
-static void end_point(engine *g, point_run *p, verdict_error *err)
+void engine_end_point(engine *g, point_run *p, verdict_error *err)
 {
     if (p->begun) {
         volatile sig_atomic_t no_stop = 0;
@@ -519,7 +474,7 @@ static int run_point(engine *g, size_t point, size_t position, verdict_error *er
     g->out->points_started++;
     int rc = fill_table(g, point) != 0 ? error_set(err, ERROR_INTERNAL, "out of memory")
                                        : run_blocks(g, &p, err);
-    end_point(g, &p, err);
+    engine_end_point(g, &p, err);
     return rc != 0 || err->kind != ERROR_NONE ? -1 : 0;
 }
 
@@ -570,8 +525,8 @@ static int record_facts(engine *g, verdict_error *err)
     int rc = machine_facts_set(&facts, "verdict", VERDICT_VERSION) == 0
                  ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
     /* a named machine is a fleet's: kept by its name for the survey, its name checked */
-    if (rc == 0 && machine_of(g->c)[0])
-        rc = lab_record_machine(g->c->db, machine_of(g->c), &facts, err);
+    if (rc == 0 && engine_machine(g->c)[0])
+        rc = lab_record_machine(g->c->db, engine_machine(g->c), &facts, err);
     if (rc == 0 && g->measured.length && machine_facts_set(&facts, LAB_BUILDS_FACT,
                                                            strbuf_text(&g->measured)) != 0)
         rc = error_set(err, ERROR_INTERNAL, "out of memory");
@@ -605,225 +560,10 @@ static void record_end_facts(engine *g)
     machine_facts_free(&facts);
 }
 
-/* ---- a shared plan (machines: share) ---- */
-
-/* How often a worker with nothing to claim looks again for blocks whose lease ran out. */
-#define SHARE_POLL_SECONDS 0.5
-
-/* A claimed block's measurements, kept until the block is committed as a whole. */
-typedef struct {
-    target_measurement *runs;    /* one per unit, in the block's order */
-    size_t *units;
-    double *values, *started;
-    size_t n;
-} block_batch;
-
-static int batch_init(engine *g, block_batch *b)
-{
-    memset(b, 0, sizeof *b);
-    b->runs = calloc(g->n_units, sizeof *b->runs);
-    b->units = calloc(g->n_units, sizeof *b->units);
-    b->values = calloc(g->n_units * g->n_metrics + 1, sizeof *b->values);
-    b->started = calloc(g->n_units, sizeof *b->started);
-    return b->runs && b->units && b->values && b->started ? 0 : -1;
-}
-
-static void batch_free(block_batch *b)
-{
-    free(b->runs);
-    free(b->units);
-    free(b->values);
-    free(b->started);
-}
-
-/* The plan's blocks in claim order: the points in the seed's order, blocks in order, so
- * workers go through a point together before the next one (one server start per point). */
-static int plan_shared_blocks(engine *g, const size_t *order, verdict_error *err)
-{
-    size_t n = g->points.n * g->e->repetitions;
-    store_block *blocks = calloc(n + 1, sizeof *blocks);
-    if (blocks == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    for (size_t i = 0, k = 0; i < g->points.n; i++)
-        for (size_t b = 0; b < g->e->repetitions; b++, k++)
-            blocks[k] = (store_block){g->points.ids[order[i]], (long)b};
-    char why[1024];
-    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why);
-    free(blocks);
-    return rc == 0 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why);
-}
-
-/* Measures every unit of the claimed block, keeping the lease; STORE_CLAIM_LOST when the
- * block was taken over meanwhile (this worker stalled past its lease). */
-static int measure_claimed(engine *g, point_run *p, const store_claim *claim, block_batch *b,
-                           verdict_error *err)
-{
-    schedule_block_order(g->e->seed, p->point, (size_t)claim->block, g->n_units, b->units);
-    char why[1024];
-    for (b->n = 0; b->n < g->n_units; b->n++) {
-        if ((!p->begun && begin_point(g, p, err) != 0) ||
-            (!p->warmed && warm_up(g, p, err) != 0))
-            return -1;
-        target_measurement *m = &b->runs[b->n];
-        b->started[b->n] = runner_monotonic_seconds() - g->start;
-        if (measure_with_policy(g, p, b->units[b->n], claim->block, m, err) != 0)
-            return -1;
-        memcpy(b->values + b->n * g->n_metrics, m->values, g->n_metrics * sizeof *b->values);
-        m->values = b->values + b->n * g->n_metrics;
-        int rc = store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds,
-                                   why, sizeof why);
-        if (rc == STORE_CLAIM_LOST)
-            return rc;
-        if (rc != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
-    }
-    return 0;
-}
-
-/* Commits the block's samples together with the block; a lost block is noted, not an error. */
-static int finish_claimed(engine *g, const point_run *p, const store_claim *claim,
-                          const block_batch *b, verdict_error *err)
-{
-    store_sample *rows = calloc(b->n + 1, sizeof *rows);
-    if (rows == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    for (size_t i = 0; i < b->n; i++) {
-        rows[i] = sample_row(g, p->point, b->units[i], claim->block, &b->runs[i], b->started[i]);
-        rows[i].seq = g->seq + (long)i;
-    }
-    char why[1024];
-    int rc = store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows,
-                                b->n, why, sizeof why);
-    free(rows);
-    if (rc == 0) {
-        g->seq += (long)b->n;
-        g->out->samples_taken += b->n;
-        g->out->complete_blocks++;
-        g->out->blocks_retaken += claim->attempt > 1;
-    }
-    return rc == 0 || rc == STORE_CLAIM_LOST ? rc : error_set(err, ERROR_INTERNAL, "%s", why);
-}
-
-static void note_lost_block(engine *g, const store_claim *claim)
-{
-    char message[256];
-    snprintf(message, sizeof message, "block %ld was taken over by another worker after this "
-             "one's lease ran out; its runs here were not kept", claim->block);
-    note_warning(g, "block-lost", claim->point, "", message);
-    g->out->blocks_lost++;
-}
-
-/* One claimed block, start to end: measured, then committed or given back. */
-static int run_claimed(engine *g, point_run *p, const store_claim *claim, verdict_error *err)
-{
-    block_batch b;
-    if (batch_init(g, &b) != 0) {
-        batch_free(&b);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    }
-    int rc = measure_claimed(g, p, claim, &b, err);
-    if (rc == 0)
-        rc = finish_claimed(g, p, claim, &b, err);
-    if (rc == STORE_CLAIM_LOST) {
-        note_lost_block(g, claim);
-        rc = 0;
-    } else if (rc != 0) { /* stopped or failed: the block is open again for any worker */
-        char why[256];
-        store_release_block(g->c->db, claim->claim, g->c->worker, why, sizeof why);
-    }
-    batch_free(&b);
-    return rc;
-}
-
-typedef struct {
-    point_run run;
-    bool active;
-} shared_point;
-
-/* Moves the worker to the claimed block's point: the previous point ended, this one begun
- * lazily by its first run. */
-static int enter_point(engine *g, shared_point *sp, const char *point_id, verdict_error *err)
-{
-    long point = point_index_find(&g->points, point_id);
-    if (point < 0)
-        return error_set(err, ERROR_INTERNAL, "the store's shared plan names point %s, which "
-                         "this experiment does not have", point_id);
-    if (sp->active && sp->run.point == (size_t)point)
-        return 0;
-    if (sp->active)
-        end_point(g, &sp->run, err);
-    sp->run = (point_run){.point = (size_t)point, .position = g->out->points_started + 1,
-                          .start = runner_monotonic_seconds()};
-    sp->active = true;
-    g->out->points_started++;
-    return err->kind == ERROR_NONE ? 0 : -1;
-}
-
-static void report_shared_progress(engine *g, const shared_point *sp, const store_claim *c)
-{
-    if (g->c->progress == NULL || !sp->active)
-        return;
-    size_t total = (size_t)(c->open + c->in_flight + c->done);
-    lab_progress pr = {.position = sp->run.position, .n_points = g->points.n,
-                       .point_id = g->points.ids[sp->run.point],
-                       .blocks_done = (size_t)c->done, .blocks_planned = total,
-                       .elapsed = runner_monotonic_seconds() - g->start, .eta = -1};
-    /* the fleet's pace while this worker ran: every worker's blocks over this one's time */
-    if (g->out->complete_blocks > 0 && c->done > 0)
-        pr.eta = pr.elapsed * (double)(total - (size_t)c->done) / (double)c->done;
-    g->c->progress(g->c->progress_context, &pr);
-}
-
-static void pause_seconds(double seconds)
-{
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-/* Claims blocks until none is left: open blocks first, then (waiting) those whose worker's
- * lease runs out, until every block of the plan is done. */
-static int claim_until_done(engine *g, shared_point *sp, verdict_error *err)
-{
-    char why[1024];
-    for (;;) {
-        if (*g->c->stop)
-            return error_set(err, ERROR_INTERRUPTED, "interrupted");
-        store_claim claim;
-        if (store_claim_block(g->c->db, g->c->experiment_id, NULL, machine_of(g->c),
-                              g->c->worker, g->c->lease_seconds, &claim, why, sizeof why) != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
-        if (!claim.claimed && claim.in_flight == 0)
-            return 0;
-        if (!claim.claimed) {
-            pause_seconds(SHARE_POLL_SECONDS);
-            continue;
-        }
-        if (enter_point(g, sp, claim.point, err) != 0 || run_claimed(g, &sp->run, &claim, err) != 0)
-            return -1;
-        report_shared_progress(g, sp, &claim);
-    }
-}
-
-static int run_shared(engine *g, verdict_error *err)
-{
-    size_t *order = calloc(g->points.n + 1, sizeof *order);
-    if (order == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    schedule_point_order(g->e->seed, g->points.n, order);
-    shared_point sp = {.active = false};
-    int rc = plan_shared_blocks(g, order, err);
-    if (rc == 0)
-        rc = claim_until_done(g, &sp, err);
-    if (sp.active)
-        end_point(g, &sp.run, err);
-    free(order);
-    return rc != 0 || err->kind != ERROR_NONE ? -1 : 0;
-}
-
 static int run_points(engine *g, verdict_error *err)
 {
     if (g->e->machines == MACHINES_SHARE)
-        return run_shared(g, err);
+        return engine_run_shared(g, err);
     size_t *order = calloc(g->points.n + 1, sizeof *order);
     if (order == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
@@ -888,7 +628,7 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
     if (out->run_id) {
         char why[512];
         if (err->kind == ERROR_INTERRUPTED)
-            note_warning(&g, "interrupted", "", "", "interrupted: the analysis covers the "
+            engine_note_warning(&g, "interrupted", "", "", "interrupted: the analysis covers the "
                          "complete blocks");
         record_end_facts(&g);
         store_end_run(c->db, out->run_id, rc == 0 ? "done"

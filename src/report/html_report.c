@@ -2,11 +2,9 @@
  * overall effect, a fleet's forest plots, warnings and machine facts, inline and offline. */
 #include "report/report.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "report/forest_plot.h"
+#include "report/fleet_charts.h"
 #include "report/html_tables.h"
 #include "report/markup.h"
 #include "report/output_file.h"
@@ -157,39 +155,17 @@ static int write_points(FILE *out, const report_input *in, const query_point_set
     return rc;
 }
 
-/* One forest plot: each machine's comparison, the pooled diamond, the prediction interval;
- * the fleet's machines with no comparison (all runs failed) as rows without a marker. */
+/* One forest plot per pooled comparison (report/fleet_charts.c). */
 static int write_forest(FILE *out, const report_input *in, const analysis_fleet *f)
 {
-    forest_row *rows = calloc(f->n_machines + in->n_machines + 1, sizeof *rows);
-    if (rows == NULL)
-        return -1;
-    size_t n = 0;
-    for (size_t j = 0; j < f->n_machines; j++) {
-        const analysis_comparison *c = &in->analysis->comparisons[f->members[j]];
-        rows[n++] = (forest_row){analysis_comparison_machine(in->series, c),
-                                 c->ok ? c->result.ratio : NAN, c->ok ? c->result.ci_low : NAN,
-                                 c->ok ? c->result.ci_high : NAN,
-                                 c->ok ? verdict_kind_name(c->result.decision.kind)
-                                       : "no result"};
-    }
-    for (size_t m = 0; m < in->n_machines; m++)
-        if (in->machines[m].samples > 0 && in->machines[m].failed == in->machines[m].samples)
-            rows[n++] = (forest_row){in->machines[m].name, NAN, NAN, NAN, NULL};
-    char title[512], why[256];
-    snprintf(title, sizeof title, "%s%s%s: %s against %s", f->metric, in->n_points > 1 ? ", " : "",
-             in->n_points > 1 ? f->point : "", f->candidate, f->baseline);
-    forest_plot plot = {title, rows, n, f->ok ? f->ratio : NAN, f->ok ? f->ci_low : NAN,
-                        f->ok ? f->ci_high : NAN, f->ok ? f->predict_low : NAN,
-                        f->ok ? f->predict_high : NAN, f->confidence};
+    char why[256];
     fputs("<figure>\n", out);
-    if (forest_plot_write(&plot, out, false, why, sizeof why) != 0)
+    if (fleet_forest_write(in, f, out, false, why, sizeof why) != 0)
         fputs("<p class=\"note\">(nothing to draw)</p>\n", out);
     html_element(out, "figcaption", "Each machine's change with its confidence interval; the "
                  "diamond is the pooled change over the machines (random effects), the dashed "
                  "bar where a machine not in this fleet is expected (prediction interval).");
     fputs("\n</figure>\n", out);
-    free(rows);
     return 0;
 }
 

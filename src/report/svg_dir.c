@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report/fleet_charts.h"
 #include "report/output_file.h"
 #include "report/report_charts.h"
 #include "report/report_query.h"
@@ -94,6 +95,28 @@ static int write_points(svg_dir_writer *w, const report_input *in)
     return rc;
 }
 
+/* A fleet's forest plots: DIR/NN-forest-POINT-METRIC.svg, one per pooled comparison. */
+static int write_forests(svg_dir_writer *w, const report_input *in)
+{
+    for (size_t i = 0; i < in->analysis->n_fleet; i++) {
+        const analysis_fleet *f = &in->analysis->fleet[i];
+        char a[NAME_PART + 1], b[NAME_PART + 1], path[4096];
+        sanitize(f->point, a, sizeof a);
+        sanitize(f->metric, b, sizeof b);
+        snprintf(path, sizeof path, "%s/%02u-forest-%s-%s.svg", w->dir, ++w->number, a, b);
+        output_file out;
+        if (output_open(&out, path, w->err, w->errlen) != 0)
+            return -1;
+        if (fleet_forest_write(in, f, out.stream, true, w->err, w->errlen) != 0) {
+            output_abandon(&out);
+            return -1;
+        }
+        if (output_commit(&out, w->err, w->errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int report_write_svg_dir(const report_input *in, const char *dir, char *err, size_t errlen)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
@@ -111,7 +134,9 @@ int report_write_svg_dir(const report_input *in, const char *dir, char *err, siz
         return -1;
     }
     svg_dir_writer w = {dir, 0, err, errlen};
-    int rc = write_overview(&w, in, &sw);
+    int rc = write_forests(&w, in);
+    if (rc == 0)
+        rc = write_overview(&w, in, &sw);
     if (rc == 0)
         rc = write_points(&w, in);
     sweep_free(&sw);

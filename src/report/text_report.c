@@ -310,6 +310,9 @@ static void print_machine_agreement(const report_input *in, const analysis_fleet
         fputs(", worse on ", out);
         print_machines_with(in, f, VERDICT_WORSE, out);
         fputs("\n", out);
+    } else if (f->n_better + f->n_worse == f->n_machines) {
+        fprintf(out, "   %s on every machine on its own\n",
+                verdict_kind_name(f->n_better ? VERDICT_BETTER : VERDICT_WORSE));
     } else if (f->n_better + f->n_worse > 0) {
         verdict_kind kind = f->n_better ? VERDICT_BETTER : VERDICT_WORSE;
         fprintf(out, "   %s on %zu of %zu machines (", verdict_kind_name(kind),

@@ -13,11 +13,11 @@ teardown() {
     fleet_teardown
 }
 
-# B takes 25% longer than A. Waits, not CPU work: three workers share two vCPUs here, and
-# CPU-bound runs of them would measure the scheduler (CVs of 30% were seen).
-# Long enough (0.4 s) that a poll can catch a worker between a block's two runs.
-A_SECONDS=0.4
-B_SECONDS=0.5
+# B does 25% more work than A (spin: rounds of dependent arithmetic, about 0.3 s of CPU for
+# A). Three workers share two vCPUs here, so the metric is cpu (user + sys), which the time
+# slicing between them disturbs far less than wall time; the runs are long enough that a
+# poll catches a worker between a block's two runs.
+ROUNDS=100000000
 
 survey_file() {
     cat > "$DATA/survey.yaml" <<EOF
@@ -27,8 +27,9 @@ repetitions: 8
 warmup: 0
 seed: 5
 variants:
-  A: {command: [sleep, "$A_SECONDS"]}
-  B: {command: [sleep, "$B_SECONDS"]}
+  A: {command: ["$SPIN", "$ROUNDS"]}
+  B: {command: ["$SPIN", "$((ROUNDS * 5 / 4))"]}
+metrics: [cpu]
 EOF
 }
 
@@ -80,11 +81,12 @@ EOF
     echo "$output"
     [ "$status" -eq 0 ]
     for m in m1 m2 m3; do
-        [[ "$output" == *"wall · machine $m (lower is better)"* ]]
+        [[ "$output" == *"cpu · machine $m (lower is better)"* ]]
     done
     [ "$(grep -c '^   worse:' <<< "$output")" -eq 3 ]
-    [[ "$output" == *"across machines"*"B vs A, wall: +"*"over 3 machines"*"worse"* ]]
+    [[ "$output" == *"across machines"*"B vs A, cpu: +"*"over 3 machines"*"worse"* ]]
     [[ "$output" == *"on a machine not in this fleet, expect +"* ]]
+    [[ "$output" == *"worse on every machine on its own"* ]]
     run "$VERDICT" report "$STORE" --json "$DATA/fleet.json"
     [ "$status" -eq 0 ]
     [ "$(jq '[.samples[] | select(.machine != null)] | length' "$DATA/fleet.json")" -eq 48 ]
@@ -164,7 +166,7 @@ EOF
     run env BROKEN_HERE=1 "$VERDICT" worker --store "$STORE" --machine broken
     [ "$status" -eq 0 ]
     run "$VERDICT" report "$STORE" --json "$DATA/f.json" --html "$DATA/f.html" \
-        --markdown "$DATA/f.md" --csv "$DATA/f.csv"
+        --markdown "$DATA/f.md" --csv "$DATA/f.csv" --svg "$DATA/svg"
     echo "$output"
     [ "$status" -eq 0 ]
     [[ "$output" == *"[machine-failed] machine broken: all its 12 runs failed; it is reported, not pooled"* ]]
@@ -177,6 +179,8 @@ EOF
     [ "$(head -1 "$DATA/f.csv" | cut -d, -f4)" = machine ]
     [ "$(grep -c ',broken,' "$DATA/f.csv")" -eq 12 ]
     grep -q '<th>machine</th>' "$DATA/f.html"
+    grep -q 'class="forest-diamond"' "$DATA"/svg/01-forest-default-wall.svg
+    xmllint --noout "$DATA"/svg/01-forest-default-wall.svg
     grep -q 'class="forest-diamond"' "$DATA/f.html"
     [ "$(grep -o 'class="forest-row' "$DATA/f.html" | wc -l)" -eq 3 ]
     grep -q 'no successful runs' "$DATA/f.html"
@@ -184,6 +188,27 @@ EOF
     run "$BATS_TEST_DIRNAME/../report/render_in_chromium.sh" "$DATA/f.html" "$DATA/f.png"
     [ "$status" -eq 0 ]
     cp "$DATA/f.png" "${FLEET_SCREENSHOT:-/dev/null}" 2>/dev/null || true
+}
+
+@test "machines that disagree are named in words: better on one, worse on another" {
+    cat > "$DATA/split.yaml" <<'EOF'
+name: split
+machines: survey
+repetitions: 8
+warmup: 0
+variants:
+  A: {shell: true, command: 'sleep 0.1'}
+  B: {shell: true, command: 'if [ -n "$SLOWER_HERE" ]; then sleep 0.15; else sleep 0.05; fi'}
+EOF
+    run "$VERDICT" run "$DATA/split.yaml" --store "$STORE" --machine quick
+    [ "$status" -eq 0 ]
+    run env SLOWER_HERE=1 "$VERDICT" worker --store "$STORE" --machine sluggish
+    [ "$status" -eq 0 ]
+    run "$VERDICT" report "$STORE" --json "$DATA/split.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"machines disagree: better on quick, worse on sluggish"* ]]
+    [ "$(jq -r '.comparisons[] | select(.machine == null) | "\(.machines_better) \(.machines_worse) \(.verdict)"' "$DATA/split.json")" = "1 1 inconclusive" ]
 }
 
 @test "a fleet's experiment refuses a worker of another verdict build, naming both" {
@@ -273,6 +298,65 @@ EOF
     run "$VERDICT" report "$STORE"
     [ "$status" -eq 0 ]
     [[ "$output" == *"B vs A, wall: +"*"over 2 machines"* ]]
+}
+
+@test "builds by content: each machine builds the source itself, under the same content key" {
+    mkdir -p "$DATA/repo"
+    printf 'int main(void) { volatile long x = 0; for (long i = 0; i < ROUNDS; i++) x += i; return 0; }\n' > "$DATA/repo/work.c"
+    printf 'work: work.c\n\tcc -O1 -DROUNDS=$(ROUNDS) -o work work.c\n' > "$DATA/repo/Makefile"
+    git -C "$DATA/repo" init -q
+    git -C "$DATA/repo" add .
+    git -C "$DATA/repo" -c user.name=v -c user.email=v@example.org commit -qm one
+    cat > "$DATA/built.yaml" <<EOF
+name: built
+machines: survey
+repetitions: 5
+warmup: 0
+variants:
+  small: {source: {git: repo, ref: HEAD}, build: "make ROUNDS=2000000", command: ["{tree}/work"]}
+  large: {source: {git: repo, ref: HEAD}, build: "make ROUNDS=2500000", command: ["{tree}/work"]}
+metrics: [cpu]
+EOF
+    run "$VERDICT" run "$DATA/built.yaml" --store "$STORE" --machine one --cache "$DATA/cache-one"
+    [ "$status" -eq 0 ]
+    # another machine: its own cache, the experiment's files found under --dir
+    cd "$BATS_TEST_TMPDIR"
+    run "$VERDICT" worker --store "$STORE" --machine two --cache "$DATA/cache-two" --dir "$DATA"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 20 ]
+    # each machine made both builds in its own cache, and ran the same content keys
+    [ "$(ls "$DATA/cache-one" | wc -l)" -ge 1 ] && [ "$(ls "$DATA/cache-two" | wc -l)" -ge 1 ]
+    # builds lines: variant, layout, key, sha256, binary (the binary is in each one's cache)
+    sql "SELECT value FROM run_fact WHERE key = 'builds'" > "$DATA/builds"
+    [ "$(grep -c . "$DATA/builds")" -eq 4 ]
+    [ "$(grep . "$DATA/builds" | cut -f1,3 | sort -u | wc -l)" -eq 2 ]
+    [ "$(grep -c "$DATA/cache-two" "$DATA/builds")" -eq 2 ]
+    run "$VERDICT" report "$STORE" --dir "$DATA"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"large vs small, cpu: +"*"over 2 machines"* ]]
+}
+
+@test "a worker runs the variants' in-place build lines too, in its --dir, logging there" {
+    cat > "$DATA/inplace.yaml" <<'EOF'
+name: inplace
+machines: survey
+repetitions: 3
+warmup: 0
+variants:
+  A: {build: "echo A >> built.txt", command: [test, -f, built.txt]}
+  B: {build: "echo B >> built.txt", command: [test, -f, built.txt]}
+EOF
+    run "$VERDICT" run "$DATA/inplace.yaml" --store "$STORE" --machine one
+    [ "$status" -eq 0 ]
+    mkdir "$DATA/two"
+    run "$VERDICT" worker --store "$STORE" --machine two --dir "$DATA/two"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(sort "$DATA/two/built.txt" | tr -d '\n')" = AB ]
+    ls "$DATA/two"/inplace.build-* >/dev/null
+    [ "$(sql "SELECT count(*) FROM sample WHERE machine = 'two' AND exit_code = 0")" -eq 6 ]
 }
 
 @test "the store's server gone: a worker retries, then says so clearly" {
