@@ -19,7 +19,13 @@ psql -qAtX "$server" -c "SELECT 1" >/dev/null ||
     { echo "bench_store: no PostgreSQL server at $server" >&2; exit 2; }
 work=$(mktemp -d)
 schema="bench_store_$$"
-trap 'rm -rf "$work"; psql -qAtX "$server" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1' EXIT
+# every invocation gets a schema of its own (a new store): dropped at the end
+drop_schemas() {
+    for s in $(psql -qAtX "$server" -c "SELECT nspname FROM pg_namespace WHERE nspname LIKE '${schema}_%'"); do
+        psql -qAtX "$server" -c "DROP SCHEMA $s CASCADE" >/dev/null 2>&1
+    done
+}
+trap 'rm -rf "$work"; drop_schemas' EXIT
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
 case "$server" in *\?*) pg="$server&verdict_schema=$schema" ;; *) pg="$server?verdict_schema=$schema" ;; esac
 
@@ -39,12 +45,10 @@ measure() { # name, store maker
 
 memory() { echo ":memory:"; }
 sqlite() { echo "$work/$round-$1.db"; }
-postgres() { echo "$pg"; }
+postgres() { echo "${pg}_${round}_$1"; }
 
 round=1
 while [ "$round" -le "$rounds" ]; do
-    # a fresh schema per round keeps the tables as small as a new store's
-    psql -qAtX "$server" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1
     for tool in memory sqlite postgres; do
         measure "$tool" "$tool"
     done
