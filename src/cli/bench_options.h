@@ -1,5 +1,5 @@
-/* Options of the default command, `verdict [OPTIONS] COMMAND COMMAND...`: parsed into
- * settings, with every value checked and every error naming the option and the value. */
+/* Options of the default command, `verdict [OPTIONS] COMMAND COMMAND...`: hyperfine's, with
+ * hyperfine's meaning, parsed into settings; every error names the option and the value. */
 #ifndef VERDICT_CLI_BENCH_OPTIONS_H
 #define VERDICT_CLI_BENCH_OPTIONS_H
 
@@ -9,29 +9,42 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/bench_parameters.h"
 #include "cli/options.h"
+
+/* Words of repeatable options, in the order given (the array allocated, words borrowed). */
+typedef struct {
+    const char **words;
+    size_t n, capacity;
+} bench_words;
 
 typedef struct {
     size_t runs;                 /* fixed blocks; 0: adaptive */
     size_t min_runs, max_runs, warmup;
     double max_seconds, timeout;
     uint64_t seed;
-    bool has_seed, shell, randomize_env, ignore_failure, higher_is_better;
-    const char *prepare, *setup, *cleanup;
+    bool has_seed, randomize_env, ignore_failure, higher_is_better, show_output;
+    bool shell_sh;               /* -S sh: commands and helpers through /bin/sh -c */
+    const char *shell_program;   /* -S SHELL: through another shell; or NULL */
+    bool no_shell;               /* -N: commands and helpers executed directly */
+    const char *setup, *cleanup, *input, *output;
+    const char *scan_name, *scan_min, *scan_max, *scan_step; /* -P, -D */
     const char *store_path;      /* --store, or NULL: nothing kept */
     report_choices report;
-    const char **names;          /* --name, in order (allocated) */
-    size_t n_names, names_capacity;
-    const char **metric_specs;   /* --metric, in order (allocated) */
-    size_t n_metric_specs, metric_specs_capacity;
+    bench_words names, metric_specs, prepares, concludes;
+    bench_parameters parameters;
     cpu_set_t pin;
     bool has_pin;
+    int argc;
+    char **argv;                 /* -P and -L read the words after their first */
     int first_command;           /* index into argv of the first COMMAND */
 } bench_settings;
 
+enum { BENCH_PARSED = 0, BENCH_HELP = 1, BENCH_VERSION = 2, BENCH_ERROR = -1 };
+
 void bench_usage(FILE *out);
-/* Returns 0 with settings, 1 after printing --help, or -1 with a message. Either way the
- * settings are released with bench_settings_free. */
+/* BENCH_PARSED with settings, BENCH_HELP or BENCH_VERSION (to be printed), or BENCH_ERROR
+ * with a message. Either way the settings are released with bench_settings_free. */
 int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t errlen);
 void bench_settings_free(bench_settings *s);
 

@@ -8,16 +8,24 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "targets/command_target.h"
+#include "version.h"
 
 /* The settings as the command target's description of a command line. */
 static command_line_spec spec_of(const bench_settings *s, int argc, char **argv)
 {
+    bool one_prepare = s->prepares.n == 1;
     return (command_line_spec){
         .commands = (const char *const *)argv + s->first_command,
-        .n_commands = (size_t)(argc - s->first_command), .names = s->names,
-        .n_names = s->n_names, .shell = s->shell, .metrics = s->metric_specs,
-        .n_metrics = s->n_metric_specs, .higher_is_better = s->higher_is_better,
-        .prepare = s->prepare, .setup = s->setup, .cleanup = s->cleanup, .runs = s->runs,
+        .n_commands = (size_t)(argc - s->first_command), .names = s->names.words,
+        .n_names = s->names.n, .shell = s->shell_sh, .shell_program = s->shell_program,
+        .no_shell = s->no_shell, .metrics = s->metric_specs.words,
+        .n_metrics = s->metric_specs.n, .higher_is_better = s->higher_is_better,
+        .prepare = one_prepare ? s->prepares.words[0] : NULL,
+        .prepares = one_prepare ? NULL : s->prepares.words,
+        .n_prepares = one_prepare ? 0 : s->prepares.n, .concludes = s->concludes.words,
+        .n_concludes = s->concludes.n, .setup = s->setup, .cleanup = s->cleanup,
+        .input = s->input, .output = s->show_output ? "inherit" : s->output,
+        .parameters = s->parameters.list, .n_parameters = s->parameters.n, .runs = s->runs,
         .min_runs = s->min_runs, .max_runs = s->max_runs, .max_seconds = s->max_seconds,
         .timeout = s->timeout, .warmup = s->warmup, .seed = s->seed, .has_seed = s->has_seed,
         .confidence = s->report.confidence_set ? s->report.confidence : 0.95,
@@ -60,10 +68,13 @@ int cmd_bench(int argc, char **argv)
     char err[1024] = "";
     int parsed = bench_parse_args(argc, argv, &settings, err, sizeof err);
     int rc = EXIT_USAGE;
-    if (parsed == 1) {
-        bench_usage(stdout);
+    if (parsed == BENCH_HELP || parsed == BENCH_VERSION) {
+        if (parsed == BENCH_HELP)
+            bench_usage(stdout);
+        else
+            printf("verdict %s\n", VERDICT_VERSION);
         rc = EXIT_DONE;
-    } else if (parsed != 0) {
+    } else if (parsed != BENCH_PARSED) {
         fprintf(stderr, "verdict: %s\n", err);
     } else {
         rc = run_commands(&settings, argc, argv);

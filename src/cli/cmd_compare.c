@@ -1,5 +1,5 @@
-/* `verdict compare`: analyses samples measured elsewhere (one number per line, or a
- * column) and prints the comparison of every file against the first. */
+/* `verdict compare`: analyses samples measured elsewhere (bare numbers, or the files of
+ * hyperfine, Go, Google Benchmark and pyperf) and prints every variant against the first. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,14 +8,16 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "core/sample_file.h"
+#include "common/error.h"
+#include "core/peer_files.h"
+#include "core/peer_plan.h"
 #include "report/report.h"
 
 #define DEFAULT_SEED 1
 
 typedef struct {
     analysis_options analysis;
-    int column;
+    peer_options input;     /* --format, --metric, -C, -d */
     report_exports exports; /* --json, --csv, --markdown, --html */
     fail_if_rule fail_if;
     uint64_t seed;
@@ -25,18 +27,28 @@ typedef struct {
 static void compare_usage(FILE *out)
 {
     fputs(
-        "usage: verdict compare [OPTIONS] FILE FILE [FILE...]\n"
+        "usage: verdict compare [OPTIONS] FILE [FILE...]\n"
         "\n"
-        "Compares samples measured elsewhere: every FILE against the first (the baseline).\n"
-        "A file holds one number per line ('#' comments and blank lines are skipped);\n"
-        "FILE '-' reads standard input. Values must be positive: comparisons are ratios.\n"
+        "Compares samples measured elsewhere: every variant against the first (the baseline).\n"
+        "A FILE is told by its content (or --format): bare numbers, one per line ('#' comments\n"
+        "and blank lines skipped, a '#' after a number too); a hyperfine --export-json file\n"
+        "(every command a variant: one file of two commands is a comparison); Go benchmark\n"
+        "output, Google Benchmark JSON or pyperf JSON (every file a variant, every benchmark a\n"
+        "point, matched by name). FILE '-' reads standard input. Values must be positive:\n"
+        "comparisons are ratios.\n"
         "\n"
         "options:\n"
-        "  -C, --column N          take whitespace-separated column N (1-based), like ministat\n"
+        "      --format F          hyperfine, go, gbench, pyperf or numbers (default: by content)\n"
+        "      --metric M          go: ns/op (default, reported as sec/op), B/op, allocs/op,\n"
+        "                          MB/s...; gbench: real_time (default), cpu_time, a counter\n"
+        "  -C, --column N          take column N (1-based) of bare numbers, like ministat\n"
+        "  -d, --delimiter D       columns are split at any byte of D (-d , for CSV), like\n"
+        "                          ministat (default: white space)\n"
         "      --paired            line i of every file was measured in the same block i\n"
         "      --method M          wilcoxon (default: signed-rank when paired, rank-sum\n"
         "                          otherwise), welch (t test on logs), bootstrap (BCa)\n"
         "      --confidence C      confidence level, 0.95 or 95% (default 0.95)\n"
+        "  -c P                    confidence level in percent, like ministat (-c 99)\n"
         "      --margin M          equivalence margin, 1% or 0.01 (default 1%)\n"
         "      --higher-is-better  bigger values are better (throughput, tps)\n"
         "      --adjust A          several comparisons: holm (default), bh or none\n"
@@ -53,14 +65,54 @@ static void compare_usage(FILE *out)
         out);
 }
 
+/* ministat's -c: a level in percent (80, 90, 95, 98, 99, 99.5); "0.95" would be 0.95%, so
+ * a level of 1 or below is refused rather than read as a fraction. */
+static int parse_percent_confidence(const char *text, double *out, char *err, size_t errlen)
+{
+    if (strchr(text, '%') != NULL)
+        return parse_confidence(text, out, err, errlen);
+    char *end = NULL;
+    double percent = strtod(text, &end);
+    if (end == text || *end != '\0' || !(percent > 1.0 && percent < 100.0)) {
+        snprintf(err, errlen, "-c '%s': a confidence level in percent, like ministat's "
+                 "(-c 95, -c 99.5); for a fraction use --confidence 0.95", text);
+        return -1;
+    }
+    *out = percent / 100.0;
+    return 0;
+}
+
+static int parse_format(const char *text, peer_format *out, char *err, size_t errlen)
+{
+    if (peer_format_parse(text, out) == 0)
+        return 0;
+    snprintf(err, errlen, "--format '%s': one of hyperfine, go, gbench, pyperf, numbers, auto",
+             text);
+    return -1;
+}
+
+static int parse_delimiters(const char *text, const char **out, char *err, size_t errlen)
+{
+    if (*text == '\0') {
+        snprintf(err, errlen, "-d '': give the byte(s) that separate columns, such as -d ,");
+        return -1;
+    }
+    *out = text;
+    return 0;
+}
+
 static int parse_compare_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
 {
     compare_settings *s = settings;
     switch (opt) {
-    case 'C': return parse_positive_int("--column", arg, &s->column, err, errlen);
+    case 'C': return parse_positive_int("--column", arg, &s->input.layout.column, err, errlen);
+    case 'd': return parse_delimiters(arg, &s->input.layout.delimiters, err, errlen);
+    case 'F': return parse_format(arg, &s->input.format, err, errlen);
+    case 'M': s->input.metric = arg; return 0;
     case 'p': s->analysis.paired = true; return 0;
     case 'm': return parse_method(arg, &s->analysis.method, err, errlen);
-    case 'c': return parse_confidence(arg, &s->analysis.confidence, err, errlen);
+    case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err, errlen);
+    case 'K': return parse_confidence(arg, &s->analysis.confidence, err, errlen);
     case 'g': return parse_margin(arg, &s->analysis.margin, err, errlen);
     case 'H': s->higher_is_better = true; return 0;
     case 'a': return parse_adjust(arg, &s->analysis.adjust, err, errlen);
@@ -80,7 +132,9 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
 {
     static const struct option long_options[] = {
         {"column", required_argument, NULL, 'C'}, {"paired", no_argument, NULL, 'p'},
-        {"method", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'c'},
+        {"delimiter", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'F'},
+        {"metric", required_argument, NULL, 'M'},
+        {"method", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'K'},
         {"margin", required_argument, NULL, 'g'}, {"higher-is-better", no_argument, NULL, 'H'},
         {"adjust", required_argument, NULL, 'a'}, {"seed", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},   {"fail-if", required_argument, NULL, 'f'},
@@ -88,53 +142,88 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
         {"html", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
-    int first = walk_options(argc, argv, "C:h", long_options, "verdict compare",
+    int first = walk_options(argc, argv, "C:c:d:h", long_options, "verdict compare",
                              parse_compare_option, s, err, errlen);
     if (first == OPTIONS_HELP)
         return -1;
     if (first == OPTIONS_ERROR)
         return -2;
-    if (argc - optind < 2) {
-        snprintf(err, errlen, "compare needs at least two files (see verdict compare --help)");
+    if (argc - optind < 1) {
+        snprintf(err, errlen, "compare needs files to compare (see verdict compare --help)");
         return -2;
     }
     return optind;
 }
 
-static int read_all_files(char **paths, size_t n, int column, sample_series *series, char *err,
-                          size_t errlen)
+static int read_all_files(char **paths, size_t n, const peer_options *o, peer_file *files,
+                          char *err, size_t errlen)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (sample_file_read(paths[i], column, &series[i], err, errlen) != 0)
+    for (size_t i = 0; i < n; i++)
+        if (peer_file_read(paths[i], o, &files[i], err, errlen) != 0)
             return -1;
-        if (series[i].n < 2) {
-            snprintf(err, errlen, "%s: only 1 value (line %zu); a comparison needs at least 2",
-                     paths[i], series[i].lines[0]);
+    return 0;
+}
+
+/* How to get more values out of the tool that wrote the file. */
+static const char *more_values_hint(peer_format format)
+{
+    switch (format) {
+    case PEER_GO: return " (go test -count 10)";
+    case PEER_GBENCH: return " (--benchmark_repetitions=10)";
+    case PEER_HYPERFINE: return " (hyperfine --runs 10)";
+    default: return "";
+    }
+}
+
+static int check_counts(char **paths, const peer_file *files, const peer_plan *plan, char *err,
+                        size_t errlen)
+{
+    for (size_t k = 0; k < plan->n_columns; k++) {
+        const peer_column *c = &plan->columns[k];
+        const sample_series *v = &c->series->samples;
+        if (v->n >= 2)
+            continue;
+        const char *name = c->series->point ? c->series->point : c->series->variant;
+        char line[48] = "";
+        if (v->lines[0] > 0)
+            snprintf(line, sizeof line, " (line %zu)", v->lines[0]);
+        snprintf(err, errlen, "%s: %s%sonly 1 value%s; a comparison needs at least 2%s",
+                 paths[c->file], name ? name : "", name ? " has " : "", line,
+                 more_values_hint(files[c->file].format));
+        return -1;
+    }
+    return 0;
+}
+
+/* --paired: within each point, every column as long as the point's baseline. */
+static int check_paired_lengths(char **paths, const peer_plan *plan, char *err, size_t errlen)
+{
+    size_t base = 0;
+    for (size_t k = 1; k < plan->n_columns; k++) {
+        const peer_column *b = &plan->columns[base], *c = &plan->columns[k];
+        if (strcmp(c->point, b->point) != 0) {
+            base = k;
+            continue;
+        }
+        if (c->series->samples.n != b->series->samples.n) {
+            snprintf(err, errlen,
+                     "--paired needs the same number of values in every file: %s has %zu, %s "
+                     "has %zu%s%s", paths[b->file], b->series->samples.n, paths[c->file],
+                     c->series->samples.n, b->series->point ? " of " : "",
+                     b->series->point ? b->series->point : "");
             return -1;
         }
     }
     return 0;
 }
 
-static int check_paired_lengths(char **paths, size_t n, const sample_series *series, char *err,
-                                size_t errlen)
-{
-    for (size_t i = 1; i < n; i++)
-        if (series[i].n != series[0].n) {
-            snprintf(err, errlen,
-                     "--paired needs the same number of values in every file: %s has %zu, %s has %zu",
-                     paths[0], series[0].n, paths[i], series[i].n);
-            return -1;
-        }
-    return 0;
-}
-
 typedef struct {
     report_variant *variants;
+    report_point *points;
     analysis_series *series;
     report_sample *samples;
-    const char **metric_names;
-    size_t n_files, n_samples;
+    const char **metric_names; /* one per series: a sample holds its series' metric */
+    size_t n_variants, n_points, n_series, n_samples;
 } compare_model;
 
 /* Short names for the report: file names without directories when they are unique. */
@@ -149,32 +238,46 @@ static const char *display_name(char **paths, size_t n, size_t i)
     return *base ? base : paths[i];
 }
 
-static int build_model(char **paths, size_t n, const sample_series *data, bool paired,
-                       bool higher_is_better, compare_model *m)
+static int allocate_model(const peer_plan *plan, compare_model *m)
 {
-    m->n_files = n;
+    m->n_variants = plan->n_variants;
+    m->n_points = plan->n_points;
+    m->n_series = plan->n_columns;
     m->n_samples = 0;
-    for (size_t i = 0; i < n; i++)
-        m->n_samples += data[i].n;
-    m->variants = calloc(n, sizeof *m->variants);
-    m->series = calloc(n, sizeof *m->series);
-    m->samples = calloc(m->n_samples, sizeof *m->samples);
-    m->metric_names = calloc(1, sizeof *m->metric_names);
-    if (!m->variants || !m->series || !m->samples || !m->metric_names)
+    for (size_t k = 0; k < plan->n_columns; k++)
+        m->n_samples += plan->columns[k].series->samples.n;
+    m->variants = calloc(m->n_variants, sizeof *m->variants);
+    m->points = calloc(m->n_points, sizeof *m->points);
+    m->series = calloc(m->n_series, sizeof *m->series);
+    m->samples = calloc(m->n_samples ? m->n_samples : 1, sizeof *m->samples);
+    m->metric_names = calloc(m->n_series, sizeof *m->metric_names);
+    return m->variants && m->points && m->series && m->samples && m->metric_names ? 0 : -1;
+}
+
+static int build_model(char **paths, const peer_plan *plan, const compare_settings *s,
+                       compare_model *m)
+{
+    if (allocate_model(plan, m) != 0)
         return -1;
-    m->metric_names[0] = "value";
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *name = display_name(paths, n, i);
-        m->variants[i] = (report_variant){.name = name, .file = paths[i]};
-        m->series[i] = (analysis_series){.point = "default", .metric = "value", .variant = name,
-                                         .values = data[i].values, .n = data[i].n,
-                                         .higher_is_better = higher_is_better};
-        for (size_t j = 0; j < data[i].n; j++, k++)
-            m->samples[k] = (report_sample){
-                .variant = name, .point = "default", .block = paired ? (long)j : -1,
-                .seq = (long)j, .metric_names = m->metric_names,
-                .metric_values = &data[i].values[j], .n_metrics = 1};
+    for (size_t i = 0; i < plan->n_variants; i++)
+        m->variants[i] = (report_variant){.name = plan->variants[i],
+                                          .file = paths[plan->variant_files[i]]};
+    for (size_t i = 0; i < plan->n_points; i++)
+        m->points[i] = (report_point){.id = plan->points[i]};
+    size_t j = 0;
+    for (size_t k = 0; k < plan->n_columns; k++) {
+        const peer_column *c = &plan->columns[k];
+        const sample_series *v = &c->series->samples;
+        m->metric_names[k] = c->metric;
+        m->series[k] = (analysis_series){
+            .point = c->point, .metric = c->metric, .variant = c->variant, .values = v->values,
+            .n = v->n, .higher_is_better = s->higher_is_better || c->higher_is_better};
+        for (size_t i = 0; i < v->n; i++, j++)
+            m->samples[j] = (report_sample){
+                .variant = c->variant, .point = c->point,
+                .block = s->analysis.paired ? (long)i : -1, .seq = (long)i,
+                .metric_names = &m->metric_names[k], .metric_values = &v->values[i],
+                .n_metrics = 1};
     }
     return 0;
 }
@@ -182,32 +285,73 @@ static int build_model(char **paths, size_t n, const sample_series *data, bool p
 static void free_model(compare_model *m)
 {
     free(m->variants);
+    free(m->points);
     free(m->series);
     free(m->samples);
     free(m->metric_names);
 }
 
-static int report_comparisons(const compare_settings *s, compare_model *m, char *err,
-                              size_t errlen)
+/* Benchmarks found in only some files are named in the report's warnings. */
+static int add_plan_warnings(const peer_plan *plan, analysis_result *result)
+{
+    for (size_t i = 0; i < plan->n_warnings; i++)
+        if (analysis_add_warning(result, "missing-benchmark", "", "", plan->warnings[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static int report_comparisons(const compare_settings *s, const peer_plan *plan,
+                              compare_model *m, char *err, size_t errlen)
 {
     analysis_result result;
-    if (analysis_run(m->series, m->n_files, &s->analysis, &result, err, errlen) != 0)
+    if (analysis_run(m->series, m->n_series, &s->analysis, &result, err, errlen) != 0)
         return EXIT_INTERNAL;
-    report_point point = {.id = "default"};
+    int rc = EXIT_DONE;
+    if (add_plan_warnings(plan, &result) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = EXIT_INTERNAL;
+    }
     report_input in = {
         .experiment_name = "compare", .seed = s->seed, .has_seed = true,
-        .options = &s->analysis, .variants = m->variants, .n_variants = m->n_files,
-        .points = &point, .n_points = 1, .samples = m->samples, .n_samples = m->n_samples,
-        .series = m->series, .n_series = m->n_files, .analysis = &result,
+        .options = &s->analysis, .variants = m->variants, .n_variants = m->n_variants,
+        .points = m->points, .n_points = m->n_points, .samples = m->samples,
+        .n_samples = m->n_samples, .series = m->series, .n_series = m->n_series,
+        .analysis = &result,
     };
     bool json_to_stdout = s->exports.json && strcmp(s->exports.json, "-") == 0;
-    report_write_text(&in, json_to_stdout ? stderr : stdout);
-    int rc = EXIT_DONE;
-    if (report_write_exports(&in, &s->exports, err, errlen) != 0)
+    if (rc == EXIT_DONE)
+        report_write_text(&in, json_to_stdout ? stderr : stdout);
+    if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
-    else if (fail_if_triggered(s->fail_if, &result))
+    else if (rc == EXIT_DONE && fail_if_triggered(s->fail_if, &result))
         rc = EXIT_GATE;
     analysis_result_free(&result);
+    return rc;
+}
+
+/* Reads the files, matches them into one comparison and reports it. */
+static int compare_files(const compare_settings *s, char **paths, size_t n, peer_file *files,
+                         const char **names, char *err, size_t errlen)
+{
+    if (read_all_files(paths, n, &s->input, files, err, errlen) != 0)
+        return EXIT_USAGE;
+    for (size_t i = 0; i < n; i++)
+        names[i] = display_name(paths, n, i);
+    peer_plan plan;
+    if (peer_plan_build(files, names, n, &plan, err, errlen) != 0)
+        return EXIT_USAGE;
+    compare_model model = {0};
+    int rc = EXIT_USAGE;
+    bool usable = check_counts(paths, files, &plan, err, errlen) == 0 &&
+                  (!s->analysis.paired || check_paired_lengths(paths, &plan, err, errlen) == 0);
+    if (usable && build_model(paths, &plan, s, &model) != 0) {
+        error_text(err, errlen, "out of memory");
+        rc = EXIT_INTERNAL;
+    } else if (usable) {
+        rc = report_comparisons(s, &plan, &model, err, errlen);
+    }
+    free_model(&model);
+    peer_plan_free(&plan);
     return rc;
 }
 
@@ -216,9 +360,10 @@ int cmd_compare(int argc, char **argv)
     compare_settings s = {
         .analysis = {.method = METHOD_WILCOXON, .confidence = 0.95, .margin = 0.01,
                      .adjust = ADJUST_HOLM},
+        .input = {.format = PEER_AUTO},
         .seed = DEFAULT_SEED,
     };
-    char err[512] = "";
+    char err[1024] = "";
     int first = parse_compare_args(argc, argv, &s, err, sizeof err);
     if (first == -1) {
         compare_usage(stdout);
@@ -230,26 +375,18 @@ int cmd_compare(int argc, char **argv)
     }
     s.analysis.seed = s.seed;
     size_t n = (size_t)(argc - first);
-    sample_series *data = calloc(n, sizeof *data);
-    compare_model model = {0};
-    int rc = EXIT_USAGE;
-    if (data == NULL) {
+    peer_file *files = calloc(n, sizeof *files);
+    const char **names = calloc(n, sizeof *names);
+    int rc = EXIT_INTERNAL;
+    if (files == NULL || names == NULL)
         snprintf(err, sizeof err, "out of memory");
-        rc = EXIT_INTERNAL;
-    } else if (read_all_files(argv + first, n, s.column, data, err, sizeof err) == 0 &&
-               (!s.analysis.paired || check_paired_lengths(argv + first, n, data, err, sizeof err) == 0)) {
-        if (build_model(argv + first, n, data, s.analysis.paired, s.higher_is_better, &model) != 0) {
-            snprintf(err, sizeof err, "out of memory");
-            rc = EXIT_INTERNAL;
-        } else {
-            rc = report_comparisons(&s, &model, err, sizeof err);
-        }
-    }
+    else
+        rc = compare_files(&s, argv + first, n, files, names, err, sizeof err);
     if (rc == EXIT_USAGE || rc == EXIT_INTERNAL)
         fprintf(stderr, "verdict compare: %s\n", err);
-    free_model(&model);
-    for (size_t i = 0; data && i < n; i++)
-        sample_series_free(&data[i]);
-    free(data);
+    for (size_t i = 0; files && i < n; i++)
+        peer_file_free(&files[i]);
+    free(files);
+    free(names);
     return rc;
 }

@@ -1,12 +1,15 @@
 /* verdict's entry point: a table of commands, dispatched by the first word; anything else
  * is the default command (`verdict COMMAND COMMAND...`). Every command returns an exit code. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/bench_options.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/array.h"
+#include "core/runner.h"
 #include "version.h"
 
 static int cmd_help(int argc, char **argv)
@@ -35,8 +38,50 @@ static const command commands[] = {
     {"kernel", cmd_kernel},   {"env", cmd_env},         {"build", cmd_build},
     {"cache", cmd_cache},     {"worker", cmd_worker},   {"help", cmd_help},
     {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
-    {"--version", cmd_version},
+    {"--version", cmd_version}, {"-V", cmd_version},
 };
+
+/* Levenshtein distance, capped: only "within 2" matters. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAX_WORD = 32 };
+    size_t n = strlen(a), m = strlen(b), row[MAX_WORD + 1];
+    if (n > MAX_WORD || m > MAX_WORD)
+        return MAX_WORD;
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t above = row[j];
+            size_t best = diagonal + (a[i - 1] != b[j - 1]);
+            best = above + 1 < best ? above + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[m];
+}
+
+/* A first word that is no command of verdict's but nearly one ("comapre") and runs nothing
+ * (no program of PATH, no file) is a typo, not a command to time: the closest name, or NULL. */
+static const char *mistyped_command(const char *word)
+{
+    char path[4096], why[256];
+    if (word[0] == '-' || strpbrk(word, " \t/") != NULL || access(word, F_OK) == 0 ||
+        runner_find_executable(NULL, word, path, sizeof path, why, sizeof why) == 0)
+        return NULL;
+    const char *closest = NULL;
+    size_t best = 3;
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+        size_t d = edit_distance(word, commands[i].name);
+        if (commands[i].name[0] != '-' && d < best)
+            best = d, closest = commands[i].name;
+    }
+    return closest;
+}
 
 int main(int argc, char **argv)
 {
@@ -47,5 +92,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
+    const char *meant = mistyped_command(argv[1]);
+    if (meant) {
+        fprintf(stderr, "verdict: '%s' is neither a command of verdict's nor a program: did "
+                "you mean %s? (see verdict --help)\n", argv[1], meant);
+        return EXIT_USAGE;
+    }
     return cmd_bench(argc, argv);
 }

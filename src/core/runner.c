@@ -104,6 +104,7 @@ static void close_fd(int *fd)
  * verdict waits (CLONE_VFORK), so it reports a failure by writing step and error here. */
 typedef struct {
     const run_request *request;
+    int stdin_read;                 /* -1: stdin from /dev/null */
     int stdout_write, stderr_write; /* stdout_write -1: stdout goes to /dev/null */
     pid_t parent;
     const char *failed_step;        /* NULL: exec succeeded */
@@ -114,7 +115,7 @@ static const int default_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE,
                                       SIGCHLD, SIGALRM, SIGUSR1, SIGUSR2};
 
 /* The child's side, from clone to exec: own process group (so the whole tree can be
- * killed), stdin from /dev/null, the output pipes, default signal dispositions and an
+ * killed), stdin from /dev/null or the input file, the output pipes or files, default signal dispositions and an
  * empty mask, the CPUs, the directory, and the parent-death signal, so that a SIGKILLed
  * verdict does not leave its command running under pid 1. Only calls that are safe after
  * fork (async-signal-safe) and no sanitizer instrumentation: this runs on a borrowed stack
@@ -134,7 +135,7 @@ static int child_main(void *arg)
     if (setpgid(0, 0) != 0)
         goto failed;
     s->failed_step = "redirecting its input and output";
-    if (null_fd < 0 || dup2(null_fd, 0) < 0 ||
+    if (null_fd < 0 || dup2(s->stdin_read >= 0 ? s->stdin_read : null_fd, 0) < 0 ||
         dup2(s->stdout_write >= 0 ? s->stdout_write : null_fd, 1) < 0 ||
         dup2(s->stderr_write, 2) < 0)
         goto failed;
@@ -211,18 +212,64 @@ static void describe_failure(const run_request *request, const child_setup *setu
                  setup->failed_step, strerror(error));
 }
 
-static int start_child(const run_request *request, child_handles *h, char *err, size_t errlen)
+/* The files of a run, opened before its clock starts: its input, its output file, and
+ * where captured output is copied on to (the terminal, that file, or nowhere: -1). */
+typedef struct {
+    int input_fd, output_fd;
+    int copy_fd;                    /* borrowed: output_fd, 1 or -1 */
+    bool pipe_stdout;               /* stdout goes through a pipe verdict reads */
+    bool inherit;                   /* the run writes to verdict's own stdout and stderr */
+} run_files;
+
+static void close_run_files(run_files *f)
+{
+    close_fd(&f->input_fd);
+    close_fd(&f->output_fd);
+}
+
+static int open_run_files(const run_request *r, run_files *f, char *err, size_t errlen)
+{
+    *f = (run_files){.input_fd = -1, .output_fd = -1, .copy_fd = -1,
+                     .pipe_stdout = r->capture_stdout || r->output == RUN_OUTPUT_PIPE,
+                     .inherit = r->output == RUN_OUTPUT_INHERIT};
+    if (r->input && (f->input_fd = open(r->input, O_RDONLY | O_CLOEXEC)) < 0) {
+        snprintf(err, errlen, "cannot run '%s': its input %s: %s", r->argv[0], r->input,
+                 strerror(errno));
+        return -1;
+    }
+    if (r->output == RUN_OUTPUT_FILE &&
+        (f->output_fd = open(r->output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+        snprintf(err, errlen, "cannot run '%s': its output %s: %s", r->argv[0],
+                 r->output_path, strerror(errno));
+        close_run_files(f);
+        return -1;
+    }
+    if (f->pipe_stdout)
+        f->copy_fd = f->inherit ? STDOUT_FILENO : f->output_fd;
+    return 0;
+}
+
+/* Where the child's stdout goes when it is not piped: the file, verdict's own, or -1 for
+ * /dev/null. */
+static int direct_stdout(const run_files *f)
+{
+    return f->output_fd >= 0 ? f->output_fd : f->inherit ? STDOUT_FILENO : -1;
+}
+
+static int start_child(const run_request *request, const run_files *files, child_handles *h,
+                       char *err, size_t errlen)
 {
     int stdout_pipe[2] = {-1, -1}, stderr_pipe[2] = {-1, -1};
-    if ((request->capture_stdout && pipe2(stdout_pipe, O_CLOEXEC) != 0) ||
-        pipe2(stderr_pipe, O_CLOEXEC) != 0) {
+    if ((files->pipe_stdout && pipe2(stdout_pipe, O_CLOEXEC) != 0) ||
+        (!files->inherit && pipe2(stderr_pipe, O_CLOEXEC) != 0)) {
         snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
         close_fd(&stdout_pipe[0]);
         close_fd(&stdout_pipe[1]);
         return -1;
     }
-    child_setup setup = {.request = request, .stdout_write = stdout_pipe[1],
-                         .stderr_write = stderr_pipe[1]};
+    child_setup setup = {.request = request, .stdin_read = files->input_fd,
+                         .stdout_write = files->pipe_stdout ? stdout_pipe[1] : direct_stdout(files),
+                         .stderr_write = files->inherit ? STDERR_FILENO : stderr_pipe[1]};
     int rc = spawn_child(&setup, &h->pid);
     if (rc == 0 && setup.error != 0) {
         /* It exited (127) before exec: reap it, it is no command's run. */
@@ -250,9 +297,25 @@ static int start_child(const run_request *request, child_handles *h, char *err, 
 typedef struct {
     char *data;
     size_t length, capacity;
-    bool full;
+    bool full;                      /* from the start: output piped only to be discarded */
     size_t dropped;
+    int copy_fd;                    /* every chunk is also written here; -1: nowhere */
 } byte_buffer;
+
+/* The copy is best effort: a terminal or file that stops taking output must not stop the
+ * run, whose own output was read in full. */
+static void copy_out(int fd, const char *chunk, size_t n)
+{
+    while (fd >= 0 && n > 0) {
+        ssize_t put = write(fd, chunk, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return;
+        chunk += put;
+        n -= (size_t)put;
+    }
+}
 
 /* The head ends at its last newline, so that no cut line (a number cut in two) is left
  * for a metric to read; a single line longer than the limit is kept as it is. */
@@ -271,6 +334,7 @@ static void close_capture(byte_buffer *b, size_t dropped)
 
 static void keep_stdout(byte_buffer *b, const char *chunk, size_t n)
 {
+    copy_out(b->copy_fd, chunk, n);
     if (b->full) {
         b->dropped += n;
         return;
@@ -410,35 +474,51 @@ static void finish_child(child_handles *h, byte_buffer *captured, run_result *ou
         close(h->pidfd);
 }
 
-int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
-                   char *err, size_t errlen)
+/* From a started child to its result: output read while it runs, then its usage. */
+static int wait_child(const run_request *request, const run_files *files, child_handles *h,
+                      volatile sig_atomic_t *stop, double start, run_result *out, char *err,
+                      size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    child_handles h = {-1, -1, -1, 0};
-    byte_buffer captured = {NULL, 0, 0, false, 0};
-    double start = runner_monotonic_seconds();
-    if (start_child(request, &h, err, errlen) != 0)
-        return -1;
-    supervise(&h, request, stop, start, request->capture_stdout ? &captured : NULL, out);
+    byte_buffer captured = {NULL, 0, 0, !request->capture_stdout, 0, files->copy_fd};
+    byte_buffer *piped = files->pipe_stdout ? &captured : NULL;
+    supervise(h, request, stop, start, piped, out);
     int status = 0;
     struct rusage ru;
     memset(&ru, 0, sizeof ru);
     pid_t waited;
-    while ((waited = wait4(h.pid, &status, 0, &ru)) < 0 && errno == EINTR)
+    while ((waited = wait4(h->pid, &status, 0, &ru)) < 0 && errno == EINTR)
         ;
     out->wall = runner_monotonic_seconds() - start;
     record_usage(status, &ru, out);
-    finish_child(&h, request->capture_stdout ? &captured : NULL, out);
-    out->stdout_text = captured.data;
-    out->stdout_length = captured.length;
-    out->stdout_cut = captured.full;
-    out->stdout_dropped = captured.dropped;
+    finish_child(h, piped, out);
+    if (request->capture_stdout) {
+        out->stdout_text = captured.data;
+        out->stdout_length = captured.length;
+        out->stdout_cut = captured.full;
+        out->stdout_dropped = captured.dropped;
+    }
     if (waited < 0) {
         snprintf(err, errlen, "waiting for '%s' failed: %s", request->argv[0], strerror(errno));
         run_result_free(out);
         return -1;
     }
     return 0;
+}
+
+int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
+                   char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    child_handles h = {-1, -1, -1, 0};
+    run_files files;
+    if (open_run_files(request, &files, err, errlen) != 0)
+        return -1;
+    double start = runner_monotonic_seconds();
+    int rc = start_child(request, &files, &h, err, errlen) == 0
+                 ? wait_child(request, &files, &h, stop, start, out, err, errlen)
+                 : -1;
+    close_run_files(&files);
+    return rc;
 }
 
 void run_result_free(run_result *result)

@@ -1,6 +1,6 @@
 /* Runs one command once and measures it: wall time, CPU time, max RSS, context switches,
- * exit status; its own process group, stdin from /dev/null, a timeout, interruption, and
- * death with verdict (the parent-death signal). */
+ * exit status; its own process group, stdin from /dev/null or a file, stdout where asked,
+ * a timeout, interruption, and death with verdict (the parent-death signal). */
 #ifndef VERDICT_CORE_RUNNER_H
 #define VERDICT_CORE_RUNNER_H
 
@@ -13,6 +13,12 @@
 /* Captured stdout keeps at most this much (less one byte), from the start. */
 #define RUNNER_STDOUT_LIMIT ((size_t)64 << 20)
 
+/* Where a run's standard output goes (hyperfine's --output): nowhere (/dev/null), through a
+ * pipe verdict reads and discards, verdict's own stdout and stderr, or a file (truncated
+ * at every run). Captured output (a metric reads it) goes through the pipe and is copied
+ * on to the terminal or the file. */
+typedef enum { RUN_OUTPUT_NULL, RUN_OUTPUT_PIPE, RUN_OUTPUT_INHERIT, RUN_OUTPUT_FILE } run_output;
+
 typedef struct {
     char *const *argv;      /* argv[0] is resolved through PATH */
     char *const *envp;
@@ -20,6 +26,9 @@ typedef struct {
     double timeout;         /* seconds; 0 for none */
     const cpu_set_t *pin;   /* CPUs the command may run on; NULL: inherit */
     bool capture_stdout;    /* keep stdout (for metric extraction); otherwise discarded */
+    const char *input;      /* the file on stdin; NULL: /dev/null */
+    run_output output;      /* RUN_OUTPUT_NULL unless set */
+    const char *output_path; /* RUN_OUTPUT_FILE */
 } run_request;
 
 typedef struct {
@@ -40,7 +49,8 @@ typedef struct {
 } run_result;
 
 /* Runs the command. Returns 0 when it ran (whatever its exit status; check exit_code,
- * timed_out and interrupted), or -1 when it could not be started, with a message in err
+ * timed_out and interrupted), or -1 when it could not be started (its input or output file
+ * could not be opened, say), with a message in err
  * ("cannot run 'CMD': its directory D: No such file or directory", say). A non-zero *stop
  * (set by a signal handler) kills the run's process group. The command gets SIGKILL if
  * the calling thread ends first (PR_SET_PDEATHSIG): call it from a thread that lives as

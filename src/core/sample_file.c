@@ -1,5 +1,5 @@
-/* Parser for sample files: numbers one per line or in a chosen column, validated
- * strictly (positive, finite) with file:line messages naming the offending text. */
+/* Parser for sample files: numbers one per line or in a chosen column (split at white
+ * space or -d bytes), validated strictly (positive, finite) with file:line messages. */
 #include "core/sample_file.h"
 
 #include "common/array.h"
@@ -19,16 +19,15 @@ typedef struct {
     size_t length;
 } text_span;
 
-/* capacity[0] for the values, capacity[1] for their line numbers */
-static bool series_push(sample_series *s, size_t capacity[2], double value, size_t line)
+int sample_series_push(sample_series *s, double value, size_t line)
 {
-    if (array_reserve((void **)&s->values, &capacity[0], s->n + 1, sizeof *s->values) != 0 ||
-        array_reserve((void **)&s->lines, &capacity[1], s->n + 1, sizeof *s->lines) != 0)
-        return false;
+    if (array_reserve((void **)&s->values, &s->capacity[0], s->n + 1, sizeof *s->values) != 0 ||
+        array_reserve((void **)&s->lines, &s->capacity[1], s->n + 1, sizeof *s->lines) != 0)
+        return -1;
     s->values[s->n] = value;
     s->lines[s->n] = line;
     s->n++;
-    return true;
+    return 0;
 }
 
 static text_span trim(text_span t)
@@ -60,25 +59,47 @@ static void quote_text(text_span t, char *out, size_t outlen)
     out[o < outlen ? o : outlen - 1] = '\0';
 }
 
-/* Finds the column-th whitespace-separated field (1-based); column 0 is the whole line. */
-static bool select_field(text_span line, int column, text_span *field)
+static bool is_delimiter(char c, const char *delimiters)
 {
-    if (column == 0) {
+    if (delimiters == NULL)
+        return isspace((unsigned char)c);
+    return c != '\0' && strchr(delimiters, c) != NULL;
+}
+
+/* The line before its comment: a '#' that starts a field (at the start of the line, or
+ * after white space or a delimiter) begins one, as in ministat, where a field beginning
+ * with '#' ends the line. A '#' inside a field ("run#3") is text. */
+static text_span before_comment(text_span line, const char *delimiters)
+{
+    for (size_t i = 0; i < line.length; i++) {
+        if (line.start[i] != '#')
+            continue;
+        char before = i ? line.start[i - 1] : ' ';
+        if (isspace((unsigned char)before) || is_delimiter(before, delimiters))
+            return trim((text_span){line.start, i});
+    }
+    return line;
+}
+
+/* Finds the column-th field (1-based), runs of delimiters counting as one like strtok;
+ * column 0 is the whole line. Fields are trimmed of white space. */
+static bool select_field(text_span line, const sample_layout *layout, text_span *field)
+{
+    if (layout->column == 0) {
         *field = line;
         return true;
     }
     size_t i = 0;
     for (int k = 1; i < line.length; k++) {
-        while (i < line.length && isspace((unsigned char)line.start[i]))
+        while (i < line.length && is_delimiter(line.start[i], layout->delimiters))
             i++;
         size_t begin = i;
-        while (i < line.length && !isspace((unsigned char)line.start[i]))
+        while (i < line.length && !is_delimiter(line.start[i], layout->delimiters))
             i++;
         if (begin == i)
             break;
-        if (k == column) {
-            field->start = line.start + begin;
-            field->length = i - begin;
+        if (k == layout->column) {
+            *field = trim((text_span){line.start + begin, i - begin});
             return true;
         }
     }
@@ -216,16 +237,19 @@ int sample_number_parse(const char *text, size_t length, double *value, char *wh
     return -1;
 }
 
-static int parse_line(const char *name, text_span line, size_t lineno, int column,
-                      double *value, char *err, size_t errlen)
+static int parse_line(const char *name, text_span line, size_t lineno,
+                      const sample_layout *layout, double *value, char *err, size_t errlen)
 {
     char quoted[4 * QUOTE_MAX + 8];
     text_span field;
+    int column = layout->column;
     quote_text(line, quoted, sizeof quoted);
-    if (!select_field(line, column, &field)) {
-        snprintf(err, errlen, "%s:%zu: no column %d in \"%s\"", name, lineno, column, quoted);
+    if (!select_field(line, layout, &field)) {
+        snprintf(err, errlen, "%s:%zu: no column %d in \"%s\"%s", name, lineno, column, quoted,
+                 layout->delimiters ? " (columns split at the -d delimiters)" : "");
         return -1;
     }
+    quote_text(field, quoted, sizeof quoted);
     char why[8 * QUOTE_MAX];
     if (sample_number_parse(field.start, field.length, value, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s:%zu: %s%s", name, lineno, why,
@@ -241,10 +265,14 @@ static int parse_line(const char *name, text_span line, size_t lineno, int colum
     return 0;
 }
 
-int sample_text_parse(const char *name, const char *text, size_t length, int column,
-                      sample_series *out, char *err, size_t errlen)
+int sample_text_parse_layout(const char *name, const char *text, size_t length,
+                             const sample_layout *given, sample_series *out, char *err,
+                             size_t errlen)
 {
-    size_t capacity[2] = {0, 0}, lineno = 0, pos = 0;
+    size_t lineno = 0, pos = 0;
+    sample_layout layout = *given;
+    if (layout.delimiters && layout.column == 0)
+        layout.column = 1;
     memset(out, 0, sizeof *out);
     while (pos < length) {
         const char *newline = memchr(text + pos, '\n', length - pos);
@@ -252,12 +280,13 @@ int sample_text_parse(const char *name, const char *text, size_t length, int col
         text_span line = trim((text_span){text + pos, end - pos});
         lineno++;
         pos = end + 1;
-        if (line.length == 0 || line.start[0] == '#')
+        line = before_comment(line, layout.delimiters);
+        if (line.length == 0)
             continue;
         double value;
-        if (parse_line(name, line, lineno, column, &value, err, errlen) != 0)
+        if (parse_line(name, line, lineno, &layout, &value, err, errlen) != 0)
             goto fail;
-        if (!series_push(out, capacity, value, lineno)) {
+        if (sample_series_push(out, value, lineno) != 0) {
             snprintf(err, errlen, "%s: out of memory", name);
             goto fail;
         }
@@ -270,6 +299,13 @@ int sample_text_parse(const char *name, const char *text, size_t length, int col
 fail:
     sample_series_free(out);
     return -1;
+}
+
+int sample_text_parse(const char *name, const char *text, size_t length, int column,
+                      sample_series *out, char *err, size_t errlen)
+{
+    sample_layout layout = {.column = column, .delimiters = NULL};
+    return sample_text_parse_layout(name, text, length, &layout, out, err, errlen);
 }
 
 static int slurp(FILE *f, char **text, size_t *length)
@@ -296,27 +332,35 @@ static int slurp(FILE *f, char **text, size_t *length)
     return 0;
 }
 
-int sample_file_read(const char *path, int column, sample_series *out, char *err, size_t errlen)
+int sample_file_load(const char *path, char **text, size_t *length, char *err, size_t errlen)
 {
     bool from_stdin = strcmp(path, "-") == 0;
-    const char *name = from_stdin ? "<stdin>" : path;
     FILE *f = from_stdin ? stdin : fopen(path, "rb");
-    memset(out, 0, sizeof *out);
+    *text = NULL;
+    *length = 0;
     if (f == NULL) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    char *text = NULL;
-    size_t length = 0;
-    int rc = slurp(f, &text, &length);
+    int rc = slurp(f, text, length);
     int saved_errno = errno;
     if (!from_stdin)
         fclose(f);
-    if (rc != 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", name, strerror(saved_errno));
+    if (rc != 0)
+        snprintf(err, errlen, "%s: cannot read: %s", from_stdin ? "<stdin>" : path,
+                 strerror(saved_errno));
+    return rc;
+}
+
+int sample_file_read(const char *path, int column, sample_series *out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t length = 0;
+    memset(out, 0, sizeof *out);
+    if (sample_file_load(path, &text, &length, err, errlen) != 0)
         return -1;
-    }
-    rc = sample_text_parse(name, text, length, column, out, err, errlen);
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    int rc = sample_text_parse(name, text, length, column, out, err, errlen);
     free(text);
     return rc;
 }

@@ -188,8 +188,9 @@ static json_t *sample_json(const report_sample *s, bool from_runs, int *item_rc)
                                       number_or_null(s->metric_values[k]));
     const char *texts[] = {"variant", s->variant, "point", s->point, NULL};
     json_t *item = texts_then(texts, json_pack(
-        "{s:o, s:I, s:o, s:i, s:b}", "block", s->block >= 0 ? json_integer(s->block) : json_null(),
-        "seq", (json_int_t)s->seq, "metrics", metrics, "exit", s->exit_code, "tainted",
+        "{s:o, s:I, s:o, s:i, s:b, s:b}", "block",
+        s->block >= 0 ? json_integer(s->block) : json_null(), "seq", (json_int_t)s->seq,
+        "metrics", metrics, "exit", s->exit_code, "timed_out", s->timed_out, "tainted",
         s->tainted));
     if (item == NULL || sample_extras(item, s, from_runs) != 0)
         *item_rc = -1;

@@ -42,6 +42,44 @@ static void print_settings(const report_input *in, FILE *out)
     fputs("\n", out);
 }
 
+/* Runs of one variant in blocks that did not measure it: they are kept (on_failure: record,
+ * --ignore-failure) but never analysed, and the report says so rather than hide them. */
+static void count_failures(const report_input *in, const char *variant, size_t *runs,
+                           size_t *failed, size_t *timed_out)
+{
+    *runs = *failed = *timed_out = 0;
+    for (size_t i = 0; i < in->n_samples; i++) {
+        const report_sample *s = &in->samples[i];
+        if (s->block < 0 || strcmp(s->variant, variant) != 0)
+            continue;
+        (*runs)++;
+        *timed_out += s->timed_out;
+        *failed += !s->timed_out && s->exit_code != 0;
+    }
+}
+
+static void print_failures(const report_input *in, FILE *out)
+{
+    bool any = false;
+    for (size_t v = 0; v < in->n_variants; v++) {
+        size_t runs, failed, timed_out;
+        count_failures(in, in->variants[v].name, &runs, &failed, &timed_out);
+        if (failed + timed_out == 0)
+            continue;
+        if (!any)
+            fputs("runs excluded from the analysis:\n", out);
+        any = true;
+        fputs("  ", out);
+        plain_write(out, in->variants[v].name);
+        fprintf(out, ": %zu of %zu runs excluded (", failed + timed_out, runs);
+        if (failed)
+            fprintf(out, "%zu failed: non-zero exit%s", failed, timed_out ? "; " : "");
+        if (timed_out)
+            fprintf(out, "%zu timed out", timed_out);
+        fputs(")\n", out);
+    }
+}
+
 /* "A", or "A @3" for layout twin 3 of A, escaped as it will be printed; its length. */
 static size_t series_label(const analysis_series *s, char *buf, size_t len)
 {
@@ -400,6 +438,7 @@ void report_write_text(const report_input *in, FILE *out)
     if (query_unrun_points(in, &unrun) != 0)
         unrun = (query_point_set){NULL, 0}; /* out of memory: every point gets its block */
     print_settings(in, out);
+    print_failures(in, out);
     size_t first = 0;
     for (size_t i = 1; i <= in->n_series; i++) {
         if (i == in->n_series || !analysis_same_group(&in->series[i], &in->series[first])) {

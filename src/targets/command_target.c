@@ -1,5 +1,5 @@
 /* The command target: per point every variant's words, environment and directory filled in,
- * each run measured through process_run; and the experiment the command line describes. */
+ * each run measured through process_run between its prepare and conclude commands. */
 #include "targets/command_target.h"
 
 #include <math.h>
@@ -9,11 +9,13 @@
 
 #include "common/array.h"
 #include "common/strbuf.h"
+#include "common/wait_status.h"
 #include "core/command_words.h"
-#include "core/experiment_writer.h"
 #include "core/metrics.h"
 #include "core/runner.h"
+#include "targets/command_variant.h"
 #include "targets/process_run.h"
+
 
 static const target_metric command_metrics[] = {
     {"wall", false}, {"user", false}, {"sys", false}, {"cpu", false}, {"maxrss", false},
@@ -25,6 +27,7 @@ typedef struct {
     char **env;                  /* NAME=value, NULL-terminated */
     char **envp;                 /* what the run gets: environ, env, the pad */
     char *cwd;
+    command_words prepare, conclude; /* the variant's own, substituted (n 0: none) */
 } command_run;
 
 struct target {
@@ -91,6 +94,8 @@ static void free_run(command_run *r)
     free(r->env);
     free(r->envp);
     free(r->cwd);
+    command_words_free(&r->prepare);
+    command_words_free(&r->conclude);
     memset(r, 0, sizeof *r);
 }
 
@@ -110,6 +115,13 @@ static int prepare_run(target *t, size_t unit, size_t point, verdict_error *err)
                          e->path, ev->name, why[0] ? why : "out of memory");
     if ((r->envp = process_runner_envp(&t->runner, r->env)) == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
+    const command_variant *c = command_variant_of(ev);
+    if (c && (command_helper_words(e, ev, layout, point, &c->prepare, &r->prepare, why,
+                                   sizeof why) != 0 ||
+              command_helper_words(e, ev, layout, point, &c->conclude, &r->conclude, why,
+                                   sizeof why) != 0))
+        return error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s: variant %s: %s",
+                         e->path, ev->name, why[0] ? why : "out of memory");
     if ((r->cwd && runner_check_directory(r->cwd, why, sizeof why) != 0) ||
         runner_check_executable(r->cwd, r->argv.words[0], why, sizeof why) != 0)
         return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name, why);
@@ -136,14 +148,44 @@ static int command_begin_point(target *t, size_t point, volatile sig_atomic_t *s
 
 /* ---- runs ---- */
 
-static int command_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
-                           target_measurement *out, verdict_error *err)
+/* A variant's prepare or conclude command: 0, TARGET_RUN_INTERRUPTED, or -1 with err (it
+ * failed: a broken helper stops the run whatever --ignore-failure says, as in the engine). */
+static int run_helper(const target *t, const experiment_variant *ev, const command_run *r,
+                      const command_words *words, const char *role,
+                      volatile sig_atomic_t *stop, verdict_error *err)
+{
+    if (words->n == 0)
+        return 0;
+    run_request request = {.argv = words->words, .envp = r->envp, .cwd = t->e->directory,
+                           .timeout = t->e->timeout};
+    run_result result;
+    char why[512], ended[128];
+    if (runner_execute(&request, stop, &result, why, sizeof why) != 0)
+        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: the %s command: %s",
+                         ev->name, role, why);
+    run_result_free(&result);
+    if (result.interrupted)
+        return TARGET_RUN_INTERRUPTED;
+    if (result.exit_code == 0 && !result.timed_out)
+        return 0;
+    exit_text(result.exit_code, result.term_signal, ended, sizeof ended);
+    return error_set(err, ERROR_COMMAND_FAILED, "variant %s: the %s command %s%s%s", ev->name,
+                     role, result.timed_out ? "timed out" : ended,
+                     result.stderr_tail[0] ? "; the end of its stderr:\n" : "",
+                     result.stderr_tail);
+}
+
+static int measure_run(target *t, const target_unit *unit, const command_run *r,
+                       volatile sig_atomic_t *stop, target_measurement *out, verdict_error *err)
 {
     const experiment_variant *ev = &t->e->variants[unit->variant];
-    command_run *r = &t->runs[experiment_unit_index(t->e, unit->variant, unit->layout)];
+    const command_variant *c = command_variant_of(ev);
     run_request request = {.argv = r->argv.words, .envp = r->envp, .cwd = r->cwd,
                            .timeout = t->e->timeout, .pin = t->settings.pin,
-                           .capture_stdout = t->capture_stdout};
+                           .capture_stdout = t->capture_stdout,
+                           .input = c ? c->input : NULL,
+                           .output = c ? c->output : RUN_OUTPUT_NULL,
+                           .output_path = c ? c->output_path : NULL};
     run_result result;
     if (process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err) != 0)
         return error_prefix(err, "variant %s", ev->name);
@@ -160,6 +202,21 @@ static int command_measure(target *t, const target_unit *unit, volatile sig_atom
         status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what, why);
     run_result_free(&result);
     return status;
+}
+
+static int command_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
+                           target_measurement *out, verdict_error *err)
+{
+    const experiment_variant *ev = &t->e->variants[unit->variant];
+    command_run *r = &t->runs[experiment_unit_index(t->e, unit->variant, unit->layout)];
+    int rc = run_helper(t, ev, r, &r->prepare, "prepare", stop, err);
+    if (rc == 0)
+        rc = measure_run(t, unit, r, stop, out, err);
+    if (rc == TARGET_MEASURED || rc == TARGET_RUN_FAILED) {
+        int concluded = run_helper(t, ev, r, &r->conclude, "conclude", stop, err);
+        rc = concluded != 0 ? concluded : rc;
+    }
+    return rc;
 }
 
 /* ---- open and close ---- */
@@ -212,6 +269,11 @@ const target_kind command_target = {
     .name = "command",
     .metrics = command_metrics,
     .n_metrics = ARRAY_SIZE(command_metrics),
+    .variant_keys = command_variant_keys,
+    .n_variant_keys = COMMAND_N_VARIANT_KEYS,
+    .hash_variant = command_variant_hash,
+    .free_variant = command_variant_free,
+    .write_variant_keys = command_variant_write,
     .regex_metrics = true,
     .measures_processes = true,
     .open = command_open,
@@ -220,147 +282,3 @@ const target_kind command_target = {
     .end_point = command_end_point,
     .close = command_close,
 };
-
-/* ---- the experiment of the command line ---- */
-
-/* Names are the command lines unless given; repeated lines get "#2", "#3". */
-static char *variant_name(const command_line_spec *s, size_t i)
-{
-    if (i < s->n_names)
-        return strdup(s->names[i]);
-    size_t same = 0;
-    for (size_t j = 0; j < i; j++)
-        same += strcmp(s->commands[j], s->commands[i]) == 0;
-    strbuf name = STRBUF_INIT;
-    strbuf_append(&name, s->commands[i]);
-    if (same)
-        strbuf_appendf(&name, " #%zu", same + 1);
-    return strbuf_detach(&name);
-}
-
-/* The command line's words are literal; the experiment's are templates: braces doubled. */
-static int make_literal(command_words *words)
-{
-    for (size_t i = 0; i < words->n; i++) {
-        char *literal = experiment_literal_template(words->words[i]);
-        if (literal == NULL)
-            return -1;
-        free(words->words[i]);
-        words->words[i] = literal;
-    }
-    return 0;
-}
-
-static int add_command_variant(const command_line_spec *s, size_t i, experiment *e,
-                               verdict_error *err)
-{
-    experiment_variant *v = &e->variants[e->n_variants++];
-    command_words words = {NULL, 0};
-    char why[512] = "";
-    v->name = variant_name(s, i);
-    if (v->name == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    /* the store keeps the experiment as a file: what the file cannot hold is refused now */
-    const char *unwritable = experiment_unwritable(s->commands[i], i >= s->n_names);
-    if (unwritable)
-        return error_set(err, ERROR_USAGE, "command %zu %s", i + 1, unwritable);
-    if (i < s->n_names && (unwritable = experiment_unwritable(v->name, true)) != NULL)
-        return error_set(err, ERROR_USAGE, "--name '%s' %s", v->name, unwritable);
-    int rc = s->shell ? command_words_copy(&s->commands[i], 1, &words)
-                      : command_words_split(s->commands[i], &words, why, sizeof why);
-    if (rc == 0)
-        rc = runner_check_executable(NULL, s->shell ? "/bin/sh" : words.words[0], why,
-                                     sizeof why);
-    if (rc == 0 && make_literal(&words) != 0)
-        snprintf(why, sizeof why, "out of memory"), rc = -1;
-    v->command = words.words;
-    v->n_command = words.n;
-    if (rc != 0)
-        return error_set(err, ERROR_USAGE, "command %zu (%s): %s", i + 1, s->commands[i],
-                         why[0] ? why : "out of memory");
-    v->shell = s->shell;
-    for (size_t j = 0; j < e->n_variants - 1; j++)
-        if (strcmp(e->variants[j].name, v->name) == 0)
-            return error_set(err, ERROR_USAGE, "two commands are named '%s'", v->name);
-    return 0;
-}
-
-static int add_metric(const char *spec, bool higher, experiment *e, verdict_error *err)
-{
-    metric_def def;
-    char why[512];
-    if (metric_parse(spec, &def, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "%s", why);
-    if (def.kind == METRIC_REGEX && target_find_metric(&command_target, def.name)) {
-        error_set(err, ERROR_USAGE, "--metric %s: '%s' is a builtin metric: give the "
-                  "extraction another name", spec, def.name);
-        metric_free(&def);
-        return -1;
-    }
-    const char *unwritable = experiment_unwritable(spec, false);
-    if (unwritable) {
-        metric_free(&def);
-        return error_set(err, ERROR_USAGE, "--metric %s", unwritable);
-    }
-    experiment_metric *m = &e->metrics[e->n_metrics++];
-    m->name = strdup(def.name);
-    m->regex = def.kind == METRIC_REGEX ? strdup(def.pattern) : NULL;
-    m->higher_is_better = higher;
-    bool failed = m->name == NULL || (def.kind == METRIC_REGEX && m->regex == NULL);
-    metric_free(&def);
-    for (size_t j = 0; !failed && j + 1 < e->n_metrics; j++)
-        if (strcmp(e->metrics[j].name, m->name) == 0)
-            return error_set(err, ERROR_USAGE, "--metric %s is given twice", m->name);
-    return failed ? error_set(err, ERROR_INTERNAL, "out of memory") : 0;
-}
-
-static int set_helper(const char *line, bool shell, experiment_helper *out, verdict_error *err)
-{
-    if (line == NULL)
-        return 0;
-    out->shell = shell;
-    out->line = experiment_literal_template(line);
-    return out->line ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
-}
-
-static void set_budget(const command_line_spec *s, experiment *e)
-{
-    e->adaptive = s->runs == 0;
-    e->repetitions = s->runs;
-    e->min_blocks = e->adaptive ? s->min_runs : 0;
-    e->max_blocks = e->adaptive ? s->max_runs : 0;
-    e->max_seconds = e->adaptive ? s->max_seconds : 0;
-    e->warmup = s->warmup;
-    e->timeout = s->timeout;
-    e->seed = s->seed;
-    e->has_seed = s->has_seed;
-    e->confidence = s->confidence;
-    e->margin = s->margin;
-    e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
-}
-
-int command_experiment(const command_line_spec *s, experiment *e, verdict_error *err)
-{
-    experiment_init(e);
-    e->target = &command_target;
-    set_budget(s, e);
-    e->path = strdup("command line");
-    e->name = strdup("verdict");
-    size_t n_metrics = s->n_metrics ? s->n_metrics : 1;
-    e->variants = calloc(s->n_commands + 1, sizeof *e->variants);
-    e->metrics = calloc(n_metrics + 1, sizeof *e->metrics);
-    if (!e->path || !e->name || !e->variants || !e->metrics)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    for (size_t i = 0; i < s->n_commands; i++)
-        if (add_command_variant(s, i, e, err) != 0)
-            return -1;
-    for (size_t i = 0; i < n_metrics; i++)
-        if (add_metric(s->n_metrics ? s->metrics[i] : "wall", s->higher_is_better, e, err) != 0)
-            return -1;
-    if (set_helper(s->prepare, s->shell, &e->prepare, err) != 0 ||
-        set_helper(s->setup, s->shell, &e->setup, err) != 0 ||
-        set_helper(s->cleanup, s->shell, &e->teardown, err) != 0)
-        return -1;
-    return experiment_set_written_text(e) == 0 ? 0 : error_set(err, ERROR_INTERNAL,
-                                                                "out of memory");
-}

@@ -19,11 +19,25 @@ typedef struct {
     size_t n_commands;
     const char *const *names;      /* report names, or NULL: the command lines */
     size_t n_names;
-    bool shell;                    /* run commands (and helpers) through /bin/sh -c */
-    const char *const *metrics;    /* "wall", "user", ... or "NAME=/REGEX/"; none: wall */
+    /* How commands and helpers run: commands directly and helpers through /bin/sh -c
+     * (neither set); both through /bin/sh -c (shell); both through shell_program -c, a
+     * shell and its options ("bash --norc"); both directly (no_shell, hyperfine's -N). */
+    bool shell;
+    const char *shell_program;
+    bool no_shell;
+    const char *const *metrics;    /* "wall", "user", ... or "NAME=/REGEX/", each with an
+                                      optional ":higher" or ":lower"; none: wall */
     size_t n_metrics;
-    bool higher_is_better;         /* for every metric given */
-    const char *prepare, *setup, *cleanup;  /* or NULL */
+    bool higher_is_better;         /* for extracted metrics given no direction */
+    const char *prepare, *setup, *cleanup;  /* or NULL; prepare: before every run */
+    const char *const *prepares;   /* or one prepare per command (n_commands of them) */
+    size_t n_prepares;
+    const char *const *concludes;  /* after every run: one for all or one per command */
+    size_t n_concludes;
+    const char *input;             /* every run's stdin; NULL: /dev/null */
+    const char *output;            /* null, pipe, inherit or a file; NULL: null */
+    const experiment_parameter *parameters; /* swept: {NAME} in commands and helpers */
+    size_t n_parameters;
     size_t runs;                   /* fixed blocks; 0: adaptive */
     size_t min_runs, max_runs;
     double max_seconds, timeout;
@@ -35,7 +49,7 @@ typedef struct {
 } command_line_spec;
 
 /* Builds the experiment; its text is the experiment file that says the same, which the
- * store keeps for `verdict report`. Words are literal: braces are no placeholders. 0, or
+ * store keeps for `verdict report`. Words are literal except {NAME} of a parameter. 0, or
  * -1 with err (kind usage) naming the command or metric at fault; experiment_free either way. */
 int command_experiment(const command_line_spec *spec, experiment *out, verdict_error *err);
 

@@ -39,7 +39,7 @@ YAML
     [[ "$output" == *"the plan has more samples than can be stored"* ]]
     [[ "$output" == *"1 points x 4 variants x 4611686018427387904 blocks"* ]]
     [ ! -e "$DATA/ran" ]
-    run "$VERDICT" -n 4611686018427387904 -w 0 "touch $DATA/ran" "true" "true" "true"
+    run "$VERDICT" -r 4611686018427387904 -w 0 "touch $DATA/ran" "true" "true" "true"
     [ "$status" -eq 2 ]
     [[ "$output" == *"--runs '4611686018427387904': expected a positive integer (1 to 1000000000)"* ]]
     [ ! -e "$DATA/ran" ]
@@ -140,7 +140,7 @@ YAML
 
 # Item 12: --confidence 0.9999999999999999 was printed as "100%".
 @test "a confidence just below 1 is never printed as 100%" {
-    run "$VERDICT" --confidence 0.9999999999999999 -n 3 -w 0 true true
+    run "$VERDICT" --confidence 0.9999999999999999 -r 3 -w 0 true true
     [ "$status" -eq 0 ]
     [[ "$output" == *"99.99999999999999% confidence"* ]]
     [[ "$output" != *"100%"* ]]
@@ -151,7 +151,7 @@ YAML
 
 # Item 12: an interruption before the first complete block wrote no JSON at all.
 @test "SIGINT before the first complete block still writes the JSON export" {
-    run timeout --preserve-status -s INT 1 "$VERDICT" -n 3 -w 0 --json "$DATA/early.json" "sleep 5" "sleep 5"
+    run timeout --preserve-status -s INT 1 "$VERDICT" -r 3 -w 0 --json "$DATA/early.json" "sleep 5" "sleep 5"
     [ "$status" -eq 130 ]
     jq -e '.samples | length == 0' "$DATA/early.json"
     jq -e '.variants | length == 2' "$DATA/early.json"

@@ -119,7 +119,7 @@ need_root() {
 # The store keeps a command line as the experiment file that says the same, and YAML is
 # UTF-8: such a word is refused with a message (exit 2), never dropped from the record.
 @test "a command word that is not UTF-8 is refused, not dropped from the recorded command" {
-    run "$VERDICT" -n 2 -w 0 --json "$DATA/j.json" "echo caf"$'\xe9' "true"
+    run "$VERDICT" -r 2 -w 0 --json "$DATA/j.json" "echo caf"$'\xe9' "true"
     [ "$status" -eq 2 ]
     [[ "$output" == *"command 1 is not UTF-8 text"* ]]
     [ ! -e "$DATA/j.json" ]

@@ -22,14 +22,14 @@ ROUNDS=6000000
 }
 
 @test "a command that does not exist is reported before anything runs, exit 2" {
-    run "$VERDICT" -n 3 "$SPIN 1000" "no-such-command-verdict --x"
+    run "$VERDICT" -r 3 "$SPIN 1000" "no-such-command-verdict --x"
     [ "$status" -eq 2 ]
     [[ "$output" == *"command 2"*"no-such-command-verdict"*"not found"* ]]
     [[ "$output" != *"blocks of"* ]]
 }
 
 @test "unterminated quotes and bad values are usage errors, exit 2" {
-    run "$VERDICT" -n 3 "$SPIN 1000" "$SPIN '1000"
+    run "$VERDICT" -r 3 "$SPIN 1000" "$SPIN '1000"
     [ "$status" -eq 2 ]
     [[ "$output" == *"unterminated quote"* ]]
     run "$VERDICT" --runs 0 "$SPIN 1" "$SPIN 2"
@@ -43,20 +43,20 @@ ROUNDS=6000000
 }
 
 @test "a failing run stops with its stderr tail, exit 3" {
-    run "$VERDICT" -n 5 -w 0 "$SPIN 1000" "sh -c 'echo disk on fire >&2; exit 7'"
+    run "$VERDICT" -r 5 -w 0 "$SPIN 1000" "sh -c 'echo disk on fire >&2; exit 7'"
     [ "$status" -eq 3 ]
     [[ "$output" == *"exited with status 7"* ]]
     [[ "$output" == *"disk on fire"* ]]
 }
 
 @test "--ignore-failure keeps going" {
-    run "$VERDICT" -n 3 -w 0 --ignore-failure "$SPIN 1000" "sh -c 'exit 1'"
+    run "$VERDICT" -r 3 -w 0 --ignore-failure "$SPIN 1000" "sh -c 'exit 1'"
     [ "$status" -eq 0 ]
     [[ "$output" == *"3 blocks of 2 commands"* ]]
 }
 
 @test "--timeout kills a run and its process group, exit 3" {
-    run "$VERDICT" -n 2 -w 0 --timeout 300ms "$SPIN 1000" "sh -c 'sleep 30 & sleep 30'"
+    run "$VERDICT" -r 2 -w 0 --timeout 300ms "$SPIN 1000" "sh -c 'sleep 30 & sleep 30'"
     [ "$status" -eq 3 ]
     [[ "$output" == *"timed out"* ]]
     sleep 0.2
@@ -79,7 +79,7 @@ ROUNDS=6000000
 @test "A/A of a 15 ms command, 20 blocks, 8 seeds at 99%: better or worse at most once" {
     claims=0
     for seed in 1 2 3 4 5 6 7 8; do
-        "$VERDICT" --seed "$seed" -n 20 --confidence 0.99 --json "$DATA/aa$seed.json" \
+        "$VERDICT" --seed "$seed" -r 20 --confidence 0.99 --json "$DATA/aa$seed.json" \
             "$SPIN $ROUNDS" "$SPIN $ROUNDS" > /dev/null 2>&1
         jq -e '.comparisons[0].achieved_confidence >= 0.99' "$DATA/aa$seed.json"
         v=$(jq -r '.comparisons[0].verdict' "$DATA/aa$seed.json")
@@ -90,7 +90,7 @@ ROUNDS=6000000
 }
 
 @test "--json - matches docs/json-schema.md: every documented field is present" {
-    "$VERDICT" --seed 3 -n 4 --json - "$SPIN 100000" "$SPIN 200000" > "$DATA/doc.json" 2>/dev/null
+    "$VERDICT" --seed 3 -r 4 --json - "$SPIN 100000" "$SPIN 200000" > "$DATA/doc.json" 2>/dev/null
     jq -e '.schema == "verdict/1" and .tool.name == "verdict" and (.tool.version | type) == "string"' "$DATA/doc.json"
     jq -e '.experiment | has("name") and .seed == 3 and .confidence == 0.95 and .margin == 0.01 and .paired == true' "$DATA/doc.json"
     jq -e '(.variants | length) == 2 and (.variants[0].command | type) == "array"' "$DATA/doc.json"
@@ -103,17 +103,17 @@ ROUNDS=6000000
 }
 
 @test "blocks are complete and shuffled: every command once per block, orders differ" {
-    "$VERDICT" --seed 9 -n 12 -w 0 --json "$DATA/b.json" "$SPIN 1000" "$SPIN 2000" "$SPIN 3000" >/dev/null 2>&1
+    "$VERDICT" --seed 9 -r 12 -w 0 --json "$DATA/b.json" "$SPIN 1000" "$SPIN 2000" "$SPIN 3000" >/dev/null 2>&1
     jq -e '[.samples | group_by(.block)[] | map(.variant) | sort | length == 3] | all' "$DATA/b.json"
     orders=$(jq -r '[.samples | group_by(.block)[] | sort_by(.seq) | map(.variant) | join(",")] | unique | length' "$DATA/b.json")
     [ "$orders" -ge 3 ]
     # the same seed gives the same plan
-    "$VERDICT" --seed 9 -n 12 -w 0 --json "$DATA/c.json" "$SPIN 1000" "$SPIN 2000" "$SPIN 3000" >/dev/null 2>&1
+    "$VERDICT" --seed 9 -r 12 -w 0 --json "$DATA/c.json" "$SPIN 1000" "$SPIN 2000" "$SPIN 3000" >/dev/null 2>&1
     diff <(jq -c '[.samples[] | [.block, .variant]]' "$DATA/b.json") <(jq -c '[.samples[] | [.block, .variant]]' "$DATA/c.json")
 }
 
 @test "SIGINT: no child left behind, exit 130, JSON of the finished blocks" {
-    "$VERDICT" -n 1000 -w 0 --json "$DATA/int.json" --csv "$DATA/int.csv" \
+    "$VERDICT" -r 1000 -w 0 --json "$DATA/int.json" --csv "$DATA/int.csv" \
         "sleep 0.05" "sh -c 'sleep 0.05; : verdict-sigint-marker'" > "$DATA/int.out" 2>&1 &
     pid=$!
     sleep 1.5
@@ -127,23 +127,23 @@ ROUNDS=6000000
 }
 
 @test "--metric NAME=/REGEX/ extracts a number from stdout; --higher-is-better flips the verdict" {
-    run "$VERDICT" -n 6 -w 0 --metric 'tps=/tps = ([0-9.]+)/' --higher-is-better \
+    run "$VERDICT" -r 6 -w 0 --metric 'tps=/tps = ([0-9.]+)/' --higher-is-better \
         "sh -c 'echo tps = 100'" "sh -c 'echo tps = 120'"
     [ "$status" -eq 0 ]
     [[ "$output" == *"tps (higher is better)"* ]]
     [[ "$output" == *"better:"*"20.0% higher"* ]]
-    run "$VERDICT" -n 2 -w 0 --metric 'tps=/tps = ([0-9.]+)/' "sh -c 'echo tps = 100'" "sh -c 'echo nothing'"
+    run "$VERDICT" -r 2 -w 0 --metric 'tps=/tps = ([0-9.]+)/' "sh -c 'echo tps = 100'" "sh -c 'echo nothing'"
     [ "$status" -eq 3 ]
     [[ "$output" == *"no line of the output matches"* ]]
 }
 
 @test "--fail-if worse exits 4 on a slowdown" {
-    run "$VERDICT" -n 12 --fail-if worse "$SPIN 200000" "$SPIN 2000000"
+    run "$VERDICT" -r 12 --fail-if worse "$SPIN 200000" "$SPIN 2000000"
     [ "$status" -eq 4 ]
 }
 
 @test "--prepare runs before every measured run; --setup and --cleanup once" {
-    run "$VERDICT" -n 3 -w 1 --shell --prepare "echo p >> $DATA/prepare.log" \
+    run "$VERDICT" -r 3 -w 1 -S sh --prepare "echo p >> $DATA/prepare.log" \
         --setup "echo s >> $DATA/setup.log" --cleanup "echo c >> $DATA/cleanup.log" "true" "true"
     [ "$status" -eq 0 ]
     [ "$(wc -l < "$DATA/prepare.log")" -eq 8 ]   # (1 warmup + 3 blocks) x 2 commands
@@ -152,7 +152,7 @@ ROUNDS=6000000
 }
 
 @test "--csv has one row per sample and --markdown a verdict table" {
-    run "$VERDICT" -n 5 -w 0 --csv "$DATA/s.csv" --markdown "$DATA/s.md" "$SPIN 1000" "$SPIN 2000"
+    run "$VERDICT" -r 5 -w 0 --csv "$DATA/s.csv" --markdown "$DATA/s.md" "$SPIN 1000" "$SPIN 2000"
     [ "$status" -eq 0 ]
     [ "$(wc -l < "$DATA/s.csv")" -eq 11 ]
     head -1 "$DATA/s.csv" | grep -q '^seq,point,variant,block,exit,tainted'
@@ -160,33 +160,33 @@ ROUNDS=6000000
 }
 
 @test "the environment size varies between runs unless --no-randomize-env" {
-    "$VERDICT" -n 4 -w 0 --metric 'len=/^([0-9]+)$/' --shell --json "$DATA/e.json" \
+    "$VERDICT" -r 4 -w 0 --metric 'len=/^([0-9]+)$/' -S sh --json "$DATA/e.json" \
         'printf "%s\n" "${#VERDICT_ENV_PAD}1"' 'printf "%s\n" "${#VERDICT_ENV_PAD}1"' >/dev/null 2>&1
     jq -e '[.samples[].metrics.len] | unique | length > 1' "$DATA/e.json"
-    "$VERDICT" -n 2 -w 0 --no-randomize-env --shell --metric 'len=/^([0-9]+)$/' --json "$DATA/f.json" \
+    "$VERDICT" -r 2 -w 0 --no-randomize-env -S sh --metric 'len=/^([0-9]+)$/' --json "$DATA/f.json" \
         'printf "%s\n" "${#VERDICT_ENV_PAD}1"' 'printf "%s\n" "${#VERDICT_ENV_PAD}1"' >/dev/null 2>&1
     jq -e '[.samples[].metrics.len] | unique == [1]' "$DATA/f.json"
 }
 
 @test "--pin runs the commands on the given CPU" {
     command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
-    "$VERDICT" -n 2 -w 0 --pin 0 --shell --metric 'mask=/affinity mask: ([0-9]+)/' \
+    "$VERDICT" -r 2 -w 0 --pin 0 -S sh --metric 'mask=/affinity mask: ([0-9]+)/' \
         --json "$DATA/pin.json" 'taskset -p $$' 'taskset -p $$' >/dev/null 2>&1
     jq -e '[.samples[].metrics.mask] | unique == [1]' "$DATA/pin.json"
 }
 
 @test "the progress line appears on a terminal only" {
     command -v script >/dev/null || skip "script (bsdutils) is not installed"
-    script -qec "$VERDICT -n 3 -w 0 '$SPIN 1000' '$SPIN 2000'" /dev/null > "$DATA/tty.txt"
+    script -qec "$VERDICT -r 3 -w 0 '$SPIN 1000' '$SPIN 2000'" /dev/null > "$DATA/tty.txt"
     grep -q "block 1/3" "$DATA/tty.txt"
-    "$VERDICT" -n 3 -w 0 "$SPIN 1000" "$SPIN 2000" > "$DATA/pipe.txt" 2>&1
+    "$VERDICT" -r 3 -w 0 "$SPIN 1000" "$SPIN 2000" > "$DATA/pipe.txt" 2>&1
     ! grep -q "block 1/3" "$DATA/pipe.txt"
 }
 
 @test "--store keeps every sample; run again it resumes; verdict report reads it back" {
-    "$VERDICT" -n 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000" --json "$DATA/b.json" >/dev/null 2>&1
+    "$VERDICT" -r 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000" --json "$DATA/b.json" >/dev/null 2>&1
     [ "$(sqlite3 "$DATA/b.db" 'select count(*) from sample')" -eq 12 ]
-    run "$VERDICT" -n 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000"
+    run "$VERDICT" -r 6 --seed 5 --store "$DATA/b.db" "$SPIN 100000" "$SPIN 200000"
     [ "$status" -eq 0 ]
     [[ "$output" == *"12 samples resumed"* ]]
     [ "$(sqlite3 "$DATA/b.db" 'select count(*) from sample')" -eq 12 ]
@@ -197,7 +197,7 @@ ROUNDS=6000000
 }
 
 @test "braces in a command are literal, not placeholders" {
-    run "$VERDICT" -n 2 -w 0 --shell "echo {x} >/dev/null" "echo '{}' >/dev/null" --json "$DATA/br.json"
+    run "$VERDICT" -r 2 -w 0 -S sh "echo {x} >/dev/null" "echo '{}' >/dev/null" --json "$DATA/br.json"
     [ "$status" -eq 0 ]
     jq -e '.variants[0].command == ["echo {x} >/dev/null"]' "$DATA/br.json"
 }
@@ -205,7 +205,7 @@ ROUNDS=6000000
 @test "200 commands: every one runs in every block and is compared with the first" {
     cmds=()
     for i in $(seq 1 200); do cmds+=("$SPIN $((1000 + i))"); done
-    run "$VERDICT" -n 2 -w 0 --json "$DATA/many.json" "${cmds[@]}"
+    run "$VERDICT" -r 2 -w 0 --json "$DATA/many.json" "${cmds[@]}"
     [ "$status" -eq 0 ]
     jq -e '(.samples | length) == 400' "$DATA/many.json"
     jq -e '(.comparisons | length) == 199' "$DATA/many.json"

@@ -1,0 +1,56 @@
+/* What the readers of peer files share: series found or added by name, values checked before
+ * they are kept, JSON loaded with file:line:column messages and walked with typed lookups. */
+#ifndef VERDICT_CORE_PEER_INTERNAL_H
+#define VERDICT_CORE_PEER_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/peer_files.h"
+
+/* Longest JSON path in messages ("benchmarks[12].runs[3].values[40]"). */
+#define PEER_WHERE_SIZE 160
+
+/* Appends a new series; NULL when out of memory. Strings are copied (NULL stays NULL). */
+peer_series *peer_series_add(peer_file *f, const char *point, const char *variant,
+                             const char *metric, bool higher_is_better);
+/* The series of this point, or NULL. */
+peer_series *peer_series_find(peer_file *f, const char *point);
+/* Keeps value / divisor (1e9: nanoseconds to seconds) after checking that the value, as the
+ * file has it, is positive and finite (comparisons are ratios, on a log scale); `where`
+ * names it in the message ("a.json: results[0].times[3]"). */
+int peer_keep_value(peer_series *s, double value, double divisor, size_t line,
+                    const char *where, char *err, size_t errlen);
+/* Whether a metric other than the format's one was asked for: an error naming the format's. */
+int peer_check_metric(const char *name, const char *format, const char *asked,
+                      const char *const *accepted, char *err, size_t errlen);
+
+/* Parses JSON text (duplicate keys refused); -1 with "name:line:column: ..." otherwise. */
+int peer_json_load(const char *name, const char *text, size_t length, json_t **root,
+                   char *err, size_t errlen);
+/* "an object", "a string", ...: what a JSON value is, for messages. */
+const char *peer_json_kind(const json_t *value);
+/* The array at key of object, or NULL with a message naming where and what is there. */
+json_t *peer_json_array(const char *name, const json_t *object, const char *key,
+                        const char *where, char *err, size_t errlen);
+/* The number value is, or -1 with a message naming where. */
+int peer_json_number(const char *name, const json_t *value, const char *where, double *out,
+                     char *err, size_t errlen);
+/* Keeps every element of a JSON array of numbers; path names the array. */
+int peer_keep_json_values(const char *name, const json_t *array, const char *path,
+                          peer_series *s, char *err, size_t errlen);
+
+/* The readers, one per format (peer_hyperfine.c, peer_gobench.c, ...). */
+int peer_hyperfine_read(const char *name, const json_t *root, const peer_options *o,
+                        peer_file *out, char *err, size_t errlen);
+int peer_gbench_read(const char *name, const json_t *root, const peer_options *o,
+                     peer_file *out, char *err, size_t errlen);
+int peer_pyperf_read(const char *name, const json_t *root, const peer_options *o,
+                     peer_file *out, char *err, size_t errlen);
+int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,
+                 peer_file *out, char *err, size_t errlen);
+/* True when text holds a Go benchmark result line or a goos:/goarch:/pkg:/cpu: header. */
+bool peer_go_detect(const char *text, size_t length);
+
+#endif

@@ -1,0 +1,280 @@
+/* Unit tests of the peer-file readers: each format told by content, its names, values and
+ * units, every refusal with the place and value at fault, and ministat's -d and comments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/peer_files.h"
+
+#define ERR_SIZE 1024
+
+static const peer_options auto_options = {.format = PEER_AUTO};
+
+static void parse_ok(const char *text, const peer_options *o, peer_file *f)
+{
+    char err[ERR_SIZE] = "";
+    if (peer_text_parse("t", text, strlen(text), o, f, err, sizeof err) != 0)
+        fail_msg("refused: %s", err);
+}
+
+static void expect_error(const char *text, const peer_options *o, const char *fragment)
+{
+    peer_file f;
+    char err[ERR_SIZE] = "";
+    assert_int_equal(peer_text_parse("t", text, strlen(text), o, &f, err, sizeof err), -1);
+    if (strstr(err, fragment) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err, fragment);
+    assert_null(f.series);
+    assert_int_equal(f.n, 0);
+}
+
+static bool near(double a, double b)
+{
+    return fabs(a - b) <= 1e-12 * fabs(b);
+}
+
+static void test_hyperfine(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("{\"results\": [{\"command\": \"sleep 0.02\", \"mean\": 0.02, \"times\": [0.021, "
+             "0.022]}, {\"command\": \"x\", \"command_name\": \"slow\", \"times\": [0.031, "
+             "0.032, 0.033], \"parameters\": {\"n\": \"3\"}}]}",
+             &auto_options, &f);
+    assert_int_equal(f.format, PEER_HYPERFINE);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.series[0].variant, "sleep 0.02");
+    assert_string_equal(f.series[1].variant, "slow");
+    assert_null(f.series[0].point);
+    assert_string_equal(f.series[0].metric, "time");
+    assert_int_equal(f.series[1].samples.n, 3);
+    assert_true(f.series[1].samples.values[2] == 0.033);
+    peer_file_free(&f);
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1, 2]}, {\"command\": \"b\", "
+                 "\"times\": [1, 0]}]}", &auto_options, "t: results[1].times[1]: 0 is not positive");
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1, \"2\"]}]}", &auto_options,
+                 "results[0].times[1]: a string, where a number was expected");
+    expect_error("{\"results\": [{\"command\": \"a\"}]}", &auto_options,
+                 "results[0].times: missing, where an array");
+    expect_error("{\"results\": [{\"times\": [1]}]}", &auto_options, "results[0].command");
+    expect_error("{\"results\": []}", &auto_options, "results: empty");
+    expect_error("{\"results\": [], \"results\": []}", &auto_options, "t:1:");
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1e999]}]}", &auto_options,
+                 "not valid JSON");
+}
+
+static const char go_old[] =
+    "goos: linux\n"
+    "goarch: amd64\n"
+    "pkg: example.com/codec\n"
+    "cpu: Some CPU @ 2.00GHz\n"
+    "BenchmarkEncode/json-8   \t 1000000\t      1200 ns/op\t  64 B/op\t 2 allocs/op\t 85.5 MB/s\n"
+    "BenchmarkDecode\n"
+    "    codec_test.go:41: a log line\n"
+    "BenchmarkDecode-8        \t  500000\t      2400 ns/op\t  128 B/op\t 4 allocs/op\t 40 MB/s\n"
+    "BenchmarkEncode/json-8   \t 1000000\t      1300 ns/op\t  64 B/op\t 2 allocs/op\t 80 MB/s\n"
+    "Benchmarking is prose here and ignored\n"
+    "PASS\n"
+    "ok  \texample.com/codec\t3.2s\n";
+
+static void test_go(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok(go_old, &auto_options, &f);
+    assert_int_equal(f.format, PEER_GO);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.series[0].point, "Encode/json-8");
+    assert_string_equal(f.series[1].point, "Decode-8");
+    assert_string_equal(f.series[0].metric, "sec/op");
+    assert_false(f.series[0].higher_is_better);
+    assert_int_equal(f.series[0].samples.n, 2);
+    assert_true(near(f.series[0].samples.values[1], 1300e-9));
+    assert_int_equal(f.series[0].samples.lines[1], 9);
+    peer_file_free(&f);
+    peer_options rate = {.format = PEER_AUTO, .metric = "MB/s"};
+    parse_ok(go_old, &rate, &f);
+    assert_string_equal(f.series[0].metric, "MB/s");
+    assert_true(f.series[0].higher_is_better);
+    assert_true(f.series[1].samples.values[0] == 40.0);
+    peer_file_free(&f);
+}
+
+static void test_go_refusals(void **state)
+{
+    (void)state;
+    expect_error("BenchmarkA-8 100 12 ns/op 3\n", &auto_options, "t:1: a value without its unit");
+    expect_error("BenchmarkA-8 1x 12 ns/op\n", &auto_options, "t:1: the iteration count");
+    expect_error("BenchmarkA-8 10 abc ns/op\n", &auto_options, "t:1: not a number: \"abc\"");
+    expect_error("BenchmarkA-8 10 0 ns/op\n", &auto_options, "t:1: ns/op of A-8: 0 is not positive");
+    expect_error("goos: linux\nPASS\n", &auto_options, "t: no Go benchmark results");
+    /* one name in two packages is two benchmarks: refused, not merged */
+    expect_error("pkg: a/x\nBenchmarkA-8 10 12 ns/op\npkg: a/y\nBenchmarkA-8 10 13 ns/op\n",
+                 &auto_options, "t:4: benchmark A-8 is in two packages (\"a/x\" and \"a/y\")");
+    peer_file f;
+    parse_ok("pkg: a/x\nBenchmarkA-8 10 12 ns/op\npkg: a/y\nBenchmarkB-8 10 13 ns/op\n"
+             "pkg: a/x\nBenchmarkA-8 10 14 ns/op\n", &auto_options, &f);
+    assert_int_equal(f.series[0].samples.n, 2);
+    peer_file_free(&f);
+    peer_options allocs = {.format = PEER_AUTO, .metric = "allocs/op"};
+    expect_error("BenchmarkA-8 10 12 ns/op\n", &allocs, "t:1: no allocs/op");
+    expect_error("BenchmarkA-8 10 12 ns/op 0 allocs/op\n", &allocs, "0 is not positive");
+}
+
+static const char gbench[] =
+    "{\"context\": {\"num_cpus\": 8}, \"benchmarks\": ["
+    "{\"name\": \"BM_Sort/64\", \"run_name\": \"BM_Sort/64\", \"run_type\": \"iteration\","
+    " \"repetition_index\": 0, \"real_time\": 350, \"cpu_time\": 300, \"time_unit\": \"ns\","
+    " \"items_per_second\": 1.8e8},"
+    "{\"name\": \"BM_Hash\", \"run_name\": \"BM_Hash\", \"run_type\": \"iteration\","
+    " \"real_time\": 2.5, \"cpu_time\": 2, \"time_unit\": \"us\", \"items_per_second\": 4e5},"
+    "{\"name\": \"BM_Sort/64\", \"run_name\": \"BM_Sort/64\", \"run_type\": \"iteration\","
+    " \"repetition_index\": 1, \"real_time\": 360, \"cpu_time\": 310, \"time_unit\": \"ns\","
+    " \"items_per_second\": 1.7e8},"
+    "{\"name\": \"BM_Sort/64_mean\", \"run_name\": \"BM_Sort/64\", \"run_type\": \"aggregate\","
+    " \"aggregate_name\": \"mean\", \"real_time\": 355, \"cpu_time\": 305, \"time_unit\": \"ns\"}"
+    "]}";
+
+static void test_gbench(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok(gbench, &auto_options, &f);
+    assert_int_equal(f.format, PEER_GBENCH);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.series[0].point, "BM_Sort/64");
+    assert_int_equal(f.series[0].samples.n, 2); /* the aggregate is not a sample */
+    assert_true(near(f.series[0].samples.values[1], 360e-9));
+    assert_true(near(f.series[1].samples.values[0], 2.5e-6));
+    assert_string_equal(f.series[0].metric, "real_time");
+    peer_file_free(&f);
+    peer_options cpu = {.format = PEER_AUTO, .metric = "cpu_time"};
+    parse_ok(gbench, &cpu, &f);
+    assert_true(near(f.series[1].samples.values[0], 2e-6));
+    peer_file_free(&f);
+    peer_options items = {.format = PEER_AUTO, .metric = "items_per_second"};
+    parse_ok(gbench, &items, &f);
+    assert_true(f.series[0].higher_is_better);
+    assert_true(f.series[0].samples.values[0] == 1.8e8);
+    peer_file_free(&f);
+    expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"run_type\": "
+                 "\"iteration\", \"error_occurred\": true, \"error_message\": \"nope\", "
+                 "\"real_time\": 0}]}", &auto_options, "benchmarks[0] (BM_F) failed: nope");
+    expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"real_time\": 1, "
+                 "\"time_unit\": \"ps\"}]}", &auto_options, "benchmarks[0].time_unit: ps");
+    expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"real_time\": 1}, "
+                 "{\"name\": \"BM_F\", \"real_time\": -1}]}", &auto_options,
+                 "benchmarks[1].real_time: -1 is not positive");
+}
+
+static const char pyperf[] =
+    "{\"version\": \"1.0\", \"metadata\": {\"unit\": \"second\"}, \"benchmarks\": ["
+    "{\"metadata\": {\"name\": \"json_dumps\"}, \"runs\": ["
+    "  {\"metadata\": {\"calibrate_loops\": 128}, \"warmups\": [[1, 0.5], [2, 0.4]]},"
+    "  {\"warmups\": [[128, 9.0]], \"values\": [1e-5, 1.1e-5, 1.2e-5]},"
+    "  {\"warmups\": [[128, 9.0]], \"values\": [1.3e-5]}]},"
+    "{\"metadata\": {\"name\": \"json_loads\", \"unit\": \"byte\"}, \"runs\": ["
+    "  {\"values\": [100, 200]}]}]}";
+
+static void test_pyperf(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok(pyperf, &auto_options, &f);
+    assert_int_equal(f.format, PEER_PYPERF);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.series[0].point, "json_dumps");
+    assert_int_equal(f.series[0].samples.n, 4); /* not the warmups, not the calibration */
+    assert_string_equal(f.series[0].metric, "time");
+    assert_string_equal(f.series[1].metric, "byte");
+    peer_file_free(&f);
+    /* one benchmark, named by the file's metadata */
+    parse_ok("{\"version\": \"1.0\", \"metadata\": {\"name\": \"timeit\"}, \"benchmarks\": "
+             "[{\"runs\": [{\"values\": [1, 2]}]}]}", &auto_options, &f);
+    assert_string_equal(f.series[0].point, "timeit");
+    peer_file_free(&f);
+    expect_error("{\"version\": \"1.0\", \"benchmarks\": [{\"runs\": []}]}", &auto_options,
+                 "benchmarks[0].metadata.name: missing");
+    expect_error("{\"version\": \"1.0\", \"benchmarks\": [{\"metadata\": {\"name\": \"a\"}, "
+                 "\"runs\": [{\"values\": [1]}]}, {\"metadata\": {\"name\": \"a\"}, \"runs\": "
+                 "[{\"values\": [1]}]}]}", &auto_options, "benchmarks[1]: a second benchmark");
+    expect_error("{\"version\": \"1.0\", \"benchmarks\": [{\"metadata\": {\"name\": \"a\"}, "
+                 "\"runs\": [{\"values\": [1, 2]}, {\"values\": [3, null]}]}]}", &auto_options,
+                 "benchmarks[0].runs[1].values[1]: null, where a number");
+}
+
+static void test_numbers_delimiters_and_comments(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("# ms\n0.0011 # cold cache\n0.0012\t# x\n\n0.0013\n", &auto_options, &f);
+    assert_int_equal(f.format, PEER_NUMBERS);
+    assert_int_equal(f.series[0].samples.n, 3);
+    assert_null(f.series[0].variant);
+    assert_string_equal(f.series[0].metric, "value");
+    peer_file_free(&f);
+    peer_options csv = {.format = PEER_AUTO, .layout = {.column = 2, .delimiters = ","}};
+    parse_ok("1,0.5,x\n2,,0.6\n3, 0.7 ,y # z\n", &csv, &f);
+    /* ministat's -d is strtok's: ",," is one delimiter, so line 2's column 2 is 0.6 */
+    assert_int_equal(f.series[0].samples.n, 3);
+    assert_true(f.series[0].samples.values[1] == 0.6 && f.series[0].samples.values[2] == 0.7);
+    peer_file_free(&f);
+    peer_options first = {.format = PEER_AUTO, .layout = {.delimiters = ";"}};
+    parse_ok("1.5;a\n2.5;b\n", &first, &f); /* -d without -C: column 1, as ministat */
+    assert_true(f.series[0].samples.values[1] == 2.5);
+    peer_file_free(&f);
+    expect_error("0.0012#x\n", &auto_options, "t:1: not a number: \"0.0012#x\"");
+    expect_error("1\nabc\n", &auto_options, "t:2: not a number: \"abc\" (read as bare numbers");
+    expect_error("1,2\n3\n", &csv, "t:2: no column 2 in \"3\" (columns split at the -d");
+}
+
+static void test_detection_and_forcing(void **state)
+{
+    (void)state;
+    expect_error("{\"foo\": 1, \"bar\": {}}", &auto_options,
+                 "t:1: JSON of no format verdict reads: tried hyperfine");
+    expect_error("{\"foo\": 1, \"bar\": {}}", &auto_options, "found an object with the keys \"foo\", \"bar\"");
+    expect_error("[1, 2]", &auto_options, "found an array");
+    expect_error("{\"results\": [1,", &auto_options, "t:1:");
+    expect_error("\x1f\x8b\x08", &auto_options, "compressed with gzip");
+    peer_options go = {.format = PEER_GO};
+    expect_error("1\n2\n", &go, "t: no Go benchmark results");
+    peer_options numbers = {.format = PEER_NUMBERS};
+    expect_error(go_old, &numbers, "t:1: not a number: \"goos: linux\"");
+    peer_options hyperfine = {.format = PEER_HYPERFINE};
+    expect_error(gbench, &hyperfine, "t: results: missing");
+    peer_options column = {.format = PEER_AUTO, .layout = {.column = 2}};
+    expect_error(gbench, &column, "-C and -d pick a column of bare numbers; this file is gbench");
+    peer_options metric = {.format = PEER_AUTO, .metric = "B/op"};
+    expect_error(pyperf, &metric, "--metric B/op: pyperf files have the metric time only");
+    peer_format format;
+    assert_int_equal(peer_format_parse("gbench", &format), 0);
+    assert_int_equal(format, PEER_GBENCH);
+    assert_int_equal(peer_format_parse("xml", &format), -1);
+    /* a UTF-8 byte-order mark before the JSON */
+    peer_file f;
+    parse_ok("\xEF\xBB\xBF {\"results\": [{\"command\": \"a\", \"times\": [1, 2]}]}",
+             &auto_options, &f);
+    assert_int_equal(f.format, PEER_HYPERFINE);
+    peer_file_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hyperfine),
+        cmocka_unit_test(test_go),
+        cmocka_unit_test(test_go_refusals),
+        cmocka_unit_test(test_gbench),
+        cmocka_unit_test(test_pyperf),
+        cmocka_unit_test(test_numbers_delimiters_and_comments),
+        cmocka_unit_test(test_detection_and_forcing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
