@@ -7,6 +7,7 @@
 
 #include "core/experiment.h"
 #include "targets/command_target.h"
+#include "targets/command_variant.h"
 #include "targets/kernel_target.h"
 #include "targets/postgres_options.h"
 #include "targets/postgres_target.h"
@@ -14,11 +15,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A command, and its own keys (prepare, conclude, input, output) only as given: an input or
+ * an output file is an absolute path, a helper is a line or words, never both. */
 static void check_command_variant(const experiment_variant *v)
 {
-    if (v->n_command == 0 || v->command[v->n_command] != NULL || v->options != NULL)
+    if (v->n_command == 0 || v->command[v->n_command] != NULL)
         abort();
     if (v->shell && v->n_command != 1)
+        abort();
+    const command_variant *c = command_variant_of(v);
+    if (c == NULL)
+        return;
+    if ((c->input && c->input[0] != '/') || (c->output == RUN_OUTPUT_FILE &&
+                                              (c->output_path == NULL || c->output_path[0] != '/')))
+        abort();
+    if ((c->prepare.line && c->prepare.words.n) || (c->conclude.line && c->conclude.words.n))
         abort();
 }
 
