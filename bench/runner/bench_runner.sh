@@ -28,7 +28,7 @@ measure() { # name, then the command without its run count (the count is appende
         per = (($3 - $2) - ($2 - $1)) / (2 * (l - s)); printf "%.1f %.0f\n", per, ($2 - $1) - 2 * s * per }' \
         >> "$work/$name"
 }
-verdict_cmd() { "$1" -w 0 --seed 1 -n "$2" /bin/true /bin/true; }
+verdict_cmd() { "$1" -w 0 --seed 1 -r "$2" /bin/true /bin/true; }
 hyperfine_cmd() { hyperfine -N -w 0 --runs $(( $1 * 2 )) /bin/true; }
 
 i=1

@@ -31,7 +31,7 @@ case "$server" in *\?*) pg="$server&verdict_schema=$schema" ;; *) pg="$server?ve
 
 # One invocation of n blocks into a fresh store (a new experiment each time: nothing resumed).
 once() { # store, n, round
-    "$verdict" -n "$2" --warmup 0 --seed "$3$2" --store "$1" /bin/true /bin/true >/dev/null 2>&1
+    "$verdict" -r "$2" --warmup 0 --seed "$3$2" --store "$1" /bin/true /bin/true >/dev/null 2>&1
 }
 
 measure() { # name, store maker
