@@ -502,15 +502,6 @@ static bool builds_something(const experiment *e)
     return false;
 }
 
-/* The facts as the store takes them (borrowed strings); NULL when out of memory. */
-static store_fact *fact_rows(const machine_facts *facts)
-{
-    store_fact *rows = calloc(facts->n + 1, sizeof *rows);
-    for (size_t i = 0; rows && i < facts->n; i++)
-        rows[i] = (store_fact){facts->facts[i].key, facts->facts[i].value};
-    return rows;
-}
-
 /* The machine's facts (every one on a fleet's machine, for its survey), kept by its name too;
  * then the run, its facts and what each variant ran. */
 static int record_facts(engine *g, verdict_error *err)
@@ -530,7 +521,7 @@ static int record_facts(engine *g, verdict_error *err)
     if (rc == 0 && g->measured.length && machine_facts_set(&facts, LAB_BUILDS_FACT,
                                                            strbuf_text(&g->measured)) != 0)
         rc = error_set(err, ERROR_INTERNAL, "out of memory");
-    store_fact *rows = rc == 0 ? fact_rows(&facts) : NULL;
+    store_fact *rows = rc == 0 ? lab_fact_rows(&facts) : NULL;
     if (rc == 0 && (rows == NULL ||
                     store_begin_run(g->c->db, g->c->experiment_id, rows, facts.n,
                                     &g->out->run_id, why, sizeof why) != 0))
@@ -549,9 +540,7 @@ static void record_end_facts(engine *g)
         g->e->target->facts(g->t, &facts);
     if (g->warnings.length)
         machine_facts_set(&facts, LAB_WARNINGS_FACT "engine", strbuf_text(&g->warnings));
-    store_fact *rows = calloc(facts.n + 1, sizeof *rows);
-    for (size_t i = 0; rows && i < facts.n; i++)
-        rows[i] = (store_fact){facts.facts[i].key, facts.facts[i].value};
+    store_fact *rows = lab_fact_rows(&facts);
     if (rows && facts.n > 0 &&
         store_add_run_facts(g->c->db, g->out->run_id, rows, facts.n, why, sizeof why) != 0 &&
         g->c->notes)

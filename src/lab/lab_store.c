@@ -63,6 +63,14 @@ static int check_same_verdict(store *db, int64_t experiment_id, const char *buil
                      VERDICT_VERSION, build);
 }
 
+store_fact *lab_fact_rows(const machine_facts *facts)
+{
+    store_fact *rows = calloc(facts->n + 1, sizeof *rows);
+    for (size_t i = 0; rows && i < facts->n; i++)
+        rows[i] = (store_fact){facts->facts[i].key, facts->facts[i].value};
+    return rows;
+}
+
 /* What the store holds of one machine: its identity facts. */
 typedef struct {
     const char *machine;
@@ -118,9 +126,7 @@ int lab_record_machine(store *db, const char *machine, machine_facts *facts,
     char *stored_id = m.known[ARRAY_SIZE(machine_identity_keys)];
     if (rc == 0 && stored_id && id && strcmp(stored_id, id) != 0)
         rc = refuse_taken_name(machine, &m, facts, err);
-    store_fact *rows = rc == 0 ? calloc(facts->n + 1, sizeof *rows) : NULL;
-    for (size_t i = 0; rows && i < facts->n; i++)
-        rows[i] = (store_fact){facts->facts[i].key, facts->facts[i].value};
+    store_fact *rows = rc == 0 ? lab_fact_rows(facts) : NULL;
     if (rc == 0 && (rows == NULL ||
                     store_record_machine(db, machine, rows, facts->n, why, sizeof why) != 0))
         rc = error_set(err, ERROR_INTERNAL, "%s", rows ? why : "out of memory");
@@ -133,8 +139,10 @@ int lab_record_machine(store *db, const char *machine, machine_facts *facts,
 int lab_open_store(const char *path, const experiment *e, store **db, int64_t *experiment_id,
                    bool *existing, verdict_error *err)
 {
-    char why[1024] = "", build[17];
-    lab_tool_build(build);
+    /* only a fleet compares builds: a local run does not hash its executable at start-up */
+    char why[1024] = "", build[17] = "";
+    if (e->machines != MACHINES_ONE)
+        lab_tool_build(build);
     store_experiment se = {
         .name = e->name, .text = e->text, .text_length = e->text_length,
         .text_hash = experiment_text_hash(e), .plan_hash = experiment_plan_hash(e),

@@ -28,6 +28,9 @@ void lab_tool_build(char out[17]);
 int lab_open_store(const char *path, const experiment *e, store **db, int64_t *experiment_id,
                    bool *existing, verdict_error *err);
 
+/* The facts as the store takes them, borrowing their strings; NULL when out of memory. */
+store_fact *lab_fact_rows(const machine_facts *facts);
+
 /* Records the machine's facts under its name in the store (machine_id added), refusing a
  * name the store already gives a machine with other identity facts: two hosts of one name
  * would write one machine's samples. 0, or -1 with err (usage: the name is taken). */

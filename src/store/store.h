@@ -18,7 +18,8 @@ typedef struct {
     uint64_t text_hash, plan_hash;
     uint64_t seed;
     const char *tool_version;
-    const char *tool_build;   /* the hash of the verdict executable that created it ("" unknown) */
+    const char *tool_build;   /* the hash of the verdict executable that registered a fleet's
+                                 experiment ("": unknown, or one machine's experiment) */
 } store_experiment;
 
 typedef struct {

@@ -326,7 +326,8 @@ EOF
     [ "$status" -eq 0 ]
     [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 20 ]
     # each machine made both builds in its own cache, and ran the same content keys
-    [ "$(ls "$DATA/cache-one" | wc -l)" -ge 1 ] && [ "$(ls "$DATA/cache-two" | wc -l)" -ge 1 ]
+    [ "$(ls "$DATA/cache-one" | wc -l)" -ge 1 ]
+    [ "$(ls "$DATA/cache-two" | wc -l)" -ge 1 ]
     # builds lines: variant, layout, key, sha256, binary (the binary is in each one's cache)
     sql "SELECT value FROM run_fact WHERE key = 'builds'" > "$DATA/builds"
     [ "$(grep -c . "$DATA/builds")" -eq 4 ]
