@@ -27,7 +27,7 @@ mkdir -p "$OUT"
 pair() {
     echo
     echo "=== $2 vs $1 (65-byte records, $BLOCKS blocks of 10 ms samples) ==="
-    "$VERDICT" kernel -n "$BLOCKS" --seed 2 --arg 65 --json "$OUT/$2-vs-$1.json" "$MODULE" "$1" "$2"
+    "$VERDICT" kernel -r "$BLOCKS" --seed 2 --arg 65 --json "$OUT/$2-vs-$1.json" "$MODULE" "$1" "$2"
 }
 pair sb8 runtime
 pair runtime compiletime
@@ -36,7 +36,7 @@ pair compiletime inline
 # pg_waldump's case end to end: every sample is 50 M records (seconds = ns_per_call * 50 M).
 echo
 echo "=== $RECORDS records of 65 bytes per sample, $RECORD_BLOCKS blocks ==="
-"$VERDICT" kernel -n "$RECORD_BLOCKS" --seed 3 --iterations "$RECORDS" \
+"$VERDICT" kernel -r "$RECORD_BLOCKS" --seed 3 --iterations "$RECORDS" \
     --json "$OUT/records.json" "$MODULE" sb8 runtime compiletime inline
 jq -r --argjson n "$RECORDS" '.summaries[] | select(.metric == "ns_per_call") |
     "\(.variant): median \(.median * $n / 1e9 | . * 1000 | round / 1000) s for \($n) records"' \
@@ -46,7 +46,7 @@ jq -r --argjson n "$RECORDS" '.summaries[] | select(.metric == "ns_per_call") |
 if "$VERDICT" kernel --list "$MODULE" | grep -q '^isal '; then
     echo
     echo "=== crc32c() vs ISA-L across sizes ==="
-    "$VERDICT" kernel -n "$BLOCKS" --seed 4 --json "$OUT/sweep.json" \
+    "$VERDICT" kernel -r "$BLOCKS" --seed 4 --json "$OUT/sweep.json" \
         --sweep size=64,256,1k,4k,16k,64k,256k,1M "$MODULE" isal runtime
     jq -r '.comparisons[] | select(.metric == "gbps") |
         "\(.point): crc32c()/ISA-L throughput \(.estimate * 1000 | round / 1000) [\(.ci[0] * 1000 | round / 1000), \(.ci[1] * 1000 | round / 1000)] \(.verdict)"' \

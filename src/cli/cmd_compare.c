@@ -53,11 +53,12 @@ static void compare_usage(FILE *out)
         "      --higher-is-better  bigger values are better (throughput, tps)\n"
         "      --adjust A          several comparisons: holm (default), bh or none\n"
         "      --seed N            seed of the bootstrap (default 1)\n"
-        "      --json FILE         write the verdict/1 JSON document ('-' for stdout;\n"
-        "                          the text report then goes to stderr)\n"
+        "      --json FILE         write the verdict/1 JSON document\n"
         "      --csv FILE          one row per sample\n"
         "      --markdown FILE     the comparisons as Markdown tables\n"
         "      --html FILE         a single-file HTML report with charts (works offline)\n"
+        "                          FILE '-' is standard output (one export at most), and the\n"
+        "                          text report then goes to stderr\n"
         "      --fail-if RULE      exit 4 when a comparison is 'worse' (or 'not-better')\n"
         "  -h, --help              show this help\n"
         "\n"
@@ -318,9 +319,8 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
         .n_samples = m->n_samples, .series = m->series, .n_series = m->n_series,
         .analysis = &result,
     };
-    bool json_to_stdout = s->exports.json && strcmp(s->exports.json, "-") == 0;
     if (rc == EXIT_DONE)
-        report_write_text(&in, json_to_stdout ? stderr : stdout);
+        report_write_text(&in, report_exports_use_stdout(&s->exports) ? stderr : stdout);
     if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
     else if (rc == EXIT_DONE && fail_if_triggered(s->fail_if, &result))
@@ -369,7 +369,7 @@ int cmd_compare(int argc, char **argv)
         compare_usage(stdout);
         return EXIT_DONE;
     }
-    if (first < 0) {
+    if (first < 0 || report_exports_check(&s.exports, err, sizeof err) != 0) {
         fprintf(stderr, "verdict compare: %s\n", err);
         return EXIT_USAGE;
     }

@@ -40,7 +40,7 @@ static void kernel_usage(FILE *out)
         "      --arg TEXT          passed to every kernel's setup (e.g. a buffer size)\n"
         "      --sweep NAME=V1,V2  each value is a point of its own, passed to setup;\n"
         "                          points are called NAME=V1, NAME=V2, ...\n"
-        "  -n, --runs N            N blocks per point (default %d)\n"
+        "  -r, --runs N            N blocks per point (default %d)\n"
         "      --adaptive          stop a point once decided: looks at planned block counts\n"
         "      --min-runs N        adaptive: first look after N blocks (default %d)\n"
         "      --max-runs N        adaptive: at most N blocks per point (default %d)\n"
@@ -85,7 +85,11 @@ static int apply_option(int opt, const char *arg, void *settings, char *err, siz
     switch (opt) {
     case OPT_ARG: k->arg = arg; return 0;
     case OPT_SWEEP: k->sweep = arg; return 0;
-    case 'n': return parse_count("--runs", arg, false, &k->runs, err, errlen);
+    case 'r': return parse_count("--runs", arg, false, &k->runs, err, errlen);
+    case 'n': /* -n N was --runs N; hyperfine's -n names a command, which kernels have not */
+        snprintf(err, errlen, "-n %s: the number of blocks is -r N (--runs N), as in "
+                 "hyperfine; -n no longer means it", arg);
+        return -1;
     case OPT_ADAPTIVE: s->adaptive = true; return 0;
     case OPT_MIN_RUNS: return parse_count("--min-runs", arg, false, &k->min_runs, err, errlen);
     case OPT_MAX_RUNS: return parse_count("--max-runs", arg, false, &k->max_runs, err, errlen);
@@ -140,7 +144,7 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *er
 {
     static const struct option long_options[] = {
         {"arg", required_argument, NULL, OPT_ARG}, {"sweep", required_argument, NULL, OPT_SWEEP},
-        {"runs", required_argument, NULL, 'n'}, {"adaptive", no_argument, NULL, OPT_ADAPTIVE},
+        {"runs", required_argument, NULL, 'r'}, {"adaptive", no_argument, NULL, OPT_ADAPTIVE},
         {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
         {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
         {"sample-time", required_argument, NULL, OPT_SAMPLE_TIME},
@@ -150,7 +154,7 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *er
         REPORT_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);
-    int first = walk_options(argc, argv, "n:w:h", long_options, "verdict kernel",
+    int first = walk_options(argc, argv, "r:n:w:h", long_options, "verdict kernel",
                              apply_option, s, err, errlen);
     if (first == OPTIONS_HELP)
         return 1;

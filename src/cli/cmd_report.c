@@ -245,7 +245,7 @@ int cmd_report(int argc, char **argv)
         report_usage(stdout);
         return EXIT_DONE;
     }
-    if (parsed != 0) {
+    if (parsed != 0 || report_exports_check(&s.report.exports, err, sizeof err) != 0) {
         fprintf(stderr, "verdict report: %s\n", err);
         return EXIT_USAGE;
     }

@@ -1,6 +1,7 @@
 /* `verdict run EXPERIMENT`: loads the file with every target it may name, then runs (or
  * resumes) it into its store and reports from the store, as any experiment is. */
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "build/build.h"
+#include "cli/progress.h"
 #include "lab/lab_builds.h"
+#include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
 #include "targets/targets.h"
 
@@ -20,6 +23,7 @@ typedef struct {
     report_choices report;
     const char *machine;
     double lease_seconds;
+    size_t more;
 } run_settings;
 
 static void run_usage(FILE *out)
@@ -41,6 +45,9 @@ static void run_usage(FILE *out)
         "                          worker when not renewed for this long (default 120s)\n"
         "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
         "                          else ~/.cache/verdict; see verdict cache --help)\n"
+        "      --more N            extend the stored experiment by N blocks per point and\n"
+        "                          run them: one more look at the data, at a level that\n"
+        "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
         "      --dry-run           check the file (keys, paths, sources, patches,\n"
         "                          placeholders) and print the plan: points, units, blocks,\n"
         "                          runs and each build's key, cached or to be made;\n"
@@ -71,6 +78,8 @@ static int apply_run_option(int opt, const char *arg, void *settings, char *err,
     }
     if (opt == 'L')
         return cli_parse_lease(arg, &s->lease_seconds, err, errlen);
+    if (opt == 'm')
+        return parse_count("--more", arg, false, &s->more, err, errlen);
     int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
     if (rc <= 0)
         return rc;
@@ -84,7 +93,8 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
         {"dry-run", no_argument, NULL, 'k'}, {"machine", required_argument, NULL, 'M'},
-        {"lease", required_argument, NULL, 'L'}, REPORT_LONG_OPTIONS,
+        {"lease", required_argument, NULL, 'L'}, {"more", required_argument, NULL, 'm'},
+        REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -139,6 +149,33 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
                                                                      : "to be made");
 }
 
+/* --dry-run: how long the runs to go should take, from what the store measured. */
+static void print_estimate(const experiment *e, const char *store_path, FILE *out)
+{
+    lab_estimate est;
+    lab_estimate_duration(store_path, e, &est);
+    char left[32], bound[32];
+    size_t to_go = est.runs_planned - est.runs_stored;
+    if (est.extensions > 0)
+        fprintf(out, "  extended (--more) to %zu blocks per point: %zu runs in all\n",
+                est.blocks, est.runs_planned);
+    fprintf(out, "  duration: ");
+    if (isfinite(est.seconds_left)) {
+        progress_format_duration(est.seconds_left, left, sizeof left);
+        fprintf(out, "%s%s for %zu runs to go and %zu warmups (a run took %.3g s on "
+                "average over the %zu stored)", e->adaptive ? "at most " : "about ", left,
+                to_go, est.warmup_runs, est.mean_run_seconds, est.runs_stored);
+    } else {
+        fprintf(out, "unknown until runs are measured (nothing of %s is stored yet; the "
+                "progress line gives an ETA once they begin)", e->name);
+    }
+    if (isfinite(est.seconds_bound)) {
+        progress_format_duration(est.seconds_bound, bound, sizeof bound);
+        fprintf(out, "; at most %s with every run at its timeout", bound);
+    }
+    fputs("; builds and setup not included\n", out);
+}
+
 static int dry_run(const run_settings *s, experiment *e)
 {
     verdict_error err;
@@ -150,7 +187,10 @@ static int dry_run(const run_settings *s, experiment *e)
         fprintf(stderr, "verdict run: %s\n", err.message);
         rc = exit_code_of(err.kind);
     } else {
+        char *default_store = s->store_path ? NULL : lab_default_store_path(e->path);
         print_plan(e, cache, stdout);
+        print_estimate(e, s->store_path ? s->store_path : default_store, stdout);
+        free(default_store);
     }
     free(default_cache);
     return rc;
@@ -176,7 +216,7 @@ static int run_file(const run_settings *s)
                    .build_logs = true, .cache_dir = s->cache_dir ? s->cache_dir : default_cache,
                    .target = {.randomize_env = true}, .report = &s->report,
                    .summary = print_summary, .machine = s->machine,
-                   .lease_seconds = s->lease_seconds};
+                   .lease_seconds = s->lease_seconds, .more = s->more};
     /* a server's store: in-place builds log beside the experiment file instead */
     char *log_prefix = lab_default_store_path(s->experiment_path);
     run.log_prefix = log_prefix;

@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
 #include "lab/lab_builds.h"
+#include "lab/lab_looks.h"
 #include "lab/lab_report.h"
 #include "lab/lab_store.h"
 #include "stats/level_text.h"
@@ -135,6 +136,30 @@ static void worker_token(const char *machine, char *out, size_t len)
              (long long)ts.tv_sec, ts.tv_nsec);
 }
 
+/* The blocks the plan has now: its extensions read, and --more recorded as one more. */
+static int apply_extensions(const cli_run *r, store *db, int64_t experiment_id, bool existing,
+                            verdict_error *err)
+{
+    lab_looks looks;
+    if (lab_looks_load(db, experiment_id, r->e, &looks, err) != 0)
+        return -1;
+    if (r->more > 0 && !existing)
+        return error_set(err, ERROR_USAGE, "--more: %s has nothing stored yet in %s to extend; "
+                         "run it first", r->e->name, r->store_path);
+    if (r->more > 0 && lab_looks_extend(db, experiment_id, r->e, r->more, &looks, err) != 0)
+        return -1;
+    r->e->more_blocks = looks.blocks - looks.planned_blocks;
+    if (r->more > 0) {
+        char level[64];
+        level_text(lab_looks_confidence(&looks, r->e, r->e->confidence), 4, level,
+                   sizeof level);
+        fprintf(stderr, "verdict: extending %s from %zu to %zu blocks per point: look %zu, "
+                "at %s%% confidence\n", r->e->name, looks.from_blocks, looks.blocks,
+                looks.extensions + 1, level);
+    }
+    return 0;
+}
+
 static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
                       verdict_error *err)
 {
@@ -158,6 +183,23 @@ static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_ou
     return rc;
 }
 
+/* Last on the terminal after Ctrl-C: what is kept and how to go on. */
+static void say_interrupted(const cli_run *r, const lab_outcome *o)
+{
+    size_t kept = o->samples_taken + o->samples_resumed;
+    if (strcmp(r->store_path, ":memory:") == 0) {
+        fprintf(stderr, "%s: interrupted after %zu samples: the report above covers them; "
+                "nothing was kept (give --store FILE to be able to resume)\n", r->program,
+                kept);
+        return;
+    }
+    char *shown = store_display_name(r->store_path);
+    fprintf(stderr, "%s: interrupted: %zu samples are stored in %s; run the same command "
+            "again to resume where it stopped\n", r->program, kept,
+            shown ? shown : r->store_path);
+    free(shown);
+}
+
 int cli_run_experiment(const cli_run *r)
 {
     store *db = NULL;
@@ -167,14 +209,21 @@ int cli_run_experiment(const cli_run *r)
     lab_outcome outcome;
     memset(&outcome, 0, sizeof outcome);
     error_clear(&err);
+    /* a bad --json is said now, not after the whole run */
+    if (report_exports_check(&r->report->exports, err.message, sizeof err.message) != 0) {
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+        return EXIT_USAGE;
+    }
     /* the builds' content keys are part of the plan: known before the store is opened */
     if (r->cache_dir && lab_builds_prepare(r->e, r->cache_dir, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         return exit_code_of(err.kind);
     }
     settle_seed(r);
-    if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0) {
+    if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0 ||
+        apply_extensions(r, db, experiment_id, existing, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
+        store_close(db);
         return exit_code_of(err.kind);
     }
     run_engine(r, db, experiment_id, &outcome, &err);
@@ -192,6 +241,8 @@ int cli_run_experiment(const cli_run *r)
         if (rc == EXIT_DONE || report_rc == EXIT_INTERNAL)
             rc = report_rc;
     }
+    if (err.kind == ERROR_INTERRUPTED)
+        say_interrupted(r, &outcome);
     store_close(db);
     return rc;
 }

@@ -30,6 +30,7 @@ typedef struct {
     const char *machine;         /* --machine; NULL: the host's name on a fleet, else "" */
     double lease_seconds;        /* machines: share: a claimed block's lease (0: default) */
     bool no_report;              /* a worker: a line per experiment, not the whole report */
+    size_t more;                 /* --more N: extend the stored experiment by N blocks */
 } cli_run;
 
 /* A claimed block is given up when its worker has not renewed it for this long (every run

@@ -237,11 +237,14 @@ const char report_options_help[] =
     "      --fail-if RULE      exit 4 when a comparison is worse (worse) or is not better\n"
     "                          (not-better): a CI gate\n"
     "output:\n"
-    "      --json FILE         the verdict/1 JSON document ('-' for stdout)\n"
+    "      --json FILE         the verdict/1 JSON document\n"
     "      --csv FILE          one row per sample\n"
     "      --markdown FILE     the verdict table as Markdown\n"
     "      --html FILE         a single-file HTML report with charts (works offline)\n"
-    "      --svg DIR           every chart as its own .svg file in DIR\n";
+    "      --svg DIR           every chart as its own .svg file in DIR\n"
+    "                          FILE '-' is standard output (one export at most), and the\n"
+    "                          text report then goes to stderr; every path is checked\n"
+    "                          before anything runs\n";
 
 int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen)
 {
@@ -282,5 +285,5 @@ void report_choices_override(const report_choices *c, analysis_options *o)
 
 FILE *report_text_stream(const report_choices *c)
 {
-    return c->exports.json && strcmp(c->exports.json, "-") == 0 ? stderr : stdout;
+    return report_exports_use_stdout(&c->exports) ? stderr : stdout;
 }

@@ -82,7 +82,7 @@ extern const char report_options_help[];
 int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen);
 /* The overrides given, applied over the experiment's own analysis options. */
 void report_choices_override(const report_choices *c, analysis_options *o);
-/* Where the terminal report goes: stderr when the JSON document takes stdout. */
+/* Where the terminal report goes: stderr when an export takes stdout (--markdown -). */
 FILE *report_text_stream(const report_choices *c);
 
 /* Applies one option of a command to its settings; 0, or -1 with a message. */

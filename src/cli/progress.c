@@ -12,7 +12,7 @@ void progress_init(progress_line *line, FILE *stream)
     line->drawn = false;
 }
 
-static void format_duration(double seconds, char *buf, size_t len)
+void progress_format_duration(double seconds, char *buf, size_t len)
 {
     if (seconds < 60)
         snprintf(buf, len, "%.1fs", seconds);
@@ -37,13 +37,13 @@ void progress_update(void *context, const lab_progress *p)
     if (!line->enabled)
         return;
     char elapsed[32], eta[32];
-    format_duration(p->elapsed, elapsed, sizeof elapsed);
+    progress_format_duration(p->elapsed, elapsed, sizeof elapsed);
     fputs("\r\033[K", line->stream);
     if (p->n_points > 1)
         fprintf(line->stream, "point %zu/%zu %s · ", p->position, p->n_points, p->point_id);
     fprintf(line->stream, "block %zu/%zu · %s", p->blocks_done, p->blocks_planned, elapsed);
     if (p->eta >= 0) {
-        format_duration(p->eta, eta, sizeof eta);
+        progress_format_duration(p->eta, eta, sizeof eta);
         fprintf(line->stream, " · %s %s left", p->next_look ? "at most" : "about", eta);
     }
     if (p->next_look)

@@ -21,4 +21,7 @@ void progress_update(void *line, const lab_progress *progress);
 /* Erases the line so that the report starts on a clean one. */
 void progress_clear(progress_line *line);
 
+/* "12.3s", "4m05s", "2h10m": durations as the progress line and the plan show them. */
+void progress_format_duration(double seconds, char *buf, size_t len);
+
 #endif

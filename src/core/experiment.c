@@ -101,6 +101,13 @@ static int top_margin(experiment_loader *l, const yaml_field *f, void *target)
                          &((experiment *)target)->margin);
 }
 
+static int top_reserve(experiment_loader *l, const yaml_field *f, void *target)
+{
+    l->reserve_key = f->key_node;
+    return yaml_fraction(&l->r, f, 0, 0.9, false, "a share of alpha such as 0.2 or \"20%\"",
+                         &((experiment *)target)->reserve_for_more);
+}
+
 static int top_warmup(experiment_loader *l, const yaml_field *f, void *target)
 {
     return yaml_count(&l->r, f, false, &((experiment *)target)->warmup);
@@ -154,7 +161,7 @@ static const experiment_key generic_top_keys[] = {
     {"command", top_command, 1},     {"shell", top_shell, 1},
     {"env", top_env, 1},             {"cwd", top_cwd, 1},
     {"metrics", loader_read_metrics, 1}, {"confidence", top_confidence, 1},
-    {"margin", top_margin, 1},       {"warmup", top_warmup, 1},
+    {"margin", top_margin, 1},       {"reserve_for_more", top_reserve, 1},       {"warmup", top_warmup, 1},
     {"timeout", top_timeout, 1},     {"on_failure", loader_read_on_failure, 1},
     {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
@@ -175,6 +182,11 @@ void experiment_init(experiment *e)
     e->confidence = 0.95;
     e->margin = 0.01;
     e->on_failure = FAILURE_ABORT;
+}
+
+size_t experiment_blocks(const experiment *e)
+{
+    return (e->adaptive ? e->max_blocks : e->repetitions) + e->more_blocks;
 }
 
 /* "examples/spin-demo.yaml" is named "spin-demo" unless the file says otherwise. */
@@ -250,6 +262,12 @@ static int fill_defaults(experiment_loader *l)
         return -1;
     if (loader_check_layouts(l) != 0)
         return -1;
+    if (e->adaptive && l->reserve_key)
+        return yaml_fail(&l->r, l->reserve_key, "'reserve_for_more' keeps alpha for `verdict "
+                         "run --more`, which extends experiments with a fixed 'repetitions'; "
+                         "an adaptive one stops each point on its own");
+    if (e->adaptive) /* nothing can extend it: its looks spend all of alpha */
+        e->reserve_for_more = 0;
     if (e->machines == MACHINES_SHARE && e->adaptive)
         return yaml_fail(&l->r, l->machines_key, "'machines: share' needs a fixed "
                          "'repetitions': adaptive looks need every block of a point in one "
@@ -273,6 +291,7 @@ static int parse_in(const char *name, const char *text, size_t length, const cha
                     const target_table *targets, experiment *out, char *err, size_t errlen)
 {
     experiment_init(out);
+    out->reserve_for_more = EXPERIMENT_DEFAULT_RESERVE;
     if (targets == NULL || targets->n == 0) {
         snprintf(err, errlen, "%s: internal: no targets to read the experiment for", name);
         return -1;

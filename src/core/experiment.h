@@ -99,6 +99,9 @@ typedef struct experiment {
     size_t warmup;
     double timeout;         /* per run; 0 for none */
     double confidence, margin;
+    double reserve_for_more;  /* share of alpha kept for `verdict run --more` (repetitions
+                               * experiments; 0: none, and no extension) */
+    size_t more_blocks;       /* blocks per point added by extensions (read from the store) */
     failure_policy on_failure;
     int retries;            /* FAILURE_RETRY */
     experiment_parameter *parameters;
@@ -136,6 +139,10 @@ int experiment_parse_in(const char *name, const char *text, size_t length, const
 const char *experiment_machines_name(machines_mode mode);
 /* An experiment built by hand (the command line): defaults set, nothing else. */
 void experiment_init(experiment *e);
+/* An experiment file keeps this share of alpha for extensions unless it says otherwise. */
+#define EXPERIMENT_DEFAULT_RESERVE 0.2
+/* Blocks per point the plan has now: its repetitions (or adaptive budget) and extensions. */
+size_t experiment_blocks(const experiment *e);
 void experiment_free(experiment *e);
 
 /* Number of points: the product of the parameters' value counts (1 without parameters). */

@@ -424,6 +424,10 @@ static void hash_budget(uint64_t *h, const experiment *e)
     snprintf(seconds, sizeof seconds, "%.17g", e->adaptive ? e->max_seconds : 0.0);
     plan_hash_field(h, 't', seconds);
     plan_hash_number(h, 'W', e->warmup);
+    if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
+        snprintf(seconds, sizeof seconds, "%.17g", e->reserve_for_more);
+        plan_hash_field(h, 'R', seconds); /* the levels of every look depend on it */
+    }
     if (e->machines != MACHINES_ONE) /* absent before fleets: older plans keep their hash */
         plan_hash_number(h, 'F', (size_t)e->machines);
 }

@@ -69,6 +69,11 @@ static void write_budget(strbuf *b, const experiment *e)
     strbuf_append(b, "\nmargin: ");
     experiment_write_number(b, e->margin);
     strbuf_append(b, "\n");
+    if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
+        strbuf_append(b, "reserve_for_more: ");
+        experiment_write_number(b, e->reserve_for_more);
+        strbuf_append(b, "\n");
+    }
     if (e->on_failure == FAILURE_RECORD)
         strbuf_append(b, "on_failure: record\n");
     else if (e->on_failure == FAILURE_RETRY)

@@ -110,7 +110,7 @@ static int load_held(engine *g, verdict_error *err)
 
 static size_t planned_blocks(const experiment *e)
 {
-    return e->adaptive ? e->max_blocks : e->repetitions;
+    return experiment_blocks(e);
 }
 
 /* Refuses a plan whose samples could not all be numbered in the store. */

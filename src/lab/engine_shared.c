@@ -42,12 +42,12 @@ static void batch_free(block_batch *b)
  * workers go through a point together before the next one (one server start per point). */
 static int plan_shared_blocks(engine *g, const size_t *order, verdict_error *err)
 {
-    size_t n = g->points.n * g->e->repetitions;
+    size_t n = g->points.n * experiment_blocks(g->e);
     store_block *blocks = calloc(n + 1, sizeof *blocks);
     if (blocks == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     for (size_t i = 0, k = 0; i < g->points.n; i++)
-        for (size_t b = 0; b < g->e->repetitions; b++, k++)
+        for (size_t b = 0; b < experiment_blocks(g->e); b++, k++)
             blocks[k] = (store_block){g->points.ids[order[i]], (long)b};
     char why[1024];
     int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why);

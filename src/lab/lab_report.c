@@ -7,13 +7,11 @@
 #include <string.h>
 
 #include "common/strbuf.h"
-#include "core/stopping.h"
 #include "core/target.h"
+#include "lab/lab_looks.h"
 #include "lab/results.h"
 #include "stats/descriptive.h"
 
-/* Adaptive looks grow the block count by this factor, as the engine's do. */
-#define LOOK_GROWTH 1.5
 /* Runs shorter than this mostly measure starting a process. */
 #define TOO_SHORT_SECONDS 0.005
 
@@ -22,14 +20,6 @@ analysis_options lab_default_analysis(const experiment *e)
     return (analysis_options){.method = METHOD_WILCOXON, .paired = true,
                               .confidence = e->confidence, .margin = e->margin,
                               .adjust = ADJUST_HOLM, .seed = e->seed};
-}
-
-static size_t planned_looks(const experiment *e)
-{
-    if (!e->adaptive)
-        return 0;
-    stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
-    return stopping_looks(&rule);
 }
 
 /* Disturbed runs per (point, variant), from the samples' taint. */
@@ -109,18 +99,17 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
                const lab_report_options *o, analysis_result *kept, verdict_error *err)
 {
     lab_results r;
+    lab_looks looks;
     char why[1024] = "";
     memset(kept, 0, sizeof *kept);
-    if (lab_results_load(db, experiment_id, e, &r, err) != 0) {
+    memset(&r, 0, sizeof r);
+    if (lab_looks_load(db, experiment_id, e, &looks, err) != 0 ||
+        lab_results_load(db, experiment_id, e, &r, err) != 0) {
         lab_results_free(&r);
         return -1;
     }
     analysis_options options = o->analysis;
-    size_t looks = planned_looks(e);
-    if (looks > 1) {
-        stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
-        options.confidence = stopping_look_confidence(o->analysis.confidence, &rule);
-    }
+    options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence);
     int rc = analysis_run(r.series, r.n_series, &options, kept, why, sizeof why) == 0 &&
                      add_run_warnings(e, &r, kept) == 0
                  ? 0 : error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
@@ -132,7 +121,12 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .variants = r.variants, .n_variants = r.n_variants, .points = r.points,
             .n_points = r.n_points, .samples = r.samples, .n_samples = r.n_samples,
             .series = r.series, .n_series = r.n_series, .analysis = kept,
-            .machines = r.machines, .n_machines = r.n_machines, .looks = looks};
+            .machines = r.machines, .n_machines = r.n_machines,
+            .looks = looks.planned_looks > 1 ? looks.planned_looks : 0,
+            .reserve_for_more = e->adaptive ? 0 : e->reserve_for_more,
+            .planned_blocks = looks.planned_blocks,
+            .extensions = looks.extensions, .extended_from = looks.from_blocks,
+            .extended_to = looks.blocks};
         if (o->text)
             report_write_text(&in, o->text);
         if (report_write_exports(&in, &o->exports, why, sizeof why) != 0)

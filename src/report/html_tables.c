@@ -296,8 +296,10 @@ void html_warnings(FILE *out, const report_input *in, const query_point_set *unr
 
 void html_environment(FILE *out, const report_input *in)
 {
-    if (in->n_environment == 0) {
-        fputs("<p>No machine facts (the samples were measured elsewhere).</p>\n", out);
+    if (in->n_environment == 0) { /* "elsewhere" only when it is true: verdict compare's */
+        fputs(in->from_runs ? "<p>No machine facts were stored with these runs.</p>\n"
+                            : "<p>No machine facts (the samples were measured elsewhere).</p>\n",
+              out);
         return;
     }
     fputs("<table class=\"facts\">\n<tbody>\n", out);

@@ -87,6 +87,15 @@ static json_t *experiment_json(const report_input *in, int *rc)
         "method", o->method == METHOD_WILCOXON ? "wilcoxon"
                   : o->method == METHOD_WELCH  ? "welch" : "bootstrap",
         "adjust", adjust_method_name(o->adjust)));
+    /* the looks: the share of alpha kept for --more, and the extensions taken (their
+     * level is each comparison's "confidence") */
+    if (item != NULL &&
+        (json_object_set_new(item, "reserve_for_more", json_real(in->reserve_for_more)) != 0 ||
+         json_object_set_new(item, "extensions", json_integer((json_int_t)in->extensions)) != 0 ||
+         json_object_set_new(item, "blocks_per_point",
+                             in->extended_to ? json_integer((json_int_t)in->extended_to)
+                                             : json_null()) != 0))
+        *rc = -1;
     if (item == NULL)
         *rc = -1;
     return item;

@@ -1,6 +1,6 @@
-/* Markdown export: the verdict table and the per-variant summaries, for a mail, a wiki
- * or a pull request. Text from commands is escaped so it cannot break the tables, and its
- * control characters are shown as \xNN so that it cannot drive a terminal either. */
+/* Markdown export: the verdict table, the overall effect and the per-variant summaries, for
+ * a mail, a wiki or a pull request. Text from commands is escaped so it cannot break the
+ * tables, and its control characters are shown as \xNN so that it cannot drive a terminal. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +85,18 @@ static void write_fleet(FILE *f, const report_input *in)
     }
 }
 
+/* Several comparisons under Holm or BH: their intervals are at the adjusted level, so the p
+ * beside them is the adjusted one too (as in the HTML page). */
+static bool p_adjusted_shown(const report_input *in)
+{
+    return in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
+}
+
 static void write_comparisons(FILE *f, const report_input *in, const query_point_set *unrun)
 {
-    fputs("| point | metric | baseline | candidate | change | interval | p | verdict |\n"
-          "| --- | --- | --- | --- | ---: | --- | ---: | --- |\n", f);
+    bool adjusted = p_adjusted_shown(in);
+    fprintf(f, "| point | metric | baseline | candidate | change | interval | p%s | verdict |\n"
+            "| --- | --- | --- | --- | ---: | --- | ---: | --- |\n", adjusted ? " (adjusted)" : "");
     for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
         const analysis_comparison *c = &in->analysis->comparisons[k];
         const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
@@ -113,12 +121,37 @@ static void write_comparisons(FILE *f, const report_input *in, const query_point
         write_percent_cell(f, r->ratio);
         fprintf(f, " %s%+.2f%%, %+.2f%%%s at %s%% |", query_low_bracket(r),
                 (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r), level);
-        fprintf(f, " %.2g |", r->p_value);
+        fprintf(f, " %.2g |", adjusted ? c->p_adjusted : r->p_value);
         fprintf(f, " %s%s", verdict_kind_name(r->decision.kind),
                 r->decision.negligible ? " (negligible)" : "");
         if (r->decision.kind == VERDICT_INCONCLUSIVE && r->decision.needed_blocks >= 0)
             fprintf(f, ": about %ld more runs per side", r->decision.needed_blocks);
         fputs(" |\n", f);
+    }
+}
+
+/* A candidate's effect across the points of a sweep: the geometric mean of its ratios. */
+static void write_overall(FILE *f, const report_input *in)
+{
+    const analysis_result *a = in->analysis;
+    if (a->n_overall == 0)
+        return;
+    fputs("\nOverall, across the points (geometric mean of the ratios):\n\n"
+          "| candidate | baseline | metric | points | change | interval | verdict |\n"
+          "| --- | --- | --- | ---: | ---: | --- | --- |\n", f);
+    for (size_t i = 0; i < a->n_overall; i++) {
+        const analysis_overall *o = &a->overall[i];
+        char level[LEVEL_TEXT];
+        level_text(o->confidence, 4, level, sizeof level);
+        fputc('|', f);
+        write_cell(f, o->candidate);
+        write_cell(f, o->baseline);
+        write_cell(f, o->metric);
+        fprintf(f, " %zu |", o->n_points);
+        write_percent_cell(f, o->ratio);
+        fprintf(f, " [%+.2f%%, %+.2f%%] at %s%% | %s%s |\n", (o->ci_low - 1) * 100,
+                (o->ci_high - 1) * 100, level, verdict_kind_name(o->decision.kind),
+                o->decision.negligible ? " (negligible)" : "");
     }
 }
 
@@ -151,10 +184,15 @@ static void write_warnings(FILE *f, const report_input *in, const query_point_se
         any = true;
         fputs("- `", f); /* codes are verdict's own words: nothing to escape in a code span */
         plain_write(f, w->code);
-        fputs("`:", f);
+        fputs("`", f);
+        if (w->point && *w->point && in->n_points > 1) {
+            fputs(" at ", f);
+            write_text(f, w->point);
+        }
         char message[2048];
         query_warning_message(in, w, message, sizeof message);
-        write_cell(f, message);
+        fputs(": ", f);
+        write_text(f, message);
         fputc('\n', f);
     }
 }
@@ -166,12 +204,21 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
     query_unrun_line(in, unrun, line, sizeof line);
     fputs("## ", f);
     write_text(f, in->experiment_name);
-    fprintf(f, "\n\n%s, %s%% confidence, margin ±%g%%\n\n",
+    fprintf(f, "\n\n%s, %s%% confidence, margin ±%g%%",
             comparison_method_name(in->options->method, in->options->paired), level,
             in->options->margin * 100);
+    if (p_adjusted_shown(in)) {
+        char interval[LEVEL_TEXT];
+        level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);
+        fprintf(f, ", %zu comparisons, %s-adjusted (intervals at %s%%, p adjusted)",
+                in->analysis->n_comparisons, in->options->adjust == ADJUST_HOLM ? "Holm" : "BH",
+                interval);
+    }
+    fputs("\n\n", f);
     if (line[0] != '\0')
         fprintf(f, "%s.\n\n", line);
     write_comparisons(f, in, unrun);
+    write_overall(f, in);
     write_fleet(f, in);
     write_summaries(f, in, unrun);
     write_warnings(f, in, unrun);

@@ -189,3 +189,78 @@ void output_abandon(output_file *out)
     out->temporary = out->target = NULL;
     out->stream = NULL;
 }
+
+/* The directory a file or directory of this path is made in ("." for a bare name), with
+ * trailing slashes ignored; malloc'd, NULL when out of memory. */
+static char *parent_directory(const char *path)
+{
+    size_t end = strlen(path), slash;
+    while (end > 1 && path[end - 1] == '/')
+        end--;
+    for (slash = end; slash > 0 && path[slash - 1] != '/'; slash--)
+        ;
+    if (slash == 0)
+        return strdup(".");
+    return strndup(path, slash > 1 ? slash - 1 : 1);
+}
+
+/* A directory takes new files when verdict's effective user may search and write it, as
+ * creating the temporary file will be checked. */
+static int check_takes_files(const char *path, const char *dir, char *err, size_t errlen)
+{
+    if (dir == NULL) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0)
+        return 0;
+    if (strcmp(dir, path) == 0)
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    else
+        snprintf(err, errlen, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+    return -1;
+}
+
+int output_check(const char *path, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    char *target = NULL, *dir = NULL;
+    int rc = 0;
+    snprintf(err, errlen, "%s: out of memory", path); /* choose_mode's one silent refusal */
+    switch (choose_mode(path, &target, err, errlen)) {
+    case WRITE_REFUSED: rc = -1; break;
+    case WRITE_ATOMIC:
+        dir = parent_directory(target);
+        rc = check_takes_files(path, dir, err, errlen);
+        break;
+    case WRITE_IN_PLACE: /* opening a FIFO would wait for its reader: permission only */
+        rc = faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? 0 : -1;
+        if (rc != 0)
+            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        break;
+    case WRITE_STDOUT:
+    case WRITE_STDERR: break;
+    }
+    free(dir);
+    free(target);
+    return rc;
+}
+
+int output_check_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    bool exists = stat(path, &st) == 0;
+    if (!exists && errno != ENOENT) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        return -1;
+    }
+    if (exists && !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: cannot write: not a directory", path);
+        return -1;
+    }
+    char *dir = exists ? strdup(path) : parent_directory(path);
+    int rc = check_takes_files(path, dir, err, errlen);
+    free(dir);
+    return rc;
+}

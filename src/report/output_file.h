@@ -28,4 +28,14 @@ int output_commit(output_file *out, char *err, size_t errlen);
 /* Gives up: closes, and removes the temporary file. */
 void output_abandon(output_file *out);
 
+/* Whether output_open could write path, asked before a run so that a bad --json is known
+ * before an hour of measurements: nothing is created, truncated or renamed. A new or
+ * regular file needs its directory to exist and take new files (the temporary file renamed
+ * over it); a device or a FIFO needs write permission; "-" and verdict's own stdout or
+ * stderr always pass. 0, or -1 with a message naming the path and the reason. */
+int output_check(const char *path, char *err, size_t errlen);
+/* The same for a directory of exports (--svg DIR): an existing writable directory, or one
+ * its parent directory can take (only DIR itself is created). */
+int output_check_dir(const char *path, char *err, size_t errlen);
+
 #endif

@@ -83,6 +83,10 @@ typedef struct {
     const report_machine *machines; /* those that took samples; one "" on a local store */
     size_t n_machines;
     size_t looks;                  /* adaptive stopping: planned looks (0 or 1: none) */
+    /* extensions (`verdict run --more`): the share of alpha kept for them, how many were
+     * taken, and the last one's blocks per point before and after */
+    double reserve_for_more;
+    size_t planned_blocks, extensions, extended_from, extended_to;
 } report_input;
 
 /* Where the exports go; NULL: not written. */
@@ -90,6 +94,12 @@ typedef struct {
     const char *json, *csv, *markdown, *html, *svg_dir;
 } report_exports;
 
+/* Checks every destination before anything is run or read (output_check): at most one
+ * export to "-" (standard output; --svg takes a directory, never "-"), each file writable.
+ * 0, or -1 with a message naming the option, the path and the reason. */
+int report_exports_check(const report_exports *to, char *err, size_t errlen);
+/* True when an export goes to standard output: the terminal report then goes to stderr. */
+bool report_exports_use_stdout(const report_exports *to);
 /* Writes every export asked for; stops at the first failure with its message. */
 int report_write_exports(const report_input *in, const report_exports *to, char *err,
                          size_t errlen);

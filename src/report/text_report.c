@@ -9,6 +9,7 @@
 #include "report/plain_text.h"
 #include "report/report_query.h"
 #include "report/text_charts.h"
+#include "core/stopping.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
@@ -127,6 +128,30 @@ static void print_plot(const report_input *in, size_t first, size_t end, FILE *o
     ascii_plot_write(out, groups, n, PLOT_WIDTH);
 }
 
+/* Why an interval is wider than the family's level: the planned looks, the comparisons,
+ * the share of alpha kept for `verdict run --more`, or the extension this look follows. */
+static void print_widening(const report_input *in, FILE *out)
+{
+    size_t m = in->analysis->n_comparisons;
+    if (in->looks > 1 || m > 1)
+        fputs(", widened for ", out);
+    if (in->looks > 1)
+        fprintf(out, "%zu planned looks%s", in->looks, m > 1 ? " and " : "");
+    if (m > 1)
+        fprintf(out, "%zu comparisons", m);
+    if (in->extensions > 0) {
+        fprintf(out, "%slook %zu: extended from %zu to %zu blocks", in->looks > 1 || m > 1
+                ? "; " : ", ", in->extensions + 1, in->extended_from, in->extended_to);
+    } else if (in->reserve_for_more > 0) {
+        char kept[LEVEL_TEXT], alpha[LEVEL_TEXT];
+        level_text((1.0 - in->options->confidence) * in->reserve_for_more, 6, kept,
+                   sizeof kept);
+        level_text(1.0 - in->options->confidence, 6, alpha, sizeof alpha);
+        fprintf(out, "%skeeping %s%% of the %s%% for --more", in->looks > 1 || m > 1 ? "; "
+                : ", ", kept, alpha);
+    }
+}
+
 static void print_interval_line(const report_input *in, const analysis_comparison *c,
                                 size_t first, FILE *out)
 {
@@ -150,14 +175,8 @@ static void print_interval_line(const report_input *in, const analysis_compariso
         fprintf(out, " (%s%% is not reachable with %zu %s)", wanted, r->n_baseline, units);
     else
         fprintf(out, " (%s%% CI", interval);
-    if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12) {
-        size_t m = in->analysis->n_comparisons;
-        fputs(", widened for ", out);
-        if (in->looks > 1)
-            fprintf(out, "%zu planned looks%s", in->looks, m > 1 ? " and " : "");
-        if (m > 1)
-            fprintf(out, "%zu comparisons", m);
-    }
+    if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12)
+        print_widening(in, out);
     if (r->achieved_confidence >= r->confidence - 1e-12)
         fputs(")", out);
     fprintf(out, ", p = %.2g", r->p_value);
@@ -219,6 +238,21 @@ static void print_decided(const report_input *in, const analysis_comparison *c, 
     fputs("\n", out);
 }
 
+/* For an experiment that can be extended: the --more likely to decide (0: not one). */
+static size_t more_blocks_to_decide(const report_input *in, const analysis_comparison *c)
+{
+    const comparison *r = &c->result;
+    if (!(in->reserve_for_more > 0) || in->extended_to == 0 || c->across_layouts ||
+        r->decision.reason != UNDECIDED_WIDE_INTERVAL)
+        return 0;
+    double estimate = fabs(log(r->ratio)), band = log1p(in->options->margin);
+    double half_width = (log(r->ci_high) - log(r->ci_low)) / 2.0;
+    return stopping_blocks_to_decide(1.0 - in->options->confidence, in->reserve_for_more,
+                                     in->planned_blocks, in->extended_to,
+                                     in->analysis->n_comparisons, r->confidence, half_width,
+                                     fmax(estimate, band - estimate));
+}
+
 static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
 {
     const verdict_decision *d = &c->result.decision;
@@ -244,6 +278,10 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
     if (c->across_layouts && c->layouts.needed_layouts >= 0)
         fprintf(out, "about %ld layouts per variant needed (more runs of these layouts cannot "
                 "remove their spread)\n", c->layouts.needed_layouts);
+    else if (d->needed_blocks >= 0 && more_blocks_to_decide(in, c) > 0)
+        fprintf(out, "about %ld more run%s per side needed at this level; at the stricter "
+                "level of an extension: verdict run --more %zu\n", d->needed_blocks,
+                d->needed_blocks == 1 ? "" : "s", more_blocks_to_decide(in, c));
     else if (d->needed_blocks >= 0)
         fprintf(out, "about %ld more run%s per side needed\n", d->needed_blocks,
                 d->needed_blocks == 1 ? "" : "s");

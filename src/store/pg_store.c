@@ -316,4 +316,6 @@ const store_backend pg_store_backend = {
     .finish_block = pg_store_finish_block,
     .release_block = pg_store_release_block,
     .for_each_block = pg_store_for_each_block,
+    .add_extension = pg_store_add_extension,
+    .for_each_extension = pg_store_for_each_extension,
 };

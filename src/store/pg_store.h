@@ -116,6 +116,10 @@ int pg_store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *con
                                    char *err, size_t errlen);
 int pg_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, void *context,
                             char *err, size_t errlen);
+int pg_store_add_extension(store *s, int64_t experiment_id, long blocks, char *err,
+                           size_t errlen);
+int pg_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
+                                void *context, char *err, size_t errlen);
 int pg_store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks, size_t n,
                          char *err, size_t errlen);
 int pg_store_claim_block(store *s, int64_t experiment_id, const char *point,

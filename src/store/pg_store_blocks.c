@@ -1,5 +1,5 @@
-/* The PostgreSQL back end's shared plans: blocks claimed by one worker at a time (FOR UPDATE
- * SKIP LOCKED) under leases kept by the database's clock, finished with their samples at once. */
+/* The PostgreSQL back end's plan changes: shared blocks claimed by one worker at a time (FOR
+ * UPDATE SKIP LOCKED) under leases by the database's clock, and extensions of a plan. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +37,12 @@ static const char sql_block_done[] =
 static const char sql_release_block[] =
     "UPDATE block SET state = 'open', machine = '', worker = '', lease_until = NULL"
     " WHERE id = $1::bigint AND state = 'claimed' AND worker = $2";
+
+/* only when it grows the last extension: concurrent `--more`s cannot shrink the plan */
+static const char sql_add_extension[] =
+    "INSERT INTO extension (experiment_id, blocks) SELECT $1::bigint, $2::bigint"
+    " WHERE $2::bigint > (SELECT coalesce(max(blocks), 0) FROM extension"
+    " WHERE experiment_id = $1::bigint) RETURNING blocks";
 
 /* ---- planning ---- */
 
@@ -258,4 +264,39 @@ int pg_store_finish_block(store *base, int64_t claim, const char *worker, int64_
                    .n_samples = n_samples};
     return pg_store_call(pg_store_of(base), "BEGIN", finish_body, &a, "finishing a block", err,
                          errlen);
+}
+
+/* ---- extensions ---- */
+
+typedef struct {
+    int64_t experiment_id;
+    long blocks;
+    bool inserted;
+} extension_args;
+
+static int extension_body(pg_store *s, void *args, char *err, size_t errlen)
+{
+    extension_args *a = args;
+    pg_store_number id, blocks;
+    const char *params[] = {pg_store_int(&id, a->experiment_id), pg_store_int(&blocks, a->blocks)};
+    PGresult *res = pg_store_exec(s, sql_add_extension, 2, params, PGRES_TUPLES_OK,
+                                  "extending the experiment", err, errlen);
+    if (res == NULL)
+        return pg_store_failed_with(s, "23503", NULL)
+                   ? error_text(err, errlen, "%s: no experiment %" PRId64, s->label,
+                                a->experiment_id)
+                   : -1;
+    a->inserted = PQntuples(res) == 1;
+    PQclear(res);
+    return 0;
+}
+
+int pg_store_add_extension(store *base, int64_t experiment_id, long blocks, char *err,
+                           size_t errlen)
+{
+    pg_store *s = pg_store_of(base);
+    extension_args a = {.experiment_id = experiment_id, .blocks = blocks};
+    if (pg_store_call(s, NULL, extension_body, &a, "extending the experiment", err, errlen) != 0)
+        return -1;
+    return a.inserted ? 0 : 1;
 }

@@ -34,6 +34,8 @@ static const char sql_select_facts[] =
     " (SELECT max(id) FROM run WHERE experiment_id = $1::bigint) ORDER BY position";
 static const char sql_select_machine_facts[] =
     "SELECT machine, key, value FROM machine_fact ORDER BY machine COLLATE \"C\", position";
+static const char sql_select_extensions[] =
+    "SELECT blocks FROM extension WHERE experiment_id = $1::bigint ORDER BY blocks";
 static const char sql_select_blocks[] =
     "SELECT point, block, state, machine, attempts FROM block"
     " WHERE experiment_id = $1::bigint ORDER BY position, id";
@@ -315,6 +317,22 @@ int pg_store_for_each_block(store *base, int64_t experiment_id, store_block_fn f
         status = fn(context, PQgetvalue(a.rows, row, 0), (long)pg_store_get_int(a.rows, row, 1),
                     PQgetvalue(a.rows, row, 2), PQgetvalue(a.rows, row, 3),
                     (long)pg_store_get_int(a.rows, row, 4));
+    unfetch(&a);
+    return status;
+}
+
+int pg_store_for_each_extension(store *base, int64_t experiment_id, store_extension_fn fn,
+                                void *context, char *err, size_t errlen)
+{
+    pg_store *s = pg_store_of(base);
+    pg_store_number id;
+    query_args a = {.sql = sql_select_extensions, .doing = "reading the extensions",
+                    .n_params = 1, .params = {pg_store_int(&id, experiment_id)}};
+    if (fetch(s, &a, err, errlen) != 0)
+        return -1;
+    int status = 0;
+    for (int row = 0; status == 0 && row < PQntuples(a.rows); row++)
+        status = fn(context, (long)pg_store_get_int(a.rows, row, 0));
     unfetch(&a);
     return status;
 }

@@ -106,6 +106,14 @@ static const char pg_schema_v3[] =
     "  UNIQUE (experiment_id, point, block));\n"
     "CREATE INDEX block_in_order ON block (experiment_id, position);\n";
 
+/* Schema 4: extensions (`verdict run --more N`), the blocks per point after each. */
+static const char pg_schema_v4[] =
+    "CREATE TABLE extension (\n"
+    "  experiment_id bigint NOT NULL REFERENCES experiment(id),\n"
+    "  blocks bigint NOT NULL CHECK (blocks > 0),\n"
+    "  recorded timestamptz NOT NULL DEFAULT now(),\n"
+    "  PRIMARY KEY (experiment_id, blocks));\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -114,6 +122,7 @@ typedef struct {
 /* Schema N+1 is one more entry here; PostgreSQL stores begin at schema 3. */
 static const pg_store_migration migrations[] = {
     {3, pg_schema_v3},
+    {4, pg_schema_v4},
 };
 
 static const char sql_tables[] =

@@ -102,6 +102,11 @@ static const char *const statement_sql[STMT_COUNT] = {
         " WHERE id = ?1 AND state = 'claimed' AND worker = ?2",
     [STMT_SELECT_BLOCKS] = "SELECT point, block, state, machine, attempts FROM block"
                            " WHERE experiment_id = ?1 ORDER BY position, id",
+    [STMT_INSERT_EXTENSION] =
+        "INSERT INTO extension (experiment_id, blocks, recorded) SELECT ?1, ?2, " NOW_SQL
+        " WHERE ?2 > (SELECT coalesce(max(blocks), 0) FROM extension WHERE experiment_id = ?1)",
+    [STMT_SELECT_EXTENSIONS] =
+        "SELECT blocks FROM extension WHERE experiment_id = ?1 ORDER BY blocks",
 };
 
 sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id, char *err,
@@ -396,4 +401,6 @@ const store_backend sqlite_store_backend = {
     .finish_block = sqlite_store_finish_block,
     .release_block = sqlite_store_release_block,
     .for_each_block = sqlite_store_for_each_block,
+    .add_extension = sqlite_store_add_extension,
+    .for_each_extension = sqlite_store_for_each_extension,
 };

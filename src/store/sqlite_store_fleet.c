@@ -1,5 +1,5 @@
-/* The SQLite back end's fleet: machines and their facts, and the blocks of a shared plan
- * claimed under leases; its writer lock (BEGIN IMMEDIATE) serialises every claim. */
+/* The SQLite back end's fleet and plan changes: machines and their facts, the blocks of a
+ * shared plan claimed under leases (BEGIN IMMEDIATE serialises claims), and extensions. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,4 +250,22 @@ int sqlite_store_release_block(store *base, int64_t claim, const char *worker, c
     if (sqlite_store_run(s, stmt, "releasing a block", err, errlen) != 0)
         return -1;
     return sqlite3_changes(s->db) == 1 ? 0 : store_fail_claim_lost(s->path, claim, err, errlen);
+}
+
+int sqlite_store_add_extension(store *base, int64_t experiment_id, long blocks, char *err,
+                               size_t errlen)
+{
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_INSERT_EXTENSION, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, experiment_id);
+    sqlite3_bind_int64(stmt, 2, blocks);
+    int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return error_text(err, errlen, "%s: no experiment %" PRId64, s->path, experiment_id);
+    if (rc != SQLITE_DONE)
+        return sqlite_store_fail(s, rc, "extending the experiment", err, errlen);
+    return sqlite3_changes(s->db) == 1 ? 0 : 1;
 }

@@ -47,6 +47,8 @@ typedef enum {
     STMT_BLOCK_DONE,
     STMT_RELEASE_BLOCK,
     STMT_SELECT_BLOCKS,
+    STMT_INSERT_EXTENSION,
+    STMT_SELECT_EXTENSIONS,
     STMT_COUNT
 } sqlite_store_statement_id;
 
@@ -125,6 +127,10 @@ int sqlite_store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void 
                                        char *err, size_t errlen);
 int sqlite_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn,
                                 void *context, char *err, size_t errlen);
+int sqlite_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
+                                    void *context, char *err, size_t errlen);
+int sqlite_store_add_extension(store *s, int64_t experiment_id, long blocks, char *err,
+                               size_t errlen);
 
 /* Machines and shared-plan blocks (sqlite_store_fleet.c). */
 int sqlite_store_record_machine(store *s, const char *machine, const store_fact *facts,

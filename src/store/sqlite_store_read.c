@@ -332,3 +332,23 @@ int sqlite_store_for_each_block(store *base, int64_t experiment_id, store_block_
     sqlite3_reset(stmt);
     return status;
 }
+
+int sqlite_store_for_each_extension(store *base, int64_t experiment_id, store_extension_fn fn,
+                                    void *context, char *err, size_t errlen)
+{
+    sqlite_store *s = sqlite_store_of(base);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXTENSIONS, err, errlen);
+    if (stmt == NULL)
+        return -1;
+    sqlite3_bind_int64(stmt, 1, experiment_id);
+    int rc, status = 0;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        status = fn(context, (long)sqlite3_column_int64(stmt, 0));
+        if (status != 0)
+            break;
+    }
+    if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+        status = sqlite_store_fail(s, rc, "reading the extensions", err, errlen);
+    sqlite3_reset(stmt);
+    return status;
+}

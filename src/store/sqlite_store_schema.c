@@ -115,6 +115,14 @@ static const char schema_v3[] =
     "  UNIQUE (experiment_id, point, block));\n"
     "CREATE INDEX block_in_order ON block (experiment_id, position);\n";
 
+/* Schema 4: extensions (`verdict run --more N`), the blocks per point after each. */
+static const char schema_v4[] =
+    "CREATE TABLE extension (\n"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),\n"
+    "  blocks INTEGER NOT NULL CHECK (blocks > 0),\n"
+    "  recorded TEXT NOT NULL,\n"
+    "  PRIMARY KEY (experiment_id, blocks)) WITHOUT ROWID;\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -125,6 +133,7 @@ static const store_migration migrations[] = {
     {1, schema_v1},
     {2, schema_v2},
     {3, schema_v3},
+    {4, schema_v4},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,

@@ -306,6 +306,41 @@ int store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, voi
     return s->backend->for_each_block(s, experiment_id, fn, context, err, errlen);
 }
 
+/* The largest extension so far, for the refusal's message. */
+static int keep_largest(void *context, long blocks)
+{
+    long *largest = context;
+    if (blocks > *largest)
+        *largest = blocks;
+    return 0;
+}
+
+int store_add_extension(store *s, int64_t experiment_id, long blocks, char *err, size_t errlen)
+{
+    if (blocks <= 0)
+        return error_text(err, errlen, "%s: an extension of %ld blocks per point; it must be "
+                          "above 0", s->label, blocks);
+    if (refuse_if_read_only(s, "extending an experiment", err, errlen) != 0)
+        return -1;
+    int rc = s->backend->add_extension(s, experiment_id, blocks, err, errlen);
+    if (rc != 1)
+        return rc;
+    long largest = 0;
+    if (s->backend->for_each_extension(s, experiment_id, keep_largest, &largest, err,
+                                       errlen) != 0)
+        return -1;
+    if (largest == blocks) /* recorded already: a redone call after a lost connection */
+        return 0;
+    return error_text(err, errlen, "%s: the experiment was already extended to %ld blocks per "
+                      "point; an extension to %ld does not add any", s->label, largest, blocks);
+}
+
+int store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
+                             void *context, char *err, size_t errlen)
+{
+    return s->backend->for_each_extension(s, experiment_id, fn, context, err, errlen);
+}
+
 /* ---- shared by both back ends ---- */
 
 void store_format_hash(uint64_t hash, char out[17])
@@ -351,7 +386,8 @@ int store_fail_plan_changed(const char *label, const char *name, char *err, size
 {
     error_text(err, errlen,
                "experiment %s in %s was run with a different plan (variants, parameters, "
-               "seed or repetitions changed); use a new store or restore the file",
+               "seed or repetitions changed); use a new store or restore the file (to "
+               "run more blocks, keep the file as it was and give verdict run --more N)",
                name, label);
     return STORE_PLAN_CHANGED;
 }

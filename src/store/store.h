@@ -9,7 +9,7 @@
 
 typedef struct store store; /* opaque */
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 typedef struct {
     const char *name;
@@ -181,5 +181,13 @@ typedef int (*store_block_fn)(void *context, const char *point, long block, cons
                               const char *machine, long attempts);
 int store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, void *context,
                          char *err, size_t errlen);
+
+/* Extensions (`verdict run EXP --more N`): the blocks per point an experiment was extended
+ * to, each above the one before. Recording a count that does not grow the last one is
+ * refused with a message naming both. Read back in order through a callback. */
+int store_add_extension(store *s, int64_t experiment_id, long blocks, char *err, size_t errlen);
+typedef int (*store_extension_fn)(void *context, long blocks);
+int store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
+                             void *context, char *err, size_t errlen);
 
 #endif

@@ -49,6 +49,11 @@ typedef struct {
                          size_t errlen);
     int (*for_each_block)(store *s, int64_t experiment_id, store_block_fn fn, void *context,
                           char *err, size_t errlen);
+    /* inserts the extension only when it grows the last one; 0 when inserted, 1 when not */
+    int (*add_extension)(store *s, int64_t experiment_id, long blocks, char *err,
+                         size_t errlen);
+    int (*for_each_extension)(store *s, int64_t experiment_id, store_extension_fn fn,
+                              void *context, char *err, size_t errlen);
 } store_backend;
 
 /* The head of every back end's store: a back end's struct begins with it, so a store * is

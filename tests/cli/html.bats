@@ -83,12 +83,13 @@ setup() {
 }
 
 @test "an unwritable --html or --svg is an error naming the path" {
+    # checked before the report is made: a usage error (exit 2), no longer 1 after it
     run "$VERDICT" report "$DATA/s.db" --html "$DATA/missing/dir/r.html"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ "$output" == *"$DATA/missing/dir/r.html"* ]]
     touch "$DATA/plain-file"
     run "$VERDICT" report "$DATA/s.db" --svg "$DATA/plain-file"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ "$output" == *"not a directory"* ]]
 }
 

@@ -65,7 +65,7 @@ teardown() {
 }
 
 @test "a failing setup is reported with its reason, exit 2" {
-    run "$VERDICT" kernel -n 3 "$FAKE" spin refusing
+    run "$VERDICT" kernel -r 3 "$FAKE" spin refusing
     [ "$status" -eq 2 ]
     [[ "$output" == *"refused on purpose"* ]]
 }
@@ -78,12 +78,21 @@ teardown() {
     [[ "$output" == *"NAME=V1,V2"* ]]
     run "$VERDICT" kernel --arg 1 --sweep size=1,2 "$FAKE" sized sized
     [ "$status" -eq 2 ]
-    run "$VERDICT" kernel -n 0 "$FAKE" spin spin_same
+    run "$VERDICT" kernel -r 0 "$FAKE" spin spin_same
     [ "$status" -eq 2 ]
 }
 
+@test "main: -n no longer means the number of blocks (hyperfine's -n names a command)" {
+    run "$VERDICT" kernel -n 3 "$FAKE" spin spin_same
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"-n 3: the number of blocks is -r N (--runs N)"* ]]
+    run "$VERDICT" kernel --runs 2 --sample-time 1ms "$FAKE" spin spin_same
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"2 blocks"* ]]
+}
+
 @test "the JSON document is verdict/1 with both metrics compared" {
-    run "$VERDICT" kernel -n 5 --sample-time 1ms --seed 3 --arg 256 --json "$DATA/k.json" \
+    run "$VERDICT" kernel -r 5 --sample-time 1ms --seed 3 --arg 256 --json "$DATA/k.json" \
         "$FAKE" sized spin_slow
     [ "$status" -eq 0 ]
     jq -e '.schema == "verdict/1"' "$DATA/k.json"
@@ -95,7 +104,7 @@ teardown() {
 }
 
 @test "--json - writes the document to stdout and the report to stderr" {
-    "$VERDICT" kernel -n 4 --sample-time 1ms --arg 64 --json - "$FAKE" sized sized \
+    "$VERDICT" kernel -r 4 --sample-time 1ms --arg 64 --json - "$FAKE" sized sized \
         2>"$DATA/err" >"$DATA/out"
     jq -e '.schema == "verdict/1"' "$DATA/out"
     jq -e '[.comparisons[].metric] == ["ns_per_call", "gbps"]' "$DATA/out"
@@ -103,7 +112,7 @@ teardown() {
 }
 
 @test "a sweep makes one point per value, with params" {
-    run "$VERDICT" kernel -n 4 --sample-time 1ms --sweep size=64,4096 --json "$DATA/s.json" \
+    run "$VERDICT" kernel -r 4 --sample-time 1ms --sweep size=64,4096 --json "$DATA/s.json" \
         "$FAKE" sized sized
     [ "$status" -eq 0 ]
     jq -e '[.points[].id] == ["size=64", "size=4096"]' "$DATA/s.json"
@@ -113,13 +122,13 @@ teardown() {
 }
 
 @test "--fail-if worse exits 4 on a 20% slower kernel" {
-    run "$VERDICT" kernel -n 15 --sample-time 2ms --fail-if worse "$FAKE" spin spin_slow
+    run "$VERDICT" kernel -r 15 --sample-time 2ms --fail-if worse "$FAKE" spin spin_slow
     [ "$status" -eq 4 ]
     [[ "$output" == *"worse"* ]]
 }
 
 @test "SIGINT stops after the current sample and reports the complete blocks, exit 130" {
-    run timeout --preserve-status -s INT 1 "$VERDICT" kernel -n 100000 --sample-time 1ms \
+    run timeout --preserve-status -s INT 1 "$VERDICT" kernel -r 100000 --sample-time 1ms \
         "$FAKE" spin spin_same
     [ "$status" -eq 130 ]
     [[ "$output" == *"interrupted"* ]]
@@ -131,11 +140,11 @@ teardown() {
 # a quarter of a second; a stop is honoured between them.
 @test "--iterations and --sample-time are bounded, with the bound in the message" {
     for n in 18446744073709551615 4398046511105; do
-        run "$VERDICT" kernel -n 2 --iterations "$n" "$FAKE" spin spin_same
+        run "$VERDICT" kernel -r 2 --iterations "$n" "$FAKE" spin spin_same
         [ "$status" -eq 2 ]
         [[ "$output" == *"--iterations $n: calls per sample are 1 to 4398046511104"* ]]
     done
-    run "$VERDICT" kernel -n 2 --sample-time 5s "$FAKE" spin spin_same
+    run "$VERDICT" kernel -r 2 --sample-time 5s "$FAKE" spin spin_same
     [ "$status" -eq 2 ]
     [[ "$output" == *"--sample-time 5 s: a sample time is above 0 and at most 1 s"* ]]
     cat > "$DATA/k.yaml" <<YAML
@@ -153,7 +162,7 @@ YAML
     for sig in INT TERM; do
         start=$(date +%s%N)
         # Still running 10 s after the signal, it is killed (137): the test fails, not hangs.
-        run timeout --preserve-status -k 10 -s "$sig" 1 "$VERDICT" kernel -n 3 -w 0 \
+        run timeout --preserve-status -k 10 -s "$sig" 1 "$VERDICT" kernel -r 3 -w 0 \
             --iterations 4398046511104 --json "$DATA/k-$sig.json" "$FAKE" spin spin_same
         elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
         echo "$sig: status $status after $elapsed_ms ms: $output"
@@ -171,13 +180,13 @@ samples() {
 @test "--store: killed with SIGKILL and run again, exactly the planned samples; report reproduces" {
     for attempt in 1 2 3; do
         rm -f "$DATA"/k.db*
-        "$VERDICT" kernel -n 40 --sample-time 2ms --seed 9 --sweep size=64,256 --store "$DATA/k.db" \
+        "$VERDICT" kernel -r 40 --sample-time 2ms --seed 9 --sweep size=64,256 --store "$DATA/k.db" \
             "$FAKE" sized spin_slow > /dev/null 2>&1 &
         pid=$!
         sleep "0.$((RANDOM % 9 + 1))"
         kill -KILL "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
-        run "$VERDICT" kernel -n 40 --sample-time 2ms --seed 9 --sweep size=64,256 \
+        run "$VERDICT" kernel -r 40 --sample-time 2ms --seed 9 --sweep size=64,256 \
             --store "$DATA/k.db" --json "$DATA/k.json" "$FAKE" sized spin_slow
         [ "$status" -eq 0 ]
         [ "$(samples "$DATA/k.db")" = "160 160" ]
@@ -189,8 +198,8 @@ samples() {
 }
 
 @test "--store with other kernels is refused as a changed plan, exit 2" {
-    "$VERDICT" kernel -n 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_same >/dev/null 2>&1
-    run "$VERDICT" kernel -n 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_slow
+    "$VERDICT" kernel -r 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_same >/dev/null 2>&1
+    run "$VERDICT" kernel -r 3 --sample-time 1ms --store "$DATA/p.db" "$FAKE" spin spin_slow
     [ "$status" -eq 2 ]
     [[ "$output" == *"plan"* ]]
 }
@@ -202,7 +211,7 @@ samples() {
     module=${CRC32C_KERNELS:?set CRC32C_KERNELS to the CRC-32C example module}
     names=$("$VERDICT" kernel --list "$module" | awk '{print $1}')
     [[ "$names" == *compiletime* ]]
-    run "$VERDICT" kernel -n 2 --sample-time 1ms --json "$DATA/crc.json" "$module" $names
+    run "$VERDICT" kernel -r 2 --sample-time 1ms --json "$DATA/crc.json" "$module" $names
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(jq '[.summaries[] | select(.n == 2)] | length > 0' "$DATA/crc.json")" = true ]

@@ -230,7 +230,7 @@ static void test_postgres_errors(void **state)
     snprintf(text, sizeof text, "target: postgres\nzzz: 1\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
-                             "cwd, metrics, confidence, margin, warmup, timeout, on_failure, "
+                             "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
                              "setup, teardown, prepare, target, layouts, machines, postgres, workload)");
     snprintf(text, sizeof text, "target: postgres\nworklod: {pgbench: [-S]}\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'worklod' (did you mean 'workload'?)");
@@ -731,7 +731,7 @@ static void test_kernel_errors(void **state)
     snprintf(text, sizeof text, "%szzz: 1\n%s", module, variants);
     parse_expect_fails(text, "spin.yaml:3:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
-                             "cwd, metrics, confidence, margin, warmup, timeout, on_failure, "
+                             "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
                              "setup, teardown, prepare, target, layouts, machines, kernel)");
 }
 

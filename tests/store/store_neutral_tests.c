@@ -464,7 +464,8 @@ static void a_changed_plan_is_refused_as_plan_changed(void **state)
     char want[ERR_SIZE];
     snprintf(want, sizeof want,
              "experiment crc in %s was run with a different plan (variants, parameters, seed "
-             "or repetitions changed); use a new store or restore the file",
+             "or repetitions changed); use a new store or restore the file (to run more "
+             "blocks, keep the file as it was and give verdict run --more N)",
              f->path);
     assert_string_equal(err, want);
 
@@ -778,6 +779,48 @@ static void machines_are_recorded_and_replaced_whole(void **state)
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM machine"), 2);
 }
 
+/* ---- extensions ---- */
+
+typedef struct {
+    long blocks[8];
+    size_t n;
+} extension_list;
+
+static int collect_extension(void *context, long blocks)
+{
+    extension_list *list = context;
+    assert_true(list->n < 8);
+    list->blocks[list->n++] = blocks;
+    return 0;
+}
+
+/* Extensions come back in order; one that does not grow the plan is refused naming both
+ * counts; the same count again (a redone call) is accepted; other experiments see none. */
+static void extensions_grow_and_come_back_in_order(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc"), other = sample_experiment("other");
+    int64_t id = open_experiment(s, &e, false), other_id = open_experiment(s, &other, false);
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_add_extension(s, id, 20, err, sizeof err), 0);
+    assert_int_equal(store_add_extension(s, id, 40, err, sizeof err), 0);
+    assert_int_equal(store_add_extension(s, id, 40, err, sizeof err), 0);
+    assert_int_equal(store_add_extension(s, id, 30, err, sizeof err), -1);
+    assert_contains(err, "already extended to 40 blocks per point; an extension to 30");
+    assert_int_equal(store_add_extension(s, id, 0, err, sizeof err), -1);
+    assert_int_equal(store_add_extension(s, id + other_id + 100, 50, err, sizeof err), -1);
+    extension_list got = {0}, none = {0};
+    assert_int_equal(store_for_each_extension(s, id, collect_extension, &got, err, sizeof err), 0);
+    assert_int_equal(got.n, 2);
+    assert_int_equal(got.blocks[0], 20);
+    assert_int_equal(got.blocks[1], 40);
+    assert_int_equal(store_for_each_extension(s, other_id, collect_extension, &none, err,
+                                              sizeof err), 0);
+    assert_int_equal(none.n, 0);
+    store_close(s);
+}
+
 /* ---- shared plans ---- */
 
 typedef struct {
@@ -960,6 +1003,7 @@ size_t store_neutral_tests(struct CMUnitTest *out, size_t capacity,
         NEUTRAL(experiments_are_walked_oldest_first_with_their_build),
         NEUTRAL(finding_a_missing_experiment_names_those_there),
         NEUTRAL(machines_are_recorded_and_replaced_whole),
+        NEUTRAL(extensions_grow_and_come_back_in_order),
         NEUTRAL(blocks_are_claimed_in_plan_order_and_finished),
         NEUTRAL(a_lease_that_runs_out_is_retaken_and_its_finish_lost),
         NEUTRAL(a_block_is_finished_whole_or_not_at_all),

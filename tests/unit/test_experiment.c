@@ -336,7 +336,8 @@ static void test_errors_keys_and_types(void **state)
     parse_expect_fails("zzz: 1\nvariants: {A: ./a}\n",
                 "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
                 "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
-                "margin, warmup, timeout, on_failure, setup, teardown, prepare, target, layouts, machines)");
+                "margin, reserve_for_more, warmup, timeout, on_failure, setup, teardown, "
+                "prepare, target, layouts, machines)");
     parse_expect_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
                 "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
     parse_expect_fails("variants: {A: ./a}\nrepetitions: eight\n",

@@ -1,0 +1,73 @@
+/* The plan's duration from the store's own measurements: a resumed or extended experiment
+ * knows its runs' mean; a new one only a bound, from its timeout, or nothing. */
+#include "lab/lab_estimate.h"
+
+#include <math.h>
+#include <unistd.h>
+
+#include "lab/lab_looks.h"
+#include "store/store.h"
+
+typedef struct {
+    size_t runs;
+    double seconds;
+} stored_runs;
+
+static int add_run(void *context, const store_sample *s)
+{
+    stored_runs *r = context;
+    if (s->block >= 0 && !s->timed_out && isfinite(s->wall)) {
+        r->runs++;
+        r->seconds += s->wall;
+    }
+    return 0;
+}
+
+/* The stored runs of the experiment and its blocks per point after extensions. */
+static void read_store(const char *path, const experiment *e, stored_runs *runs,
+                       size_t *blocks, size_t *extensions)
+{
+    store *db = NULL;
+    int64_t id;
+    char why[1024];
+    lab_looks looks;
+    verdict_error err;
+    if (!store_is_postgres(path) && access(path, R_OK) != 0)
+        return;
+    if (store_open_read_only(path, &db, why, sizeof why) != 0 ||
+        store_find_experiment(db, e->name, &id, why, sizeof why) != 0) {
+        store_close(db);
+        return;
+    }
+    if (store_for_each_sample(db, id, add_run, runs, why, sizeof why) != 0)
+        *runs = (stored_runs){0, 0};
+    if (lab_looks_load(db, id, e, &looks, &err) == 0 && looks.blocks > *blocks) {
+        *blocks = looks.blocks;
+        *extensions = looks.extensions;
+    }
+    store_close(db);
+}
+
+void lab_estimate_duration(const char *store_path, const experiment *e, lab_estimate *out)
+{
+    stored_runs stored = {0, 0};
+    size_t blocks = experiment_blocks(e), extensions = 0;
+    if (store_path)
+        read_store(store_path, e, &stored, &blocks, &extensions);
+    size_t per_block = experiment_unit_count(e) * experiment_point_count(e);
+    *out = (lab_estimate){.blocks = blocks, .extensions = extensions,
+                          .runs_planned = per_block * blocks, .runs_stored = stored.runs,
+                          .warmup_runs = e->warmup * per_block, .mean_run_seconds = NAN,
+                          .seconds_left = NAN, .seconds_bound = NAN};
+    if (out->runs_stored > out->runs_planned)
+        out->runs_stored = out->runs_planned;
+    if (out->runs_stored == out->runs_planned) /* done: no point warms up again */
+        out->warmup_runs = 0;
+    size_t to_go = out->runs_planned - out->runs_stored + out->warmup_runs;
+    if (stored.runs > 0) {
+        out->mean_run_seconds = stored.seconds / (double)stored.runs;
+        out->seconds_left = out->mean_run_seconds * (double)to_go;
+    }
+    if (e->timeout > 0)
+        out->seconds_bound = e->timeout * (double)to_go;
+}

@@ -1,0 +1,72 @@
+/* The looks of an experiment: planned ones spend alpha * (1 - reserve) between them, each
+ * extension a part of the reserve (core/stopping.h), so no sequence of them spends more. */
+#include "lab/lab_looks.h"
+
+#include <limits.h>
+
+#include "core/stopping.h"
+
+/* Adaptive looks grow the block count by this factor, as the engine's do. */
+#define LOOK_GROWTH 1.5
+
+static size_t planned_looks(const experiment *e)
+{
+    if (!e->adaptive)
+        return 1;
+    stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
+    return stopping_looks(&rule);
+}
+
+static int take_extension(void *context, long blocks)
+{
+    lab_looks *l = context;
+    l->extensions++;
+    l->from_blocks = l->blocks;
+    l->blocks = (size_t)blocks;
+    return 0;
+}
+
+int lab_looks_load(store *db, int64_t experiment_id, const experiment *e, lab_looks *out,
+                   verdict_error *err)
+{
+    size_t planned = e->adaptive ? e->max_blocks : e->repetitions;
+    *out = (lab_looks){.planned_looks = planned_looks(e), .planned_blocks = planned,
+                       .from_blocks = planned, .blocks = planned};
+    char why[1024];
+    if (store_for_each_extension(db, experiment_id, take_extension, out, why, sizeof why) != 0)
+        return error_set(err, ERROR_INTERNAL, "%s", why);
+    return 0;
+}
+
+int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t more,
+                     lab_looks *looks, verdict_error *err)
+{
+    if (e->adaptive)
+        return error_set(err, ERROR_USAGE, "%s: --more extends experiments with a fixed "
+                         "'repetitions'; this one is adaptive and stops each point on its own "
+                         "(docs/statistics.md, \"Running more\")", e->path);
+    if (!(e->reserve_for_more > 0))
+        return error_set(err, ERROR_USAGE, "%s: the experiment kept no alpha for extensions "
+                         "(reserve_for_more: 0), so its verdicts are final; run it again in a "
+                         "new store with more repetitions", e->path);
+    if (more == 0 || more > (size_t)LONG_MAX - looks->blocks)
+        return error_set(err, ERROR_USAGE, "--more %zu: give a number of blocks per point "
+                         "above 0", more);
+    char why[1024];
+    long blocks = (long)(looks->blocks + more);
+    if (store_add_extension(db, experiment_id, blocks, why, sizeof why) != 0)
+        return error_set(err, ERROR_USAGE, "%s", why);
+    take_extension(looks, blocks);
+    e->more_blocks = looks->blocks - looks->planned_blocks;
+    return 0;
+}
+
+double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence)
+{
+    double alpha = 1.0 - confidence;
+    double reserve = e->adaptive ? 0.0 : e->reserve_for_more;
+    if (looks->extensions == 0)
+        return 1.0 - stopping_planned_alpha(alpha, reserve, looks->planned_looks);
+    return 1.0 - stopping_extension_alpha(alpha, reserve, looks->planned_blocks,
+                                          looks->from_blocks, looks->blocks);
+}
