@@ -51,11 +51,13 @@ static int run_commands(const bench_settings *s, int argc, char **argv)
         fprintf(stderr, "verdict: %s\n", err.message);
         rc = exit_code_of(err.kind);
     } else {
+        report_choices choices = s->report;
+        choices.text.headlines = true; /* hyperfine's "Benchmark 1: ..." per command */
         cli_run run = {.program = "verdict", .e = &e,
                        .store_path = s->store_path ? s->store_path : ":memory:",
                        .target = {.pin = s->has_pin ? &s->pin : NULL,
                                   .randomize_env = s->randomize_env},
-                       .report = &s->report, .summary = print_summary};
+                       .report = &choices, .summary = print_summary};
         rc = cli_run_experiment(&run);
     }
     experiment_free(&e);

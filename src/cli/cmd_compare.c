@@ -22,7 +22,12 @@ typedef struct {
     fail_if_rule fail_if;
     uint64_t seed;
     bool higher_is_better;
+    text_choices text;      /* --time-unit, --style, --sort */
 } compare_settings;
+
+/* The peers' metrics read as seconds (hyperfine's and pyperf's time, Go's sec/op, Google
+ * Benchmark's times after time_unit): shown in time units like wall. */
+static const char *const peer_time_metrics[] = {"time", "sec/op", "real_time", "cpu_time"};
 
 static void compare_usage(FILE *out)
 {
@@ -60,6 +65,10 @@ static void compare_usage(FILE *out)
         "                          FILE '-' is standard output (one export at most), and the\n"
         "                          text report then goes to stderr\n"
         "      --fail-if RULE      exit 4 when a comparison is 'worse' (or 'not-better')\n"
+        "      --time-unit U       times in U: ns, us, ms or s (default: adaptive per table)\n"
+        "      --style S           auto (colour on a terminal unless NO_COLOR), basic,\n"
+        "                          full (colour even when piped), nocolor, color, none\n"
+        "      --sort S            table rows: auto or command (as given), mean-time\n"
         "  -h, --help              show this help\n"
         "\n"
         "exit status: 0 done (whatever the verdict), 2 bad input, 4 --fail-if triggered.\n",
@@ -124,6 +133,9 @@ static int parse_compare_option(int opt, const char *arg, void *settings, char *
     case 't': s->exports.html = arg; return 0;
     case 'f': return parse_fail_if(arg, &s->fail_if, err, errlen);
     }
+    int rc = text_choice_apply(&s->text, opt, arg, err, errlen);
+    if (rc <= 0)
+        return rc;
     snprintf(err, errlen, "unknown option (see verdict compare --help)");
     return -1;
 }
@@ -140,7 +152,7 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
         {"adjust", required_argument, NULL, 'a'}, {"seed", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},   {"fail-if", required_argument, NULL, 'f'},
         {"csv", required_argument, NULL, 'v'},    {"markdown", required_argument, NULL, 'k'},
-        {"html", required_argument, NULL, 't'},
+        {"html", required_argument, NULL, 't'},   TEXT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     int first = walk_options(argc, argv, "C:c:d:h", long_options, "verdict compare",
@@ -319,8 +331,12 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
         .n_samples = m->n_samples, .series = m->series, .n_series = m->n_series,
         .analysis = &result,
     };
+    FILE *text = report_exports_use_stdout(&s->exports) ? stderr : stdout;
+    in.text_style = text_choices_style(&s->text, text);
+    in.text_style.time_metrics = peer_time_metrics;
+    in.text_style.n_time_metrics = sizeof peer_time_metrics / sizeof *peer_time_metrics;
     if (rc == EXIT_DONE)
-        report_write_text(&in, report_exports_use_stdout(&s->exports) ? stderr : stdout);
+        report_write_text(&in, text);
     if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err, errlen) != 0)
         rc = EXIT_INTERNAL;
     else if (rc == EXIT_DONE && fail_if_triggered(s->fail_if, &result))

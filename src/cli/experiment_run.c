@@ -56,8 +56,10 @@ void cli_print_run_summary(const experiment *e, const lab_outcome *o, const char
 int cli_report(const char *program, store *db, int64_t experiment_id, const experiment *e,
                const report_choices *choices)
 {
+    FILE *text = report_text_stream(choices);
     lab_report_options o = {.analysis = analysis_of(e, choices), .exports = choices->exports,
-                            .text = report_text_stream(choices)};
+                            .text = text,
+                            .text_style = text_choices_style(&choices->text, text)};
     analysis_result kept;
     verdict_error err;
     error_clear(&err);
@@ -165,6 +167,8 @@ static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_ou
 {
     progress_line progress;
     progress_init(&progress, stderr);
+    if (!text_style_wants_progress(r->report->text.style)) /* --style basic, color, none */
+        progress.enabled = false;
     char machine[256], worker[512];
     cli_machine_name(r->machine, r->e->machines != MACHINES_ONE, machine, sizeof machine);
     worker_token(machine, worker, sizeof worker);

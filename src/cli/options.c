@@ -236,6 +236,16 @@ const char report_options_help[] =
     "      --adjust A          holm (default), bh or none, for several comparisons\n"
     "      --fail-if RULE      exit 4 when a comparison is worse (worse) or is not better\n"
     "                          (not-better): a CI gate\n"
+    "terminal report:\n"
+    "      --time-unit U       times in U: ns, us (\xc2\xb5s), ms or s (hyperfine's nanosecond,\n"
+    "                          microsecond, millisecond, second); default: per table, the\n"
+    "                          unit in which its baseline's mean reads 1 to 999\n"
+    "      --style S           auto (default: colour on a terminal unless NO_COLOR is\n"
+    "                          set), basic (no colour, no progress line), full (colour\n"
+    "                          even when piped), nocolor, color, none (plain)\n"
+    "      --sort S            order of the headlines and table rows: auto or command (as\n"
+    "                          given, the default), mean-time (best mean first); the\n"
+    "                          comparisons keep the baseline first\n"
     "output:\n"
     "      --json FILE         the verdict/1 JSON document\n"
     "      --csv FILE          one row per sample\n"
@@ -268,7 +278,7 @@ int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, 
     case REPORT_OPT_HTML: c->exports.html = arg; return 0;
     case REPORT_OPT_SVG: c->exports.svg_dir = arg; return 0;
     }
-    return 1;
+    return text_choice_apply(&c->text, opt, arg, err, errlen);
 }
 
 void report_choices_override(const report_choices *c, analysis_options *o)

@@ -11,6 +11,7 @@
 
 #include <sched.h>
 
+#include "cli/text_options.h"
 #include "common/error.h"
 #include "core/analysis.h"
 #include "report/report.h"
@@ -56,6 +57,7 @@ typedef struct {
     adjust_method adjust;
     report_exports exports;
     fail_if_rule fail_if;
+    text_choices text;          /* the terminal report's look: --time-unit, --style, --sort */
 } report_choices;
 
 enum {
@@ -74,7 +76,8 @@ enum {
     {"csv", required_argument, NULL, REPORT_OPT_CSV},                                        \
     {"markdown", required_argument, NULL, REPORT_OPT_MARKDOWN},                              \
     {"html", required_argument, NULL, REPORT_OPT_HTML},                                      \
-    {"svg", required_argument, NULL, REPORT_OPT_SVG}
+    {"svg", required_argument, NULL, REPORT_OPT_SVG},                                        \
+    TEXT_LONG_OPTIONS
 /* The --help lines of the group. */
 extern const char report_options_help[];
 

@@ -126,7 +126,7 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .reserve_for_more = e->adaptive ? 0 : e->reserve_for_more,
             .planned_blocks = looks.planned_blocks,
             .extensions = looks.extensions, .extended_from = looks.from_blocks,
-            .extended_to = looks.blocks};
+            .extended_to = looks.blocks, .text_style = o->text_style};
         if (o->text)
             report_write_text(&in, o->text);
         if (report_write_exports(&in, &o->exports, why, sizeof why) != 0)

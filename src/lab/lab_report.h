@@ -16,6 +16,7 @@ typedef struct {
     analysis_options analysis;   /* the family's confidence, margin, method, adjustment */
     report_exports exports;
     FILE *text;                  /* the terminal report goes here; NULL: none */
+    report_text_style text_style; /* its look (units, colour, order, headlines) */
 } lab_report_options;
 
 /* The analysis options an experiment asks for: wilcoxon, paired by block, holm, its own

@@ -80,7 +80,8 @@ static void draw_quartiles(FILE *out, const plot_axis *axis, const plot_group *g
     print_row(out, g->marker, row, axis->width);
 }
 
-void ascii_plot_write(FILE *out, const plot_group *groups, size_t n_groups, int width)
+void ascii_plot_write(FILE *out, const plot_group *groups, size_t n_groups, int width,
+                      const units_format *axis_format)
 {
     plot_axis axis = {INFINITY, -INFINITY, width < 20 ? 20 : width};
     for (size_t g = 0; g < n_groups; g++)
@@ -99,7 +100,9 @@ void ascii_plot_write(FILE *out, const plot_group *groups, size_t n_groups, int 
     for (size_t g = 0; g < n_groups; g++)
         draw_quartiles(out, &axis, &groups[g], row);
     frame_line(out, axis.width);
-    fprintf(out, "   %-*.6g%*.6g\n", axis.width / 2, axis.low, axis.width - axis.width / 2 + 1,
-            axis.high);
+    char low[48], high[48];
+    units_format_value(axis_format, axis.low, low, sizeof low);
+    units_format_value(axis_format, axis.high, high, sizeof high);
+    fprintf(out, "   %-*s%*s\n", axis.width / 2, low, axis.width - axis.width / 2 + 1, high);
     free(row);
 }

@@ -6,13 +6,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/units.h"
+
 typedef struct {
     char marker;
     const double *values;
     size_t n;
 } plot_group;
 
-/* width is the number of columns inside the frame (at least 20). */
-void ascii_plot_write(FILE *out, const plot_group *groups, size_t n_groups, int width);
+/* width is the number of columns inside the frame (at least 20); the axis's two end
+ * values are written as `axis` says (a time in its unit, or a plain number). */
+void ascii_plot_write(FILE *out, const plot_group *groups, size_t n_groups, int width,
+                      const units_format *axis);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/analysis.h"
+#include "report/text_style.h"
 
 typedef struct {
     const char *name;
@@ -87,6 +88,10 @@ typedef struct {
      * taken, and the last one's blocks per point before and after */
     double reserve_for_more;
     size_t planned_blocks, extensions, extended_from, extended_to;
+    /* ---- the terminal report's look (--time-unit, --style, --sort; issue 16 item 4) ----
+     * read by report_write_text only; left zero: adaptive units, no colour, rows in the
+     * order given, no headlines */
+    report_text_style text_style;
 } report_input;
 
 /* Where the exports go; NULL: not written. */

@@ -7,6 +7,7 @@
 
 #include "report/plain_text.h"
 #include "report/report_query.h"
+#include "report/units.h"
 #include "stats/verdict_rules.h"
 
 #define CHART_WIDTH 50
@@ -100,13 +101,17 @@ static void print_chart(const report_input *in, const char *metric, const char *
         }
     if (baseline == NULL)
         return;
-    fputs("\n== change per point: ", out);
+    fputs("\n", out);
+    text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
+    fputs("== change per point: ", out);
     plain_write(out, candidate);
     fputs(" vs ", out);
     plain_write(out, baseline);
     fputs(", ", out);
     plain_write(out, metric);
-    fprintf(out, " (%s is better) ==\n", higher ? "higher" : "lower");
+    fprintf(out, " (%s is better) ==", higher ? "higher" : "lower");
+    text_style_off(out, &in->text_style);
+    fputs("\n", out);
     fprintf(out, "   * estimate, [---] interval, : the ±%g%% margin, | no change\n",
             in->options->margin * 100);
     print_axis(&s, out);
@@ -114,11 +119,15 @@ static void print_chart(const report_input *in, const char *metric, const char *
         const analysis_comparison *c = &in->analysis->comparisons[k];
         if (!in_chart(in, c, metric, candidate))
             continue;
-        char row[CHART_WIDTH + 1], label[LABEL_WIDTH + 1];
+        char row[CHART_WIDTH + 1], label[LABEL_WIDTH + 1], times[32] = "";
         draw_row(in, &s, &c->result, row);
         plain_escape(in->series[c->candidate].point, label, sizeof label);
-        fprintf(out, "  %-*s %s %+6.1f%%  %s\n", LABEL_WIDTH, label, row,
-                query_percent(c->result.ratio), verdict_kind_name(c->result.decision.kind));
+        if (units_format_times(c->result.ratio, times + 1, sizeof times - 1) > 0)
+            times[0] = ' ';
+        fprintf(out, "  %-*s %s %+6.1f%%%s  ", LABEL_WIDTH, label, row,
+                query_percent(c->result.ratio), times);
+        text_style_verdict(out, &in->text_style, c->result.decision.kind);
+        fputs("\n", out);
     }
 }
 

@@ -3,12 +3,15 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/ascii_plot.h"
 #include "report/plain_text.h"
 #include "report/report_query.h"
 #include "report/text_charts.h"
+#include "report/text_headlines.h"
+#include "report/units.h"
 #include "core/stopping.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
@@ -27,6 +30,16 @@ static void format_percent(double ratio, char *buf, size_t len)
 {
     double pct = (ratio - 1.0) * 100.0;
     snprintf(buf, len, fabs(pct) < 0.1 ? "%+.2f%%" : "%+.1f%%", pct);
+}
+
+/* An estimate: "+143.2% (×2.43)"; beyond 2x (or below 0.5x) a percentage alone reads
+ * badly, so the ratio itself follows it (units_format_times). */
+static void format_change(double ratio, char *buf, size_t len)
+{
+    char times[32];
+    format_percent(ratio, buf, len);
+    if (units_format_times(ratio, times, sizeof times) > 0 && strlen(buf) + 4 < len)
+        snprintf(buf + strlen(buf), len - strlen(buf), " (%s)", times);
 }
 
 static void print_settings(const report_input *in, FILE *out)
@@ -105,17 +118,66 @@ static int name_width(const report_input *in, size_t first, size_t end)
     return (int)width;
 }
 
+/* How a group's numbers are shown: a time metric in one unit for the whole table, picked
+ * from the baseline's mean (hyperfine's habit), so that a column can be read down. */
+static units_format group_format(const report_input *in, size_t first)
+{
+    const stats_summary *s = &in->analysis->summaries[first];
+    double typical = isfinite(s->mean) ? s->mean : s->median;
+    return units_for(text_style_is_time(&in->text_style, in->series[first].metric), typical,
+                     in->text_style.time_unit);
+}
+
+/* Right-aligned in `width` terminal columns (µ is two bytes but one column). */
+static void print_right(FILE *out, const char *text, int width)
+{
+    int columns = (int)units_columns(text);
+    fprintf(out, "%*s%s", width > columns ? width - columns : 0, "", text);
+}
+
+static bool ranks_before(const report_input *in, size_t a, size_t b)
+{
+    double ma = in->analysis->summaries[a].mean, mb = in->analysis->summaries[b].mean;
+    return in->series[a].higher_is_better ? ma > mb : ma < mb;
+}
+
+/* The rows of a table in the order --sort asks: as given, or best mean first (stable). */
+static void table_order(const report_input *in, size_t first, size_t end, size_t *order)
+{
+    size_t n = end - first;
+    for (size_t i = 0; i < n; i++)
+        order[i] = first + i;
+    for (size_t i = 1; in->text_style.sort == TEXT_SORT_MEAN && i < n; i++)
+        for (size_t j = i; j > 0 && ranks_before(in, order[j], order[j - 1]); j--) {
+            size_t swap = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = swap;
+        }
+}
+
+static void print_row(const report_input *in, size_t i, size_t first, int width,
+                      const units_format *format, FILE *out)
+{
+    const stats_summary *s = &in->analysis->summaries[i];
+    char name[NAME_MAX_WIDTH + 8], median[48];
+    series_label(&in->series[i], name, sizeof name);
+    units_format_value(format, s->median, median, sizeof median);
+    fprintf(out, " %c  %-*s %6zu ", marker_of(i - first), width, name, s->n);
+    print_right(out, median, 14);
+    fprintf(out, " %7.2f%%\n", s->cv * 100);
+}
+
 static void print_table(const report_input *in, size_t first, size_t end, FILE *out)
 {
     int width = name_width(in, first, end);
+    units_format format = group_format(in, first);
+    size_t *order = malloc((end - first) * sizeof *order);
     fprintf(out, "    %-*s %6s %14s %8s\n", width, "variant", "n", "median", "CV");
-    for (size_t i = first; i < end; i++) {
-        const stats_summary *s = &in->analysis->summaries[i];
-        char name[NAME_MAX_WIDTH + 8];
-        series_label(&in->series[i], name, sizeof name);
-        fprintf(out, " %c  %-*s %6zu %14.6g %7.2f%%\n", marker_of(i - first), width, name, s->n,
-                s->median, s->cv * 100);
-    }
+    if (order != NULL)
+        table_order(in, first, end, order);
+    for (size_t k = 0; k < end - first; k++)
+        print_row(in, order ? order[k] : first + k, first, width, &format, out);
+    free(order);
     fputs("\n", out);
 }
 
@@ -125,7 +187,8 @@ static void print_plot(const report_input *in, size_t first, size_t end, FILE *o
     size_t n = 0;
     for (size_t i = first; i < end && n < sizeof markers - 1; i++, n++)
         groups[n] = (plot_group){marker_of(i - first), in->series[i].values, in->series[i].n};
-    ascii_plot_write(out, groups, n, PLOT_WIDTH);
+    units_format format = group_format(in, first);
+    ascii_plot_write(out, groups, n, PLOT_WIDTH, &format);
 }
 
 /* Why an interval is wider than the family's level: the planned looks, the comparisons,
@@ -157,8 +220,8 @@ static void print_interval_line(const report_input *in, const analysis_compariso
 {
     const comparison *r = &c->result;
     const char *units = c->across_layouts ? "layouts" : "runs";
-    char est[32], lo[32], hi[32];
-    format_percent(r->ratio, est, sizeof est);
+    char est[48], lo[32], hi[32];
+    format_change(r->ratio, est, sizeof est);
     format_percent(r->ci_low, lo, sizeof lo);
     format_percent(r->ci_high, hi, sizeof hi);
     fprintf(out, " %c vs %c: %s %s%s, %s%s", marker_of(c->candidate - first),
@@ -213,13 +276,14 @@ static void print_layouts(const report_input *in, const analysis_comparison *c, 
                        l->n_candidate, out);
     if (!isfinite(l->binary_estimate))
         return;
-    char est[32], lo[32], hi[32];
-    format_percent(l->binary_estimate, est, sizeof est);
+    char est[48], lo[32], hi[32];
+    format_change(l->binary_estimate, est, sizeof est);
     format_percent(l->binary_low, lo, sizeof lo);
     format_percent(l->binary_high, hi, sizeof hi);
     fprintf(out, "   one build each (layout 0 against layout 0) would say: %s [%s, %s], p = "
-            "%.2g, %s%s\n", est, lo, hi, l->binary_p, verdict_kind_name(l->binary_kind),
-            l->binary_within_noise ? " — within what layout alone does" : "");
+            "%.2g, ", est, lo, hi, l->binary_p);
+    text_style_verdict(out, &in->text_style, l->binary_kind);
+    fprintf(out, "%s\n", l->binary_within_noise ? " — within what layout alone does" : "");
 }
 
 static void print_decided(const report_input *in, const analysis_comparison *c, FILE *out)
@@ -229,10 +293,15 @@ static void print_decided(const report_input *in, const analysis_comparison *c, 
     double change = fabs(r->ratio - 1.0) * 100;
     const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
                                                                 : (up ? "slower" : "faster");
-    fprintf(out, "   %s: ", verdict_kind_name(r->decision.kind));
+    char times[32];
+    fputs("   ", out);
+    text_style_verdict(out, &in->text_style, r->decision.kind);
+    fputs(": ", out);
     plain_write(out, in->series[c->candidate].variant);
     fprintf(out, " is %.*f%% %s than ", change < 0.1 ? 2 : 1, change, word);
     plain_write(out, in->series[c->baseline].variant);
+    if (units_format_times(r->ratio, times, sizeof times) > 0)
+        fprintf(out, " (%s)", times);
     if (r->decision.negligible)
         fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
     fputs("\n", out);
@@ -256,7 +325,9 @@ static size_t more_blocks_to_decide(const report_input *in, const analysis_compa
 static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
 {
     const verdict_decision *d = &c->result.decision;
-    fputs("   inconclusive: ", out);
+    fputs("   ", out);
+    text_style_verdict(out, &in->text_style, VERDICT_INCONCLUSIVE);
+    fputs(": ", out);
     if (d->reason == UNDECIDED_RESOLUTION) {
         char rounding[64];
         analysis_describe_rounding(&c->result, rounding, sizeof rounding);
@@ -297,7 +368,9 @@ static void print_comparison(const report_input *in, const analysis_comparison *
         query_comparison_error(in, c, why, sizeof why);
         fputs(" ", out);
         plain_write(out, why);
-        fputs("\n   inconclusive\n", out);
+        fputs("\n   ", out);
+        text_style_verdict(out, &in->text_style, VERDICT_INCONCLUSIVE);
+        fputs("\n", out);
         return;
     }
     print_interval_line(in, c, first, out);
@@ -305,8 +378,9 @@ static void print_comparison(const report_input *in, const analysis_comparison *
     case VERDICT_BETTER:
     case VERDICT_WORSE: print_decided(in, c, out); break;
     case VERDICT_EQUIVALENT:
-        fprintf(out, "   equivalent: no difference larger than ±%g%%\n",
-                in->options->margin * 100);
+        fputs("   ", out);
+        text_style_verdict(out, &in->text_style, VERDICT_EQUIVALENT);
+        fprintf(out, ": no difference larger than ±%g%%\n", in->options->margin * 100);
         break;
     case VERDICT_INCONCLUSIVE: print_undecided(in, c, out); break;
     }
@@ -316,7 +390,9 @@ static void print_comparison(const report_input *in, const analysis_comparison *
 static void print_group(const report_input *in, size_t first, size_t end, FILE *out)
 {
     const analysis_series *s = &in->series[first];
-    fputs("\n== ", out);
+    fputs("\n", out);
+    text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
+    fputs("== ", out);
     if (in->n_points > 1) {
         plain_write(out, s->point);
         fputs(" · ", out);
@@ -326,7 +402,9 @@ static void print_group(const report_input *in, size_t first, size_t end, FILE *
         fputs(" · machine ", out);
         plain_write(out, s->machine);
     }
-    fprintf(out, " (%s is better) ==\n", s->higher_is_better ? "higher" : "lower");
+    fprintf(out, " (%s is better) ==", s->higher_is_better ? "higher" : "lower");
+    text_style_off(out, &in->text_style);
+    fputs("\n", out);
     print_table(in, first, end, out);
     print_plot(in, first, end, out);
     fputs("\n", out);
@@ -341,11 +419,15 @@ static void print_overall(const report_input *in, FILE *out)
 {
     if (in->analysis->n_overall == 0)
         return;
-    fputs("\n== overall, across the points (geometric mean of the ratios) ==\n", out);
+    fputs("\n", out);
+    text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
+    fputs("== overall, across the points (geometric mean of the ratios) ==", out);
+    text_style_off(out, &in->text_style);
+    fputs("\n", out);
     for (size_t i = 0; i < in->analysis->n_overall; i++) {
         const analysis_overall *o = &in->analysis->overall[i];
-        char est[32], lo[32], hi[32];
-        format_percent(o->ratio, est, sizeof est);
+        char est[48], lo[32], hi[32];
+        format_change(o->ratio, est, sizeof est);
         format_percent(o->ci_low, lo, sizeof lo);
         format_percent(o->ci_high, hi, sizeof hi);
         char level[LEVEL_TEXT];
@@ -356,9 +438,10 @@ static void print_overall(const report_input *in, FILE *out)
         plain_write(out, o->baseline);
         fputs(", ", out);
         plain_write(out, o->metric);
-        fprintf(out, " over %zu points: %s [%s, %s] (%s%% CI): %s%s\n", o->n_points, est, lo, hi,
-                level, verdict_kind_name(o->decision.kind),
-                o->decision.negligible ? " (negligible)" : "");
+        fprintf(out, " over %zu points: %s [%s, %s] (%s%% CI): ", o->n_points, est, lo, hi,
+                level);
+        text_style_verdict(out, &in->text_style, o->decision.kind);
+        fprintf(out, "%s\n", o->decision.negligible ? " (negligible)" : "");
     }
 }
 
@@ -414,16 +497,17 @@ static void print_fleet_one(const report_input *in, const analysis_fleet *f, FIL
         fprintf(out, ": not pooled (%s)\n", f->error ? f->error : "no result");
         return;
     }
-    char est[32], lo[32], hi[32], plo[32], phi[32], level[LEVEL_TEXT];
-    format_percent(f->ratio, est, sizeof est);
+    char est[48], lo[32], hi[32], plo[32], phi[32], level[LEVEL_TEXT];
+    format_change(f->ratio, est, sizeof est);
     format_percent(f->ci_low, lo, sizeof lo);
     format_percent(f->ci_high, hi, sizeof hi);
     format_percent(f->predict_low, plo, sizeof plo);
     format_percent(f->predict_high, phi, sizeof phi);
     level_text(f->confidence, 6, level, sizeof level);
-    fprintf(out, ": %s [%s, %s] over %zu machines (%s%% CI, p = %.2g adjusted): %s%s\n", est,
-            lo, hi, f->n_machines, level, f->p_adjusted, verdict_kind_name(f->decision.kind),
-            f->decision.negligible ? " (negligible)" : "");
+    fprintf(out, ": %s [%s, %s] over %zu machines (%s%% CI, p = %.2g adjusted): ", est,
+            lo, hi, f->n_machines, level, f->p_adjusted);
+    text_style_verdict(out, &in->text_style, f->decision.kind);
+    fprintf(out, "%s\n", f->decision.negligible ? " (negligible)" : "");
     fprintf(out, "   on a machine not in this fleet, expect %s to %s (%s%% prediction "
             "interval)\n", plo, phi, level);
     fprintf(out, "   between machines: spread ±%.1f%% (tau), I² %.0f%%\n",
@@ -438,7 +522,11 @@ static void print_fleet(const report_input *in, FILE *out)
 {
     if (in->analysis->n_fleet == 0)
         return;
-    fputs("\n== across machines (random effects, Hartung-Knapp interval) ==\n", out);
+    fputs("\n", out);
+    text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
+    fputs("== across machines (random effects, Hartung-Knapp interval) ==", out);
+    text_style_off(out, &in->text_style);
+    fputs("\n", out);
     for (size_t i = 0; i < in->analysis->n_fleet; i++)
         print_fleet_one(in, &in->analysis->fleet[i], out);
 }
@@ -452,8 +540,13 @@ static void print_warnings(const report_input *in, const query_point_set *unrun,
         const analysis_warning *w = &in->analysis->warnings[i];
         if (query_point_set_has(unrun, w->point))
             continue;
-        if (!any)
-            fputs("\nwarnings:\n", out);
+        if (!any) {
+            fputs("\n", out);
+            text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
+            fputs("warnings:", out);
+            text_style_off(out, &in->text_style);
+            fputs("\n", out);
+        }
         any = true;
         fputs("  [", out);
         plain_write(out, w->code);
@@ -478,9 +571,16 @@ void report_write_text(const report_input *in, FILE *out)
     print_settings(in, out);
     print_failures(in, out);
     size_t first = 0;
+    const char *headlined = NULL; /* the point whose headlines were printed last */
     for (size_t i = 1; i <= in->n_series; i++) {
         if (i == in->n_series || !analysis_same_group(&in->series[i], &in->series[first])) {
-            if (!query_point_set_has(&unrun, in->series[first].point))
+            const char *point = in->series[first].point;
+            if (!query_point_set_has(&unrun, point) && in->text_style.headlines &&
+                (headlined == NULL || strcmp(headlined, point) != 0)) {
+                text_headlines_write(in, point, out);
+                headlined = point;
+            }
+            if (!query_point_set_has(&unrun, point))
                 print_group(in, first, i, out);
             first = i;
         }
