@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Each adaptive look at about this times the previous block count (docs/statistics.md). */
+#define STOPPING_GROWTH 1.5
+
 typedef struct {
     size_t min_blocks;   /* first look */
     size_t max_blocks;   /* last look: the budget */

@@ -21,8 +21,6 @@
 #include "lab/point_index.h"
 #include "version.h"
 
-/* Adaptive looks grow the block count by this factor (docs/statistics.md). */
-#define LOOK_GROWTH 1.5
 /* Blocks and sequence numbers are stored as 64-bit integers: no plan may outgrow them. */
 #define LARGEST_PLAN ((uint64_t)INT64_MAX)
 
@@ -470,7 +468,7 @@ void engine_end_point(engine *g, point_run *p, verdict_error *err)
 static int run_point(engine *g, size_t point, size_t position, verdict_error *err)
 {
     point_run p = {.point = point, .position = position, .start = runner_monotonic_seconds(),
-                   .rule = {g->e->min_blocks, g->e->max_blocks, LOOK_GROWTH}};
+                   .rule = {g->e->min_blocks, g->e->max_blocks, STOPPING_GROWTH}};
     g->out->points_started++;
     int rc = fill_table(g, point) != 0 ? error_set(err, ERROR_INTERNAL, "out of memory")
                                        : run_blocks(g, &p, err);
@@ -602,7 +600,7 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
                 .measured = STRBUF_INIT};
     memset(out, 0, sizeof *out);
     error_clear(err);
-    stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
+    stopping_rule rule = {e->min_blocks, e->max_blocks, STOPPING_GROWTH};
     out->looks_planned = e->adaptive ? stopping_looks(&rule) : 0;
     out->look_confidence = e->adaptive ? stopping_look_confidence(c->analysis.confidence, &rule)
                                        : c->analysis.confidence;

@@ -6,14 +6,11 @@
 
 #include "core/stopping.h"
 
-/* Adaptive looks grow the block count by this factor, as the engine's do. */
-#define LOOK_GROWTH 1.5
-
 static size_t planned_looks(const experiment *e)
 {
     if (!e->adaptive)
         return 1;
-    stopping_rule rule = {e->min_blocks, e->max_blocks, LOOK_GROWTH};
+    stopping_rule rule = {e->min_blocks, e->max_blocks, STOPPING_GROWTH};
     return stopping_looks(&rule);
 }
 

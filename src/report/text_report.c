@@ -196,22 +196,23 @@ static void print_plot(const report_input *in, size_t first, size_t end, FILE *o
 static void print_widening(const report_input *in, FILE *out)
 {
     size_t m = in->analysis->n_comparisons;
-    if (in->looks > 1 || m > 1)
+    bool widened = in->looks > 1 || m > 1;
+    const char *next = widened ? "; " : ", ";
+    if (widened)
         fputs(", widened for ", out);
     if (in->looks > 1)
         fprintf(out, "%zu planned looks%s", in->looks, m > 1 ? " and " : "");
     if (m > 1)
         fprintf(out, "%zu comparisons", m);
     if (in->extensions > 0) {
-        fprintf(out, "%slook %zu: extended from %zu to %zu blocks", in->looks > 1 || m > 1
-                ? "; " : ", ", in->extensions + 1, in->extended_from, in->extended_to);
+        fprintf(out, "%slook %zu: extended from %zu to %zu blocks", next, in->extensions + 1,
+                in->extended_from, in->extended_to);
     } else if (in->reserve_for_more > 0) {
         char kept[LEVEL_TEXT], alpha[LEVEL_TEXT];
         level_text((1.0 - in->options->confidence) * in->reserve_for_more, 6, kept,
                    sizeof kept);
         level_text(1.0 - in->options->confidence, 6, alpha, sizeof alpha);
-        fprintf(out, "%skeeping %s%% of the %s%% for --more", in->looks > 1 || m > 1 ? "; "
-                : ", ", kept, alpha);
+        fprintf(out, "%skeeping %s%% of the %s%% for --more", next, kept, alpha);
     }
 }
 
@@ -322,6 +323,17 @@ static size_t more_blocks_to_decide(const report_input *in, const analysis_compa
                                      fmax(estimate, band - estimate));
 }
 
+static void print_runs_needed(const report_input *in, const analysis_comparison *c, FILE *out)
+{
+    long needed = c->result.decision.needed_blocks;
+    size_t more = more_blocks_to_decide(in, c);
+    fprintf(out, "about %ld more run%s per side needed", needed, needed == 1 ? "" : "s");
+    if (more > 0)
+        fprintf(out, " at this level; at the stricter level of an extension: verdict run "
+                "--more %zu", more);
+    fputc('\n', out);
+}
+
 static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
 {
     const verdict_decision *d = &c->result.decision;
@@ -349,13 +361,8 @@ static void print_undecided(const report_input *in, const analysis_comparison *c
     if (c->across_layouts && c->layouts.needed_layouts >= 0)
         fprintf(out, "about %ld layouts per variant needed (more runs of these layouts cannot "
                 "remove their spread)\n", c->layouts.needed_layouts);
-    else if (d->needed_blocks >= 0 && more_blocks_to_decide(in, c) > 0)
-        fprintf(out, "about %ld more run%s per side needed at this level; at the stricter "
-                "level of an extension: verdict run --more %zu\n", d->needed_blocks,
-                d->needed_blocks == 1 ? "" : "s", more_blocks_to_decide(in, c));
     else if (d->needed_blocks >= 0)
-        fprintf(out, "about %ld more run%s per side needed\n", d->needed_blocks,
-                d->needed_blocks == 1 ? "" : "s");
+        print_runs_needed(in, c, out);
     else
         fputs("the spread gives no estimate of how many more runs would decide\n", out);
 }
