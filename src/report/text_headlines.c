@@ -8,6 +8,7 @@
 
 #include "report/plain_text.h"
 #include "report/report_query.h"
+#include "common/utf8.h"
 #include "report/units.h"
 #include "stats/descriptive.h"
 
@@ -62,7 +63,7 @@ static void print_value(FILE *out, double seconds, units_time unit)
 {
     char text[48];
     units_format_time(seconds, unit, text, sizeof text);
-    size_t columns = units_columns(text);
+    size_t columns = utf8_width(text);
     fprintf(out, "%*s%s", columns < VALUE_WIDTH ? (int)(VALUE_WIDTH - columns) : 0, "", text);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "report/ascii_plot.h"
 #include "report/plain_text.h"
 #include "report/report_query.h"
@@ -131,7 +132,7 @@ static units_format group_format(const report_input *in, size_t first)
 /* Right-aligned in `width` terminal columns (µ is two bytes but one column). */
 static void print_right(FILE *out, const char *text, int width)
 {
-    int columns = (int)units_columns(text);
+    int columns = (int)utf8_width(text);
     fprintf(out, "%*s%s", width > columns ? width - columns : 0, "", text);
 }
 

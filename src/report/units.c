@@ -116,14 +116,6 @@ size_t units_format_value(const units_format *f, double value, char *buf, size_t
                       : units_format_plain(value, buf, len);
 }
 
-size_t units_columns(const char *text)
-{
-    size_t columns = 0;
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-        columns += (*c & 0xC0) != 0x80; /* UTF-8 continuation bytes take no column */
-    return columns;
-}
-
 size_t units_format_times(double ratio, char *buf, size_t len)
 {
     if (len > 0)

@@ -41,9 +41,6 @@ size_t units_format_plain(double value, char *buf, size_t len);
 /* Either of the above, as the format says. */
 size_t units_format_value(const units_format *f, double value, char *buf, size_t len);
 
-/* Terminal columns of a formatted number or text (µ is two bytes but one column), for
- * right-aligning it. */
-size_t units_columns(const char *text);
 
 /* A ratio beyond 2 or below 0.5 as "×2.43" or "×0.41" (always candidate / baseline, the
  * ratio the percentage shows); "" for ratios in between, where the percent reads well. */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "report/text_style.h"
 #include "report/units.h"
 
@@ -123,8 +124,8 @@ static void test_times_beyond_two(void **state)
 static void test_columns_count_characters(void **state)
 {
     (void)state;
-    assert_int_equal(units_columns("1.500 \xc2\xb5s"), 8);
-    assert_int_equal(units_columns("34.78 ms"), 8);
+    assert_int_equal(utf8_width("1.500 \xc2\xb5s"), 8);
+    assert_int_equal(utf8_width("34.78 ms"), 8);
 }
 
 static void test_colour_decision(void **state)
