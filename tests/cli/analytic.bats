@@ -55,7 +55,12 @@ four_runs_above() {
 
 @test "the analytic workload's A/A at a tiny scale: every query measured, none called better or worse" {
     aa_file aa-test.yaml
-    run "$VERDICT" run "$DATA/analytic/aa-test.yaml" --store "$DATA/aa.db" --json "$DATA/aa.json"
+    # As in postgres.bats: at 95% an A/A family is called different up to 5% of the time by
+    # design, and two servers of one build can differ a little for the whole run (a clean
+    # CI run saw B 6-14% faster on every query, two of eight called at adjusted p 0.039).
+    # At 99% that is at most 1%; 12 blocks still reach 99.9% per comparison.
+    run "$VERDICT" run "$DATA/analytic/aa-test.yaml" --store "$DATA/aa.db" --json "$DATA/aa.json" \
+        --confidence 0.99
     echo "$output"
     [ "$status" -eq 0 ]
     # each query and the geometric mean, 12 paired blocks each
