@@ -85,7 +85,8 @@ static void print_user_system(const headline *h, units_time unit, FILE *out)
 static void print_one(const report_input *in, const headline *h, const char *point, FILE *out)
 {
     const report_text_style *style = &in->text_style;
-    units_time unit = units_pick(h->wall.mean, style->time_unit);
+    /* From the median, as the tables' unit (group_format in text_report.c says why). */
+    units_time unit = units_pick(h->wall.median, style->time_unit);
     fputs("\n", out);
     text_style_on(out, style, TEXT_PAINT_BOLD);
     fprintf(out, "Benchmark %zu:", h->variant + 1);

@@ -119,12 +119,13 @@ static int name_width(const report_input *in, size_t first, size_t end)
     return (int)width;
 }
 
-/* How a group's numbers are shown: a time metric in one unit for the whole table, picked
- * from the baseline's mean (hyperfine's habit), so that a column can be read down. */
+/* How a group's numbers are shown: a time metric in one unit for the whole table, so that
+ * a column can be read down. hyperfine picks it from the mean; the median here, so that one
+ * stalled run (5 s among 1 ms runs) does not write every other value as 0.0008123 s. */
 static units_format group_format(const report_input *in, size_t first)
 {
     const stats_summary *s = &in->analysis->summaries[first];
-    double typical = isfinite(s->mean) ? s->mean : s->median;
+    double typical = isfinite(s->median) ? s->median : s->mean;
     return units_for(text_style_is_time(&in->text_style, in->series[first].metric), typical,
                      in->text_style.time_unit);
 }

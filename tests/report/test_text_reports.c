@@ -342,6 +342,32 @@ static void every_point_run_gets_no_note(void **state)
     free_fixture(f);
 }
 
+/* One stalled run (10 s among runs near 1 ms; CI under load saw such) must not put the whole
+ * table, headline and axis in seconds: the unit comes from the median, not the mean (which
+ * the stall takes above 1 s). */
+static void a_stalled_run_keeps_the_unit_of_the_rest(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture("B", 1, 1);
+    for (size_t v = 0; v < 2; v++)
+        for (size_t r = 0; r < RUNS; r++)
+            f->values[v * RUNS + r] = 0.00080 + 0.00001 * (double)r + 0.00002 * (double)v;
+    f->values[3] = 10.0; /* the baseline's, which sets the table's unit */
+    analysis_result_free(&f->analysis);
+    char err[256];
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    f->in.text_style.headlines = true;
+    char *text = text_report(f);
+    assert_non_null(strstr(text, "Time (median):"));
+    assert_non_null(strstr(text, "10000000 \xc2\xb5s")); /* the stall, in the others' unit */
+    assert_non_null(strstr(text, "800.0 \xc2\xb5s"));    /* the fastest run */
+    for (size_t i = 1; text[i] != '\0'; i++) /* no "0.0008000 s": a number in seconds */
+        assert_false(text[i] == ' ' && text[i + 1] == 's' && text[i - 1] >= '0' &&
+                     text[i - 1] <= '9' && (text[i + 2] == ' ' || text[i + 2] == '\n'));
+    free(text);
+    free_fixture(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +380,7 @@ int main(void)
         cmocka_unit_test(unrun_points_are_summed_up_in_one_line),
         cmocka_unit_test(runs_that_timed_out_are_named_as_such),
         cmocka_unit_test(every_point_run_gets_no_note),
+        cmocka_unit_test(a_stalled_run_keeps_the_unit_of_the_rest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
