@@ -7,7 +7,9 @@
 #
 # A verdict invocation of R runs per side runs /bin/true 2R times; hyperfine gets 2R runs.
 # per-run = (T(LONG) - T(SHORT)) / (2 (LONG - SHORT)); start-up = T(SHORT) - 2 SHORT per-run.
-# The medians over rounds are printed last, with each verdict's per-run cost over hyperfine's.
+# The medians over rounds are printed last, with each verdict's per-run cost over hyperfine's:
+# the ratio of the medians, and the median (with min and max) of the ratios within a round,
+# which a machine whose speed drifts between rounds disturbs less.
 set -eu
 rounds=${ROUNDS:-9}
 short=${SHORT:-25}
@@ -40,12 +42,15 @@ while [ "$i" -le "$rounds" ]; do
 done
 median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 hf=$(cut -d' ' -f1 "$work/hyperfine" | median)
-printf "%-40s %12s %12s %10s\n" tool per-run start-up "/hyperfine"
+printf "%-40s %12s %12s %10s %22s\n" tool per-run start-up "/hyperfine" "paired: median (range)"
 k=0
 for v in "$@"; do
     k=$((k + 1))
     per=$(cut -d' ' -f1 "$work/v$k" | median)
     up=$(cut -d' ' -f2 "$work/v$k" | median)
-    printf "%-40s %10.1fus %10.0fus %10.3f\n" "$v" "$per" "$up" "$(echo "$per / $hf" | bc -l)"
+    paste -d' ' "$work/v$k" "$work/hyperfine" | awk '{ printf "%.4f\n", $1 / $3 }' > "$work/r$k"
+    printf "%-40s %10.1fus %10.0fus %10.3f %8.3f (%.3f-%.3f)\n" "$v" "$per" "$up" \
+        "$(echo "$per / $hf" | bc -l)" "$(median < "$work/r$k")" \
+        "$(sort -n "$work/r$k" | head -1)" "$(sort -n "$work/r$k" | tail -1)"
 done
 printf "%-40s %10.1fus %10.0fus %10.3f\n" "hyperfine -N" "$hf" "$(cut -d' ' -f2 "$work/hyperfine" | median)" 1

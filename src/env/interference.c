@@ -202,6 +202,7 @@ static ssize_t read_proc_text(int fd, char *buf, size_t cap, enough_text enough)
 
 int interference_probe_open(interference_probe *probe)
 {
+    *probe = (interference_probe){.stat_fd = -1, .loadavg_fd = -1};
     probe->stat_fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
     probe->loadavg_fd = probe->stat_fd < 0 ? -1 : open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
     if (probe->loadavg_fd < 0) {
@@ -222,21 +223,57 @@ void interference_probe_close(interference_probe *probe)
     probe->stat_fd = probe->loadavg_fd = -1;
 }
 
-int interference_probe_snapshot(const interference_probe *probe, cpu_snapshot *out)
+static int64_t monotonic_ns(void)
+{
+    struct timespec now;
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+        return -1;
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+/* Rereads /proc/loadavg into the probe when what it keeps is older than the refresh. */
+static int refresh_load(interference_probe *probe, int64_t now_ns)
+{
+    if (probe->loadavg_read_ns > 0 &&
+        now_ns - probe->loadavg_read_ns < INTERFERENCE_LOADAVG_REFRESH_NS)
+        return 0;
+    char load_text[LOADAVG_BUFFER_BYTES];
+    cpu_snapshot load;
+    ssize_t n = read_proc_text(probe->loadavg_fd, load_text, sizeof load_text, has_first_line);
+    if (n < 0 || parse_proc_loadavg(load_text, (size_t)n, &load) != 0)
+        return -1;
+    probe->load1 = load.load1;
+    probe->load5 = load.load5;
+    probe->load15 = load.load15;
+    probe->loadavg_read_ns = now_ns;
+    return 0;
+}
+
+int interference_probe_snapshot(interference_probe *probe, cpu_snapshot *out)
 {
     char stat_text[STAT_BUFFER_BYTES];
-    char load_text[LOADAVG_BUFFER_BYTES];
-    struct timespec now;
     ssize_t n = read_proc_text(probe->stat_fd, stat_text, sizeof stat_text, past_cpu_lines);
-    if (n < 0 || clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+    int64_t now_ns = monotonic_ns();
+    if (n < 0 || now_ns < 0)
         return -1;
     if (parse_proc_stat(stat_text, (size_t)n, out) != 0)
         return -1;
-    out->monotonic_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-    n = read_proc_text(probe->loadavg_fd, load_text, sizeof load_text, has_first_line);
-    if (n < 0)
+    out->monotonic_ns = now_ns;
+    if (refresh_load(probe, now_ns) != 0)
         return -1;
-    return parse_proc_loadavg(load_text, (size_t)n, out);
+    out->load1 = probe->load1;
+    out->load5 = probe->load5;
+    out->load15 = probe->load15;
+    return 0;
+}
+
+int interference_probe_load1(interference_probe *probe, double *load1)
+{
+    int64_t now_ns = monotonic_ns();
+    if (now_ns < 0 || refresh_load(probe, now_ns) != 0)
+        return -1;
+    *load1 = probe->load1;
+    return 0;
 }
 
 int interference_snapshot(cpu_snapshot *out)
@@ -257,6 +294,11 @@ static double clock_ticks_per_second(void)
     return tck > 0 ? (double)tck : FALLBACK_CLK_TCK;
 }
 
+bool interference_resolvable(double seconds)
+{
+    return seconds * clock_ticks_per_second() >= INTERFERENCE_MIN_JIFFIES;
+}
+
 static double clamp_share(double x)
 {
     return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
@@ -275,7 +317,7 @@ void interference_between(const cpu_snapshot *before, const cpu_snapshot *after,
     double seconds = (double)(after->monotonic_ns - before->monotonic_ns) / 1e9;
     *out = (interference){.seconds = seconds, .steal = NAN, .other_busy = NAN,
                           .resolution = NAN, .load1 = after->load1, .ncpu = after->ncpu};
-    if (after->ncpu <= 0 || !(seconds * tick >= INTERFERENCE_MIN_JIFFIES) ||
+    if (after->ncpu <= 0 || !interference_resolvable(seconds) ||
         !counters_advanced(&before->total, &after->total))
         return;
     double capacity = seconds * after->ncpu; /* CPU-seconds the machine could run */

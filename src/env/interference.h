@@ -43,19 +43,37 @@ typedef struct {
  * "cpu" line). */
 int interference_snapshot(cpu_snapshot *out);
 
+/* How often a probe rereads /proc/loadavg: the kernel recomputes the averages only every
+ * 5 s, so a snapshot per run of 1 ms would read the same numbers thousands of times. */
+#define INTERFERENCE_LOADAVG_REFRESH_NS 1000000000LL
+
 /* The two files kept open, for a runner that takes a snapshot before and after every
- * run: rereading them from offset 0 costs about a third of opening them again. Owned by
- * the caller (no global state); one probe per thread. */
+ * run: rereading them from offset 0 costs about a third of opening them again. The load
+ * averages are kept between rereads. Owned by the caller (no global state); one probe
+ * per thread. */
 typedef struct {
     int stat_fd;
     int loadavg_fd;
+    int64_t loadavg_read_ns;         /* CLOCK_MONOTONIC of the last reread; 0: never */
+    double load1, load5, load15;
 } interference_probe;
 
 /* Opens /proc/stat and /proc/loadavg. Returns 0, or -1 with errno set (both closed). */
 int interference_probe_open(interference_probe *probe);
 
-/* As interference_snapshot, through the open files; no allocation, no open(2). */
-int interference_probe_snapshot(const interference_probe *probe, cpu_snapshot *out);
+/* As interference_snapshot, through the open files; no allocation, no open(2). The load
+ * averages are the kept ones when they were read less than INTERFERENCE_LOADAVG_REFRESH_NS
+ * ago. */
+int interference_probe_snapshot(interference_probe *probe, cpu_snapshot *out);
+
+/* The 1-minute load average alone (kept, or reread when stale), for a run too short to
+ * be measured from /proc/stat. Returns 0, or -1 with errno set. */
+int interference_probe_load1(interference_probe *probe, double *load1);
+
+/* Whether /proc/stat can measure an interval of this many seconds: it counts in clock
+ * ticks (USER_HZ, usually 100 a second), and below INTERFERENCE_MIN_JIFFIES of them one
+ * tick is more than a fifth of the interval. interference_between gives NaN below it. */
+bool interference_resolvable(double seconds);
 
 /* Closes the files; safe to call twice. */
 void interference_probe_close(interference_probe *probe);

@@ -20,6 +20,9 @@ typedef struct {
     interference_probe probe;
     bool probe_open;
     bool server_does_the_work;   /* other CPUs' load is the server's: not interference */
+    /* the longest run so far (NaN before the first): while even it is too short for
+     * /proc/stat to measure, runs are not bracketed by snapshots that could only give NaN */
+    double longest_wall;
 } process_runner;
 
 int process_runner_open(process_runner *p, const target_settings *s, uint64_t seed,
@@ -30,8 +33,13 @@ void process_runner_close(process_runner *p);
  * The array is the caller's to free; its strings are borrowed. NULL when out of memory. */
 char **process_runner_envp(const process_runner *p, char *const *extra);
 
+/* Whether the next run is bracketed by /proc/stat snapshots: before the first run, and
+ * once any run lasted long enough for them to measure it (interference_resolvable). */
+bool process_runner_brackets_next(const process_runner *p);
+
 /* Runs the request once: the pad gets a length drawn from (seed, seq), interference is read
- * before and after. The readings go into out; the result (with stdout when captured) into
+ * before and after (unless every run so far was too short to measure: then only the load
+ * average; the first long run of such a session goes unmeasured too). The readings go into out; the result (with stdout when captured) into
  * result, which the caller frees. 0 when it ran (whatever its exit), -1 with err when it
  * could not be started. */
 int process_runner_measure(process_runner *p, const run_request *request, long seq,

@@ -332,6 +332,45 @@ static void probe_rereads_fresh_counters(void **state)
     assert_int_equal(probe.stat_fd, -1);
 }
 
+/* The load averages are kept for INTERFERENCE_LOADAVG_REFRESH_NS: within it a snapshot does
+ * not touch /proc/loadavg (its descriptor closed here proves it), past it it rereads. */
+static void probe_keeps_the_load_average_between_rereads(void **state)
+{
+    (void)state;
+    interference_probe probe;
+    cpu_snapshot first, again;
+    double load1 = NAN;
+    assert_int_equal(interference_probe_open(&probe), 0);
+    assert_int_equal(interference_probe_snapshot(&probe, &first), 0);
+    close(probe.loadavg_fd);
+    probe.loadavg_fd = -1;
+    assert_int_equal(interference_probe_snapshot(&probe, &again), 0);
+    assert_true(again.load1 == first.load1 && again.load15 == first.load15);
+    assert_int_equal(interference_probe_load1(&probe, &load1), 0);
+    assert_true(load1 == first.load1);
+    probe.loadavg_read_ns -= INTERFERENCE_LOADAVG_REFRESH_NS; /* now stale: must reread */
+    assert_int_equal(interference_probe_snapshot(&probe, &again), -1);
+    assert_int_equal(interference_probe_load1(&probe, &load1), -1);
+    interference_probe_close(&probe);
+}
+
+/* The rule interference_between applies, stated once: 5 clock ticks or more. */
+static void resolvable_from_five_ticks(void **state)
+{
+    (void)state;
+    double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
+    assert_true(interference_resolvable(INTERFERENCE_MIN_JIFFIES * tick));
+    assert_true(interference_resolvable(1.0));
+    assert_false(interference_resolvable(INTERFERENCE_MIN_JIFFIES * tick * 0.99));
+    assert_false(interference_resolvable(0.001));
+    assert_false(interference_resolvable(NAN));
+    cpu_snapshot before, after;
+    interference i;
+    make_pair(&before, &after, INTERFERENCE_MIN_JIFFIES * tick * 0.99, 0, 0);
+    interference_between(&before, &after, 0.0, &i);
+    assert_true(isnan(i.steal) && isnan(i.other_busy));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +385,8 @@ int main(void)
         cmocka_unit_test(between_clamps_to_zero_and_one),
         cmocka_unit_test(between_is_unknown_when_it_cannot_tell),
         cmocka_unit_test(disturbing_above_the_limits),
+        cmocka_unit_test(probe_keeps_the_load_average_between_rereads),
+        cmocka_unit_test(resolvable_from_five_ticks),
         cmocka_unit_test(quiet_or_granular_readings_are_not_disturbing),
         cmocka_unit_test(snapshots_of_this_machine),
         cmocka_unit_test(probe_rereads_fresh_counters),
