@@ -327,18 +327,6 @@ store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long 
         .metric_values = m->values, .n_metrics = g->n_metrics};
 }
 
-static int commit(engine *g, const point_run *p, size_t unit, long block,
-                  const target_measurement *m, double started, verdict_error *err)
-{
-    store_sample row = engine_sample_row(g, p->point, unit, block, m, started);
-    char why[1024];
-    if (store_add_sample(g->c->db, g->out->run_id, &row, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
-    g->seq++;
-    g->out->samples_taken++;
-    return 0;
-}
-
 /* Unmeasured runs of every unit, in the first block's order, before the point's first one. */
 int engine_warm_up(engine *g, point_run *p, verdict_error *err)
 {
@@ -364,9 +352,10 @@ static int run_unit(engine *g, point_run *p, size_t unit, size_t block, verdict_
         return -1;
     target_measurement m;
     double started = runner_monotonic_seconds() - g->start;
-    if (engine_measure(g, p, unit, (long)block, &m, err) != 0 ||
-        commit(g, p, unit, (long)block, &m, started, err) != 0)
+    if (engine_measure(g, p, unit, (long)block, &m, err) != 0)
         return -1;
+    if (engine_batch_add(g, p->point, unit, (long)block, &m, started) != 0)
+        return error_set(err, ERROR_INTERNAL, "out of memory");
     if (table_reserve(g, block) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     table_put(g, block, unit, m.values);
@@ -379,7 +368,7 @@ static int run_block(engine *g, point_run *p, size_t block, size_t *order, verdi
     for (size_t i = 0; i < g->n_units; i++)
         if (!table_has(g, block, order[i]) && run_unit(g, p, order[i], block, err) != 0)
             return -1;
-    return 0;
+    return engine_batch_due(g) ? engine_batch_flush(g, err) : 0;
 }
 
 static void report_progress(engine *g, const point_run *p, size_t blocks_done)
@@ -465,6 +454,23 @@ void engine_end_point(engine *g, point_run *p, verdict_error *err)
         analysis_result_free(&p->latest);
 }
 
+/* What was measured is committed whatever ended the blocks (a failure, a stop); a commit
+ * that fails after another error is told on the notes, the first error kept. */
+static int commit_measured(engine *g, int rc, verdict_error *err)
+{
+    verdict_error commit_err;
+    error_clear(&commit_err);
+    if (engine_batch_flush(g, &commit_err) == 0)
+        return rc;
+    if (rc == 0) {
+        *err = commit_err;
+        return -1;
+    }
+    if (g->c->notes)
+        fprintf(g->c->notes, "verdict: %s\n", commit_err.message);
+    return rc;
+}
+
 static int run_point(engine *g, size_t point, size_t position, verdict_error *err)
 {
     point_run p = {.point = point, .position = position, .start = runner_monotonic_seconds(),
@@ -472,6 +478,7 @@ static int run_point(engine *g, size_t point, size_t position, verdict_error *er
     g->out->points_started++;
     int rc = fill_table(g, point) != 0 ? error_set(err, ERROR_INTERNAL, "out of memory")
                                        : run_blocks(g, &p, err);
+    rc = commit_measured(g, rc, err);
     engine_end_point(g, &p, err);
     return rc != 0 || err->kind != ERROR_NONE ? -1 : 0;
 }
@@ -576,6 +583,7 @@ static void engine_free(engine *g)
     free(g->table.present);
     strbuf_free(&g->warnings);
     strbuf_free(&g->measured);
+    engine_batch_free(&g->batch);
 }
 
 static int prepare_engine(engine *g, verdict_error *err)

@@ -27,6 +27,31 @@ typedef struct {
     size_t blocks;               /* blocks allocated */
 } point_table;
 
+/* A measurement waiting to be committed (lab/engine_batch.c). */
+typedef struct {
+    size_t point, unit;
+    long block;
+    double started;
+    long seq;
+    target_measurement m;        /* m.values is in the batch's values, at the item's index */
+} engine_batch_item;
+
+/* Samples are committed in batches: one transaction each, which a store file otherwise pays
+ * per sample (13 page writes, about 200 us), and SQLite's code is cold after every run.
+ * A batch is flushed at the end of a block once it holds this many samples or its first
+ * is this old, and always before the engine returns: a stop (Ctrl-C) loses nothing; a
+ * crash or SIGKILL at most the last second. */
+#define ENGINE_BATCH_SAMPLES 64
+#define ENGINE_BATCH_SECONDS 1.0
+
+typedef struct {
+    engine_batch_item *items;
+    size_t n, capacity;
+    double *values;              /* n_metrics per item */
+    size_t values_capacity;
+    double oldest;               /* runner_monotonic_seconds() of the first item */
+} engine_batch;
+
 /* Everything one run holds; released by engine_free. */
 typedef struct {
     const lab_config *c;
@@ -44,6 +69,7 @@ typedef struct {
     strbuf warnings;             /* "code\tpoint\tvariant\tmessage" lines */
     strbuf measured;             /* what each variant ran (LAB_BUILDS_FACT lines) */
     point_table table;
+    engine_batch batch;          /* measured, not yet committed */
 } engine;
 
 
@@ -74,6 +100,18 @@ int engine_measure(engine *g, point_run *p, size_t unit, long block, target_meas
 /* The store's row for a measurement (its strings borrowed from the engine and m). */
 store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long block,
                                const target_measurement *m, double started);
+/* Holds a measurement (copied) for the next flush and takes its seq; -1 when out of memory. */
+int engine_batch_add(engine *g, size_t point, size_t unit, long block,
+                     const target_measurement *m, double started);
+/* Whether the batch should be committed now (at a block's end). */
+bool engine_batch_due(const engine *g);
+/* The store's rows of the batch (strings borrowed from the engine and the batch), or NULL
+ * when out of memory; the caller frees the array. */
+store_sample *engine_batch_rows(engine *g);
+/* Commits the batch in one transaction and empties it; 0, or -1 with err (kept then). */
+int engine_batch_flush(engine *g, verdict_error *err);
+void engine_batch_free(engine_batch *b);
+
 /* The teardown helper and the target's end_point, even after a failure or a stop. */
 void engine_end_point(engine *g, point_run *p, verdict_error *err);
 

@@ -358,25 +358,31 @@ int pg_store_insert_sample(pg_store *s, int64_t run_id, const store_sample *x, c
 typedef struct {
     int64_t run_id;
     const store_sample *x;
+    size_t n;
 } sample_args;
 
-static int add_sample_body(pg_store *s, void *args, char *err, size_t errlen)
+static int add_samples_body(pg_store *s, void *args, char *err, size_t errlen)
 {
     sample_args *a = args;
     if (s->retrying) {
-        int stored = already_stored(s, a->run_id, a->x, err, errlen);
+        /* one transaction: its first sample stored means all of them were */
+        int stored = already_stored(s, a->run_id, &a->x[0], err, errlen);
         if (stored != 0)
             return stored > 0 ? 0 : -1; /* committed before the loss: never stored twice */
     }
-    return pg_store_insert_sample(s, a->run_id, a->x, err, errlen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < a->n; i++)
+        rc = pg_store_insert_sample(s, a->run_id, &a->x[i], err, errlen);
+    return rc;
 }
 
-int pg_store_add_sample(store *base, int64_t run_id, const store_sample *sample, char *err,
-                        size_t errlen)
+int pg_store_add_samples(store *base, int64_t run_id, const store_sample *samples, size_t n,
+                         char *err, size_t errlen)
 {
-    sample_args a = {run_id, sample};
-    return pg_store_call(pg_store_of(base), NULL, add_sample_body, &a, "adding a sample", err,
-                         errlen);
+    sample_args a = {run_id, samples, n};
+    /* one sample is one statement; several are one transaction */
+    return pg_store_call(pg_store_of(base), n == 1 ? NULL : "BEGIN", add_samples_body, &a,
+                         n == 1 ? "adding a sample" : "adding samples", err, errlen);
 }
 
 /* ---- machines ---- */

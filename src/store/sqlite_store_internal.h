@@ -107,8 +107,8 @@ int sqlite_store_begin_run(store *s, int64_t experiment_id, const store_fact *fa
                            size_t n_facts, int64_t *run_id, char *err, size_t errlen);
 int sqlite_store_add_run_facts(store *s, int64_t run_id, const store_fact *facts,
                                size_t n_facts, char *err, size_t errlen);
-int sqlite_store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
-                            size_t errlen);
+int sqlite_store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
+                             char *err, size_t errlen);
 int sqlite_store_end_run(store *s, int64_t run_id, const char *status, char *err,
                          size_t errlen);
 

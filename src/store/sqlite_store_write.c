@@ -305,14 +305,16 @@ int sqlite_store_insert_sample(sqlite_store *s, int64_t run_id, const store_samp
     return insert_metrics(s, sample_id, x, err, errlen);
 }
 
-int sqlite_store_add_sample(store *base, int64_t run_id, const store_sample *sample, char *err,
-                            size_t errlen)
+int sqlite_store_add_samples(store *base, int64_t run_id, const store_sample *samples,
+                             size_t n, char *err, size_t errlen)
 {
     sqlite_store *s = sqlite_store_of(base);
-    const char *doing = "adding a sample";
+    const char *doing = n == 1 ? "adding a sample" : "adding samples";
     if (sqlite_store_begin(s, doing, err, errlen) != 0)
         return -1;
-    int status = sqlite_store_insert_sample(s, run_id, sample, err, errlen);
+    int status = 0;
+    for (size_t i = 0; status == 0 && i < n; i++)
+        status = sqlite_store_insert_sample(s, run_id, &samples[i], err, errlen);
     return sqlite_store_finish(s, status, doing, err, errlen);
 }
 

@@ -132,13 +132,21 @@ int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_
     return s->backend->add_run_facts(s, run_id, facts, n_facts, err, errlen);
 }
 
+int store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
+                      char *err, size_t errlen)
+{
+    if (refuse_if_read_only(s, "adding samples", err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (check_sample(s, &samples[i], err, errlen) != 0)
+            return -1;
+    return n == 0 ? 0 : s->backend->add_samples(s, run_id, samples, n, err, errlen);
+}
+
 int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
                      size_t errlen)
 {
-    if (check_sample(s, sample, err, errlen) != 0 ||
-        refuse_if_read_only(s, "adding a sample", err, errlen) != 0)
-        return -1;
-    return s->backend->add_sample(s, run_id, sample, err, errlen);
+    return store_add_samples(s, run_id, sample, 1, err, errlen);
 }
 
 int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen)

@@ -86,8 +86,12 @@ int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, si
 /* More facts about a run, learnt while it ran (a kernel's calibration, warnings). */
 int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
                         char *err, size_t errlen);
-/* Commits one sample (its own transaction, durable when this returns 0). A second sample for
- * the same (experiment, point, variant, layout, machine, block) with block >= 0 is refused. */
+/* Commits n samples in one transaction: all of them, durable when this returns 0, or none.
+ * A second sample for the same (experiment, point, variant, layout, machine, block) with
+ * block >= 0 is refused (and with it the whole batch). */
+int store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
+                      char *err, size_t errlen);
+/* store_add_samples of one. */
 int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
                      size_t errlen);
 /* Marks the run finished ("done", "interrupted", "failed"). */

@@ -19,8 +19,8 @@ typedef struct {
                      int64_t *run_id, char *err, size_t errlen);
     int (*add_run_facts)(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
                          char *err, size_t errlen);
-    int (*add_sample)(store *s, int64_t run_id, const store_sample *sample, char *err,
-                      size_t errlen);
+    int (*add_samples)(store *s, int64_t run_id, const store_sample *samples, size_t n,
+                       char *err, size_t errlen);
     int (*end_run)(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
     int (*for_each_sample)(store *s, int64_t experiment_id, store_sample_fn fn, void *context,
                            char *err, size_t errlen);

@@ -322,6 +322,30 @@ static void a_block_is_never_stored_twice(void **state)
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample_metric"), 18);
 }
 
+/* The engine commits its samples many to a transaction: all of a batch, or none of it. */
+static void samples_are_committed_in_batches_whole_or_not_at_all(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("batch");
+    int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
+    store_sample batch[3] = {full_sample(0, 0), full_sample(1, 1), full_sample(2, 2)};
+    char err[ERR_SIZE] = "";
+    assert_int_equal(store_add_samples(s, run, batch, 3, err, sizeof err), 0);
+    assert_int_equal(store_add_samples(s, run, batch, 0, err, sizeof err), 0); /* nothing */
+    /* a block already stored (2 of A), last in the batch: the two new ones before it go too */
+    store_sample refused[3] = {full_sample(5, 3), full_sample(6, 4), full_sample(2, 6)};
+    assert_int_equal(store_add_samples(s, run, refused, 3, err, sizeof err), -1);
+    assert_contains(err, "block 2");
+    assert_contains(err, "already stored");
+    /* and the store goes on: the new ones alone are taken */
+    assert_int_equal(store_add_samples(s, run, refused, 2, err, sizeof err), 0);
+    store_close(s);
+    assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 5);
+    assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample_metric"), 15);
+    assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample WHERE block IN (5, 6)"), 2);
+}
+
 static void layout_and_machine_round_trip(void **state)
 {
     fixture *f = *state;
@@ -993,6 +1017,7 @@ size_t store_neutral_tests(struct CMUnitTest *out, size_t capacity,
         NEUTRAL(runs_record_start_end_status_and_version),
         NEUTRAL(latest_experiment_is_the_one_run_last),
         NEUTRAL(a_block_is_never_stored_twice),
+        NEUTRAL(samples_are_committed_in_batches_whole_or_not_at_all),
         NEUTRAL(layout_and_machine_round_trip),
         NEUTRAL(a_block_is_one_per_layout_and_machine),
         NEUTRAL(same_plan_reopens_and_new_text_is_kept),
