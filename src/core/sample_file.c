@@ -352,19 +352,6 @@ int sample_file_load(const char *path, char **text, size_t *length, char *err, s
     return rc;
 }
 
-int sample_file_read(const char *path, int column, sample_series *out, char *err, size_t errlen)
-{
-    char *text = NULL;
-    size_t length = 0;
-    memset(out, 0, sizeof *out);
-    if (sample_file_load(path, &text, &length, err, errlen) != 0)
-        return -1;
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    int rc = sample_text_parse(name, text, length, column, out, err, errlen);
-    free(text);
-    return rc;
-}
-
 void sample_series_free(sample_series *series)
 {
     free(series->values);

@@ -29,8 +29,6 @@ int sample_text_parse_layout(const char *name, const char *text, size_t length,
 /* The same with white space between columns; column 0 is the whole line. */
 int sample_text_parse(const char *name, const char *text, size_t length, int column,
                       sample_series *out, char *err, size_t errlen);
-/* Reads a file ("-" is standard input) and parses it as above. */
-int sample_file_read(const char *path, int column, sample_series *out, char *err, size_t errlen);
 /* Reads a whole file ("-" is standard input) into *text (malloc'd, not NUL-terminated, of
  * *length bytes, any of them NUL). Returns 0, or -1 with a message naming the path. */
 int sample_file_load(const char *path, char **text, size_t *length, char *err, size_t errlen);

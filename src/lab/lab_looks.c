@@ -51,8 +51,10 @@ int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t mor
                          "above 0", more);
     char why[1024];
     long blocks = (long)(looks->blocks + more);
+    /* blocks grows the stored count by construction: a refusal is the store's own failure
+     * (its file, its server), or another process's extension meanwhile */
     if (store_add_extension(db, experiment_id, blocks, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "%s", why);
+        return error_set(err, ERROR_INTERNAL, "%s", why);
     take_extension(looks, blocks);
     e->more_blocks = looks->blocks - looks->planned_blocks;
     return 0;

@@ -2,6 +2,7 @@
  * within VERDICT_STORE_RETRY_SECONDS), running statements, messages; its operations. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,13 @@ bool pg_store_failed_with(const pg_store *s, const char *code, const char *const
 {
     return strcmp(s->sqlstate, code) == 0 &&
            (constraint == NULL || strcmp(s->constraint, constraint) == 0);
+}
+
+int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, char *err, size_t errlen)
+{
+    if (!pg_store_failed_with(s, "23503", NULL))
+        return -1;
+    return error_text(err, errlen, "%s: no experiment %" PRId64, s->label, experiment_id);
 }
 
 /* One attempt: begin, the body, commit (or roll back after a failure, keeping its message). */

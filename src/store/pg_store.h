@@ -51,6 +51,9 @@ int pg_store_command(pg_store *s, const char *sql, int n_params, const char *con
 int pg_store_script(pg_store *s, const char *sql, const char *doing, char *err, size_t errlen);
 /* True when the last failure was SQLSTATE code (e.g. "23505"), on constraint when not NULL. */
 bool pg_store_failed_with(const pg_store *s, const char *code, const char *constraint);
+/* After a failed statement that names an experiment: "no experiment N" when it broke the
+ * experiment's foreign key (23503), or -1 with the server's message kept. */
+int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, char *err, size_t errlen);
 
 /* One attempt at a call: statements that may be redone whole after a reconnect. */
 typedef int (*pg_store_body)(pg_store *s, void *args, char *err, size_t errlen);

@@ -60,10 +60,7 @@ static int plan_body(pg_store *s, void *args, char *err, size_t errlen)
     if (pg_store_command(s, sql_plan_blocks, 3, params, "planning the blocks", err,
                          errlen) == 0)
         return 0;
-    return pg_store_failed_with(s, "23503", NULL)
-               ? error_text(err, errlen, "%s: no experiment %" PRId64, s->label,
-                            a->experiment_id)
-               : -1;
+    return pg_store_fail_experiment(s, a->experiment_id, err, errlen);
 }
 
 /* The blocks as two arrays for unnest, in the order given; NULL when out of memory. */
@@ -282,10 +279,7 @@ static int extension_body(pg_store *s, void *args, char *err, size_t errlen)
     PGresult *res = pg_store_exec(s, sql_add_extension, 2, params, PGRES_TUPLES_OK,
                                   "extending the experiment", err, errlen);
     if (res == NULL)
-        return pg_store_failed_with(s, "23503", NULL)
-                   ? error_text(err, errlen, "%s: no experiment %" PRId64, s->label,
-                                a->experiment_id)
-                   : -1;
+        return pg_store_fail_experiment(s, a->experiment_id, err, errlen);
     a->inserted = PQntuples(res) == 1;
     PQclear(res);
     return 0;

@@ -198,10 +198,7 @@ static int begin_run_body(pg_store *s, void *args, char *err, size_t errlen)
     PGresult *res = pg_store_exec(s, sql_insert_run, 2, params, PGRES_TUPLES_OK,
                                   "recording the run", err, errlen);
     if (res == NULL)
-        return pg_store_failed_with(s, "23503", NULL)
-                   ? error_text(err, errlen, "%s: no experiment %" PRId64, s->label,
-                                a->experiment_id)
-                   : -1;
+        return pg_store_fail_experiment(s, a->experiment_id, err, errlen);
     a->run_id = pg_store_get_int(res, 0, 0);
     PQclear(res);
     return insert_facts(s, a, 0, err, errlen);

@@ -117,9 +117,12 @@ static void test_nul_byte_is_not_a_number(void **state)
 static void test_missing_file(void **state)
 {
     (void)state;
-    sample_series s;
+    char *text = NULL;
+    size_t length = 0;
     char err[256];
-    assert_int_equal(sample_file_read("/nonexistent/verdict-samples", 0, &s, err, sizeof err), -1);
+    assert_int_equal(sample_file_load("/nonexistent/verdict-samples", &text, &length, err,
+                                      sizeof err), -1);
+    assert_null(text);
     assert_non_null(strstr(err, "/nonexistent/verdict-samples: cannot open"));
 }
 
