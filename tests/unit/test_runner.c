@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -202,6 +203,42 @@ static void the_command_runs_in_its_group_with_its_environment(void **state)
     run_result_free(&run);
 }
 
+/* The child's stack is borrowed from verdict's own up to a size. A script without "#!"
+ * given 20,000 arguments makes execvpe copy them onto that stack (160 KB of pointers, for
+ * /bin/sh): the stack must then be a mapping of its own, and the run works. */
+static void a_command_with_many_arguments_gets_a_stack_of_its_own(void **state)
+{
+    (void)state;
+    enum { EXTRA = 20000 };
+    char script[] = "/tmp/verdict-no-shebang-XXXXXX";
+    int fd = mkstemp(script);
+    assert_true(fd >= 0);
+    const char text[] = "echo $#\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    assert_int_equal(fchmod(fd, 0700), 0);
+    close(fd);
+    char **argv = calloc(EXTRA + 2, sizeof *argv);
+    assert_non_null(argv);
+    argv[0] = script;
+    for (size_t i = 0; i < EXTRA; i++)
+        argv[1 + i] = "x";
+    char *envp[] = {"PATH=/usr/bin:/bin", NULL};
+    run_request request = {.argv = argv, .envp = envp, .capture_stdout = true};
+    run_result run;
+    char err[512] = "";
+    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), 0);
+    assert_int_equal(run.exit_code, 0);
+    assert_string_equal(run.stdout_text, "20000\n");
+    run_result_free(&run);
+    /* and a short one borrows again */
+    argv[2] = NULL;
+    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), 0);
+    assert_string_equal(run.stdout_text, "1\n");
+    run_result_free(&run);
+    unlink(script);
+    free(argv);
+}
+
 /* The captured text went through a 128-byte buffer (a long number was cut and misread)
  * and strtod (0x10 read as 16, 1e-308 refused as out of range). */
 static void captured_numbers_are_read_as_decimal(void **state)
@@ -242,6 +279,7 @@ int main(void)
         cmocka_unit_test(the_command_runs_in_its_group_with_its_environment),
         cmocka_unit_test(captured_numbers_are_read_as_decimal),
         cmocka_unit_test(nul_bytes_in_stderr_do_not_hide_its_tail),
+        cmocka_unit_test(a_command_with_many_arguments_gets_a_stack_of_its_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
