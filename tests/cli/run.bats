@@ -56,11 +56,14 @@ ROUNDS=6000000
 }
 
 @test "--timeout kills a run and its process group, exit 3" {
-    run "$VERDICT" -r 2 -w 0 --timeout 300ms "$SPIN 1000" "sh -c 'sleep 30 & sleep 30'"
+    # a duration of its own, so that pgrep sees no other test's sleep (a CI run failed on
+    # reliability_runs.bats's "sleep 300", running beside this one)
+    local mark="30.$$$RANDOM"
+    run "$VERDICT" -r 2 -w 0 --timeout 300ms "$SPIN 1000" "sh -c 'sleep $mark & sleep $mark'"
     [ "$status" -eq 3 ]
     [[ "$output" == *"timed out"* ]]
     sleep 0.2
-    ! pgrep -f "sleep 30" >/dev/null
+    ! pgrep -f "sleep $mark" >/dev/null
 }
 
 @test "a command doing 20% more work is called worse, estimate within [1.08, 1.32], 4 tries" {
