@@ -185,15 +185,14 @@ static int spawn_child(child_setup *setup, pid_t *pid)
     /* The usual stack is borrowed from verdict's own, which is suspended until the exec:
      * a mapping per run cost a mmap, its page faults and a munmap (a TLB flush) each time. */
     _Alignas(64) unsigned char borrowed[CHILD_STACK + 8192];
-    size_t size = child_stack_size(setup->request);
-    void *stack = size <= sizeof borrowed
+    size_t needed = child_stack_size(setup->request);
+    size_t size = needed <= sizeof borrowed ? sizeof borrowed : needed;
+    void *stack = size == sizeof borrowed
                       ? borrowed
                       : mmap(NULL, size, PROT_READ | PROT_WRITE,
                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED)
         return errno;
-    if (stack == borrowed)
-        size = sizeof borrowed;
     sigset_t all, saved;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);

@@ -38,7 +38,9 @@ bool engine_batch_due(const engine *g)
            (b->n > 0 && runner_monotonic_seconds() - b->oldest >= ENGINE_BATCH_SECONDS);
 }
 
-store_sample *engine_batch_rows(engine *g)
+/* The store's rows of the batch (strings borrowed from the engine and the batch), or NULL
+ * when out of memory; the caller frees the array. */
+static store_sample *batch_rows(engine *g)
 {
     engine_batch *b = &g->batch;
     store_sample *rows = calloc(b->n + 1, sizeof *rows);
@@ -57,7 +59,7 @@ int engine_batch_flush(engine *g, verdict_error *err)
     engine_batch *b = &g->batch;
     if (b->n == 0)
         return 0;
-    store_sample *rows = engine_batch_rows(g);
+    store_sample *rows = batch_rows(g);
     char why[1024] = "out of memory";
     int rc = rows != NULL &&
                      store_add_samples(g->c->db, g->out->run_id, rows, b->n, why, sizeof why) == 0

@@ -105,9 +105,6 @@ int engine_batch_add(engine *g, size_t point, size_t unit, long block,
                      const target_measurement *m, double started);
 /* Whether the batch should be committed now (at a block's end). */
 bool engine_batch_due(const engine *g);
-/* The store's rows of the batch (strings borrowed from the engine and the batch), or NULL
- * when out of memory; the caller frees the array. */
-store_sample *engine_batch_rows(engine *g);
 /* Commits the batch in one transaction and empties it; 0, or -1 with err (kept then). */
 int engine_batch_flush(engine *g, verdict_error *err);
 void engine_batch_free(engine_batch *b);
