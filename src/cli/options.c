@@ -13,15 +13,7 @@
 
 int exit_code_of(error_kind kind)
 {
-    switch (kind) {
-    case ERROR_NONE: return EXIT_DONE;
-    case ERROR_USAGE:
-    case ERROR_BAD_INPUT: return EXIT_USAGE;
-    case ERROR_COMMAND_FAILED: return EXIT_COMMAND_FAILED;
-    case ERROR_INTERRUPTED: return EXIT_INTERRUPTED;
-    case ERROR_INTERNAL: break;
-    }
-    return EXIT_INTERNAL;
+    return error_exit_status(kind);
 }
 
 /* Parses "0.95" or "95%"; percent forms are divided by 100. */

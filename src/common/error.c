@@ -1,10 +1,26 @@
-/* The error value: setting it, putting context in front of its message, and naming kinds.
- * Messages are cut at ERROR_MESSAGE_SIZE with "..." so that a cut is visible. */
+/* The error value: setting it, putting context in front of its message, and the one table
+ * of kinds (name, summary, exit status). Messages are cut with "..." so a cut is visible. */
 #include "common/error.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Indexed by error_kind; a test checks every kind has a row and distinct names. */
+static const error_kind_row error_kind_table[ERROR_KIND_COUNT] = {
+    [ERROR_NONE] = {"none", "no error", 0},
+    [ERROR_USAGE] = {"usage", "the command line or the experiment file is wrong", 2},
+    [ERROR_BAD_INPUT] = {"bad input", "the data given cannot be used", 2},
+    [ERROR_COMMAND_FAILED] = {"command failed", "a command, build or server failed", 3},
+    [ERROR_INTERRUPTED] = {"interrupted", "stopped on request", 130},
+    [ERROR_INTERNAL] = {"internal", "internal error", 1},
+    [ERROR_NO_MEMORY] = {"no memory", "out of memory", 1},
+    [ERROR_STORE] = {"store", "the results store cannot be read or written", 1},
+    [ERROR_STORE_LOCKED] = {"store locked", "another verdict is writing to this store", 2},
+    [ERROR_PLAN_CHANGED] = {"plan changed", "the stored experiment has another plan", 2},
+    [ERROR_CLAIM_LOST] = {"claim lost", "the shared block is no longer this worker's", 1},
+};
 
 /* A message that did not fit ends in "...", never silently short. */
 static void mark_if_cut(char *text, size_t size, int written)
@@ -15,6 +31,7 @@ static void mark_if_cut(char *text, size_t size, int written)
 
 int error_set(verdict_error *err, error_kind kind, const char *fmt, ...)
 {
+    assert(kind > ERROR_NONE && kind < ERROR_KIND_COUNT);
     if (err == NULL)
         return -1;
     va_list ap;
@@ -26,6 +43,64 @@ int error_set(verdict_error *err, error_kind kind, const char *fmt, ...)
     return -1;
 }
 
+int error_no_memory(verdict_error *err)
+{
+    return error_set(err, ERROR_NO_MEMORY, "out of memory");
+}
+
+int error_prefix(verdict_error *err, const char *fmt, ...)
+{
+    if (err == NULL)
+        return -1;
+    assert(err->kind != ERROR_NONE);
+    char context[ERROR_MESSAGE_SIZE], old[ERROR_MESSAGE_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->message, sizeof old);
+    int written = snprintf(err->message, sizeof err->message, "%s: %s", context, old);
+    mark_if_cut(err->message, sizeof err->message, written);
+    return -1;
+}
+
+int error_copy(verdict_error *to, const verdict_error *from)
+{
+    assert(from != NULL && from->kind != ERROR_NONE);
+    if (to != NULL && to != from)
+        memcpy(to, from, sizeof *to);
+    return -1;
+}
+
+void error_clear(verdict_error *err)
+{
+    err->kind = ERROR_NONE;
+    err->message[0] = '\0';
+}
+
+int error_is(const verdict_error *err, error_kind kind)
+{
+    return err != NULL && err->kind == kind;
+}
+
+const error_kind_row *error_kind_info(error_kind kind)
+{
+    if ((int)kind < 0 || kind >= ERROR_KIND_COUNT)
+        return &error_kind_table[ERROR_INTERNAL];
+    return &error_kind_table[kind];
+}
+
+const char *error_kind_name(error_kind kind)
+{
+    return error_kind_info(kind)->name;
+}
+
+int error_exit_status(error_kind kind)
+{
+    return error_kind_info(kind)->exit_status;
+}
+
+/* TRANSITIONAL (issue 25): removed with the last (char *, size_t) buffer. */
 int error_text(char *err, size_t errlen, const char *fmt, ...)
 {
     if (err == NULL || errlen == 0)
@@ -38,43 +113,7 @@ int error_text(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-int error_prefix(verdict_error *err, const char *fmt, ...)
-{
-    if (err == NULL)
-        return -1;
-    char context[ERROR_MESSAGE_SIZE], old[ERROR_MESSAGE_SIZE];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(context, sizeof context, fmt, ap);
-    va_end(ap);
-    memcpy(old, err->message, sizeof old);
-    int written = snprintf(err->message, sizeof err->message, "%s: %s", context, old);
-    mark_if_cut(err->message, sizeof err->message, written);
-    if (err->kind == ERROR_NONE)
-        err->kind = ERROR_INTERNAL;
-    return -1;
-}
-
 int error_from_text(verdict_error *err, error_kind kind, const char *text)
 {
     return error_set(err, kind, "%s", text && text[0] ? text : "out of memory");
-}
-
-void error_clear(verdict_error *err)
-{
-    err->kind = ERROR_NONE;
-    err->message[0] = '\0';
-}
-
-const char *error_kind_name(error_kind kind)
-{
-    switch (kind) {
-    case ERROR_NONE: return "none";
-    case ERROR_USAGE: return "usage";
-    case ERROR_BAD_INPUT: return "bad input";
-    case ERROR_COMMAND_FAILED: return "command failed";
-    case ERROR_INTERRUPTED: return "interrupted";
-    case ERROR_INTERNAL: return "internal";
-    }
-    return "internal";
 }
