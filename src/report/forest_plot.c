@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/utf8.h"
 #include "report/markup.h"
+#include "report/phrases.h"
 #include "report/svg_scale.h"
 
 #define MARGIN 12.0
@@ -32,7 +33,6 @@
 #define TOP_TICKS_FROM 20     /* with more rows than this, tick labels are repeated on top */
 #define SQUARE 4.0            /* half the side of a machine's marker */
 #define DIAMOND 6.0           /* half the height of the pooled diamond */
-#define INFINITY_SIGN "\xE2\x88\x9E"
 
 #define POOLED_LABEL "pooled (random effects)"
 #define PREDICT_LABEL "new machine"
@@ -59,23 +59,6 @@ typedef struct {
 
 /* ---- numbers as text ---- */
 
-/* A ratio as a change in percent with `decimals` decimals: "+24.8%", "-3.0%", "+∞". */
-static void format_change(double ratio, int decimals, char *buf, size_t len)
-{
-    if (isnan(ratio)) {
-        snprintf(buf, len, "?");
-        return;
-    }
-    if (isinf(ratio)) {
-        snprintf(buf, len, "%s" INFINITY_SIGN, ratio > 0 ? "+" : "-");
-        return;
-    }
-    double percent = (ratio - 1) * 100;
-    if (fabs(percent) < 0.5 * pow(10, -decimals))
-        percent = 0; /* no "-0.0%" */
-    snprintf(buf, len, "%+.*f%%", decimals, percent);
-}
-
 /* Enough decimals that the interval's width shows: 1, or 2 or 3 for narrow intervals. */
 static int decimals_for(double low, double high)
 {
@@ -90,13 +73,13 @@ static void format_estimate(double ratio, double low, double high, char *buf, si
 {
     char r[40], l[40], h[40];
     int decimals = decimals_for(low, high);
-    format_change(ratio, decimals, r, sizeof r);
+    phrases_percent_decimals(ratio, decimals, r, sizeof r);
     if (isnan(low) && isnan(high)) {
         snprintf(buf, len, "%s", r);
         return;
     }
-    format_change(low, decimals, l, sizeof l);
-    format_change(high, decimals, h, sizeof h);
+    phrases_percent_decimals(low, decimals, l, sizeof l);
+    phrases_percent_decimals(high, decimals, h, sizeof h);
     snprintf(buf, len, "%s [%s, %s]", r, l, h);
 }
 
@@ -191,8 +174,8 @@ static void pooled_numbers(const forest_plot *p, char (*numbers)[256])
         format_estimate(p->pooled_ratio, p->pooled_low, p->pooled_high, numbers[p->n_rows], 256);
     int decimals = decimals_for(p->predict_low, p->predict_high);
     char low[40], high[40];
-    format_change(p->predict_low, decimals, low, sizeof low);
-    format_change(p->predict_high, decimals, high, sizeof high);
+    phrases_percent_decimals(p->predict_low, decimals, low, sizeof low);
+    phrases_percent_decimals(p->predict_high, decimals, high, sizeof high);
     snprintf(numbers[p->n_rows + 1], 256, "[%s, %s]", low, high);
 }
 

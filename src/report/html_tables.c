@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/markup.h"
+#include "report/phrases.h"
 #include "report/report_query.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
@@ -18,15 +19,6 @@ void html_element(FILE *out, const char *tag, const char *text)
     fprintf(out, "<%s>", tag);
     markup_write_escaped(out, text);
     fprintf(out, "</%s>", tag);
-}
-
-static void percent_text(double ratio, char *buf, size_t len)
-{
-    double pct = query_percent(ratio);
-    if (!isfinite(pct))
-        snprintf(buf, len, "–");
-    else
-        snprintf(buf, len, fabs(pct) < 0.1 ? "%+.2f%%" : "%+.1f%%", pct);
 }
 
 static void number_cell(FILE *out, double value)
@@ -45,8 +37,10 @@ void html_settings(FILE *out, const report_input *in)
     char level[LEVEL_TEXT], interval[LEVEL_TEXT];
     level_text(o->confidence, 6, level, sizeof level);
     level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);
-    fprintf(out, "%s · %s%% confidence · equivalence margin ±%g%%",
-            o->paired ? " (paired by block)" : "", level, o->margin * 100);
+    char margin[32];
+    phrases_margin(o->margin, margin, sizeof margin);
+    fprintf(out, "%s · %s%% confidence · equivalence margin %s",
+            o->paired ? " (paired by block)" : "", level, margin);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
         fprintf(out, " · %zu comparisons, %s-adjusted (intervals at %s%%)",
                 in->analysis->n_comparisons, o->adjust == ADJUST_HOLM ? "Holm" : "BH", interval);
@@ -55,68 +49,19 @@ void html_settings(FILE *out, const report_input *in)
     fputs("</p>\n", out);
 }
 
-static void decided_words(FILE *out, const report_input *in, const analysis_comparison *c)
+/* The change, its interval and the p beside it; dashes when it could not be computed. */
+static void verdict_numbers(FILE *out, const report_input *in, const analysis_comparison *c,
+                            const phrases_comparison *p)
 {
-    const comparison *r = &c->result;
-    bool up = r->ratio > 1.0;
-    double change = fabs(r->ratio - 1.0) * 100;
-    const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
-                                                                : (up ? "slower" : "faster");
-    fprintf(out, "<strong>%s</strong>: ", verdict_kind_name(r->decision.kind));
-    markup_write_escaped(out, in->series[c->candidate].variant);
-    fprintf(out, " is %.*f%% %s than ", change < 0.1 ? 2 : 1, change, word);
-    markup_write_escaped(out, in->series[c->baseline].variant);
-    if (r->decision.negligible)
-        fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
-}
-
-static void verdict_words(FILE *out, const report_input *in, const analysis_comparison *c)
-{
-    const verdict_decision *d = &c->result.decision;
     if (!c->ok) {
-        fputs("<strong>inconclusive</strong>: ", out);
-        char why[ERROR_TEXT];
-        query_comparison_error(in, c, why, sizeof why);
-        markup_write_escaped(out, why);
-    } else if (d->kind == VERDICT_BETTER || d->kind == VERDICT_WORSE) {
-        decided_words(out, in, c);
-    } else if (d->kind == VERDICT_EQUIVALENT) {
-        fprintf(out, "<strong>equivalent</strong>: no difference larger than ±%g%%",
-                in->options->margin * 100);
-    } else if (d->reason == UNDECIDED_CONFIDENCE) {
-        char level[LEVEL_TEXT];
-        level_text(c->result.confidence, 6, level, sizeof level);
-        fprintf(out, "<strong>inconclusive</strong>: %zu runs per side cannot reach %s%% "
-                "confidence", c->result.n_baseline, level);
-    } else {
-        fprintf(out, "<strong>inconclusive</strong>: the interval includes both no change and "
-                "changes beyond ±%g%%", in->options->margin * 100);
+        fputs("<td class=\"num\">\xE2\x80\x93</td><td class=\"num\">\xE2\x80\x93</td>", out);
+        number_cell(out, NAN);
+        return;
     }
-}
-
-static const char *verdict_class(const analysis_comparison *c)
-{
-    return c->ok ? verdict_kind_name(c->result.decision.kind) : "inconclusive";
-}
-
-static void verdict_numbers(FILE *out, const report_input *in, const analysis_comparison *c)
-{
-    const comparison *r = &c->result;
-    char est[32], lo[32], hi[32];
-    percent_text(c->ok ? r->ratio : NAN, est, sizeof est);
-    percent_text(c->ok ? r->ci_low : NAN, lo, sizeof lo);
-    percent_text(c->ok ? r->ci_high : NAN, hi, sizeof hi);
-    fprintf(out, "<td class=\"num\">%s</td>", est);
-    char level[LEVEL_TEXT];
-    level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4,
-                     level, sizeof level);
-    if (c->ok)
-        fprintf(out, "<td class=\"num\">%s%s, %s%s <small>(%s%%)</small></td>",
-                query_low_bracket(r), lo, hi, query_high_bracket(r), level);
-    else
-        fputs("<td class=\"num\">–</td>", out);
+    fprintf(out, "<td class=\"num\">%s</td><td class=\"num\">%s <small>(%s%%)</small></td>",
+            p->estimate.change, p->estimate.interval, p->level);
     bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
-    number_cell(out, !c->ok ? NAN : adjusted ? c->p_adjusted : r->p_value);
+    number_cell(out, adjusted ? c->p_adjusted : c->result.p_value);
 }
 
 /* Where ratio r falls on a strip from lo to hi, in pixels. */
@@ -160,30 +105,25 @@ static void layout_strip(FILE *out, const analysis_comparison *c)
             l->n_baseline, l->n_candidate, l->spread * 100);
 }
 
+/* A row: the names, the numbers, and the verdict in the words every writer uses. */
 static void verdict_row(FILE *out, const report_input *in, const analysis_comparison *c)
 {
     const analysis_series *base = &in->series[c->baseline], *cand = &in->series[c->candidate];
-    fprintf(out, "<tr class=\"v-%s\">", verdict_class(c));
+    phrases_comparison p;
+    phrases_of_comparison(in, c, &p);
+    fprintf(out, "<tr class=\"v-%s\">", p.kind_word);
     html_element(out, "td", base->point);
     if (in->n_machines > 1)
         html_element(out, "td", analysis_comparison_machine(in->series, c));
     html_element(out, "td", base->metric);
     html_element(out, "td", base->variant);
     html_element(out, "td", cand->variant);
-    verdict_numbers(out, in, c);
-    fputs("<td>", out);
-    verdict_words(out, in, c);
+    verdict_numbers(out, in, c, &p);
+    fprintf(out, "<td><strong>%s</strong>: ", p.kind_word);
+    phrases_write_words(out, &p, markup_write_escaped);
     if (c->ok && c->across_layouts)
         layout_strip(out, c);
-    fputs("</td>", out);
-    long needed = c->ok ? c->result.decision.needed_blocks : -1;
-    if (c->ok && c->across_layouts && c->layouts.needed_layouts >= 0)
-        fprintf(out, "<td class=\"num\">about %ld layouts per variant</td></tr>\n",
-                c->layouts.needed_layouts);
-    else if (needed >= 0)
-        fprintf(out, "<td class=\"num\">about %ld more per side</td></tr>\n", needed);
-    else
-        fputs("<td class=\"num\">–</td></tr>\n", out);
+    fputs("</td></tr>\n", out);
 }
 
 void html_verdict_table(FILE *out, const report_input *in, const query_point_set *unrun)
@@ -195,7 +135,7 @@ void html_verdict_table(FILE *out, const report_input *in, const query_point_set
     bool adjusted = in->analysis->n_comparisons > 1 && in->options->adjust != ADJUST_NONE;
     fprintf(out, "<table class=\"verdicts\">\n<thead><tr><th>point</th>%s<th>metric</th>"
                  "<th>baseline</th><th>candidate</th><th>change</th><th>interval</th>"
-                 "<th>p%s</th><th>verdict</th><th>runs needed</th></tr></thead>\n<tbody>\n",
+                 "<th>p%s</th><th>verdict</th></tr></thead>\n<tbody>\n",
             in->n_machines > 1 ? "<th>machine</th>" : "", adjusted ? " (adjusted)" : "");
     for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
         const analysis_comparison *c = &in->analysis->comparisons[k];
@@ -213,10 +153,8 @@ void html_overall_table(FILE *out, const report_input *in)
           "<th>change</th><th>interval</th><th>verdict</th></tr></thead>\n<tbody>\n", out);
     for (size_t i = 0; i < a->n_overall; i++) {
         const analysis_overall *o = &a->overall[i];
-        char est[32], lo[32], hi[32];
-        percent_text(o->ratio, est, sizeof est);
-        percent_text(o->ci_low, lo, sizeof lo);
-        percent_text(o->ci_high, hi, sizeof hi);
+        phrases_estimate e;
+        phrases_estimate_of(o->ratio, o->ci_low, o->ci_high, false, false, &e);
         char level[LEVEL_TEXT];
         level_text(o->confidence, 6, level, sizeof level);
         fprintf(out, "<tr class=\"v-%s\">", verdict_kind_name(o->decision.kind));
@@ -224,9 +162,9 @@ void html_overall_table(FILE *out, const report_input *in)
         html_element(out, "td", o->baseline);
         html_element(out, "td", o->metric);
         fprintf(out, "<td class=\"num\">%zu</td><td class=\"num\">%s</td>"
-                     "<td class=\"num\">[%s, %s] <small>(%s%%)</small></td><td><strong>%s</strong>%s"
-                     "</td></tr>\n", o->n_points, est, lo, hi, level,
-                verdict_kind_name(o->decision.kind), o->decision.negligible ? " (negligible)" : "");
+                     "<td class=\"num\">%s <small>(%s%%)</small></td><td><strong>%s</strong>%s"
+                     "</td></tr>\n", o->n_points, e.change, e.interval, level,
+                verdict_kind_name(o->decision.kind), phrases_negligible(&o->decision));
     }
     fputs("</tbody>\n</table>\n", out);
 }

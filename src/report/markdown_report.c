@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/output_file.h"
+#include "report/phrases.h"
 #include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
@@ -35,9 +36,10 @@ static void write_cell(FILE *f, const char *text)
     fputs(" |", f);
 }
 
-static void write_percent_cell(FILE *f, double ratio)
+/* A change and its interval: numbers, which need no escaping. */
+static void write_estimate_cells(FILE *f, const phrases_estimate *e, const char *level)
 {
-    fprintf(f, " %+.2f%% |", (ratio - 1.0) * 100.0);
+    fprintf(f, " %s | %s at %s%% |", e->change, e->interval, level);
 }
 
 /* The point's cell; in a fleet "point · machine", so each machine's row says whose it is. */
@@ -77,11 +79,11 @@ static void write_fleet(FILE *f, const report_input *in)
             fprintf(f, " | | | | not pooled (%s) |\n", x->error ? x->error : "no result");
             continue;
         }
-        write_percent_cell(f, x->ratio);
-        fprintf(f, " %+.2f%%, %+.2f%% | %+.2f%% to %+.2f%% | ±%.1f%% | %s |\n",
-                (x->ci_low - 1) * 100, (x->ci_high - 1) * 100, (x->predict_low - 1) * 100,
-                (x->predict_high - 1) * 100, (exp(x->tau) - 1) * 100,
-                verdict_kind_name(x->decision.kind));
+        phrases_pooled pooled;
+        phrases_of_fleet(x, &pooled);
+        fprintf(f, " %s | %s | %s to %s | %s | %s |\n", pooled.estimate.change,
+                pooled.estimate.interval, pooled.predict_low, pooled.predict_high, pooled.spread,
+                pooled.kind);
     }
 }
 
@@ -107,25 +109,16 @@ static void write_comparisons(FILE *f, const report_input *in, const query_point
         write_cell(f, b->metric);
         write_cell(f, b->variant);
         write_cell(f, x->variant);
-        if (!c->ok) {
-            char why[2048];
-            query_comparison_error(in, c, why, sizeof why);
-            fputs(" | | | inconclusive (", f);
-            write_text(f, why);
-            fputs(") |\n", f);
-            continue;
+        phrases_comparison p;
+        phrases_of_comparison(in, c, &p);
+        if (c->ok) {
+            write_estimate_cells(f, &p.estimate, p.level);
+            fprintf(f, " %.2g |", adjusted ? c->p_adjusted : c->result.p_value);
+        } else {
+            fputs(" | | |", f);
         }
-        const comparison *r = &c->result;
-        char level[LEVEL_TEXT];
-        level_text(r->achieved_confidence, 4, level, sizeof level);
-        write_percent_cell(f, r->ratio);
-        fprintf(f, " %s%+.2f%%, %+.2f%%%s at %s%% |", query_low_bracket(r),
-                (r->ci_low - 1) * 100, (r->ci_high - 1) * 100, query_high_bracket(r), level);
-        fprintf(f, " %.2g |", adjusted ? c->p_adjusted : r->p_value);
-        fprintf(f, " %s%s", verdict_kind_name(r->decision.kind),
-                r->decision.negligible ? " (negligible)" : "");
-        if (r->decision.kind == VERDICT_INCONCLUSIVE && r->decision.needed_blocks >= 0)
-            fprintf(f, ": about %ld more runs per side", r->decision.needed_blocks);
+        fprintf(f, " %s: ", p.kind_word);
+        phrases_write_words(f, &p, write_text);
         fputs(" |\n", f);
     }
 }
@@ -148,10 +141,12 @@ static void write_overall(FILE *f, const report_input *in)
         write_cell(f, o->baseline);
         write_cell(f, o->metric);
         fprintf(f, " %zu |", o->n_points);
-        write_percent_cell(f, o->ratio);
-        fprintf(f, " [%+.2f%%, %+.2f%%] at %s%% | %s%s |\n", (o->ci_low - 1) * 100,
-                (o->ci_high - 1) * 100, level, verdict_kind_name(o->decision.kind),
-                o->decision.negligible ? " (negligible)" : "");
+        phrases_estimate e;
+        char kind[64];
+        phrases_estimate_of(o->ratio, o->ci_low, o->ci_high, false, false, &e);
+        phrases_kind(&o->decision, kind, sizeof kind);
+        write_estimate_cells(f, &e, level);
+        fprintf(f, " %s |\n", kind);
     }
 }
 
@@ -204,9 +199,10 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
     query_unrun_line(in, unrun, line, sizeof line);
     fputs("## ", f);
     write_text(f, in->experiment_name);
-    fprintf(f, "\n\n%s, %s%% confidence, margin ±%g%%",
-            comparison_method_name(in->options->method, in->options->paired), level,
-            in->options->margin * 100);
+    char margin[32];
+    phrases_margin(in->options->margin, margin, sizeof margin);
+    fprintf(f, "\n\n%s, %s%% confidence, margin %s",
+            comparison_method_name(in->options->method, in->options->paired), level, margin);
     if (p_adjusted_shown(in)) {
         char interval[LEVEL_TEXT];
         level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/phrases.h"
 #include "report/report_query.h"
 
 #define WIDE 760
@@ -215,7 +216,9 @@ static int change_reference(svg_chart *chart, const report_input *in)
 {
     double m = in->options->margin;
     char legend[96];
-    snprintf(legend, sizeof legend, "±%g%% equivalence margin", m * 100);
+    char margin[32];
+    phrases_margin(m, margin, sizeof margin);
+    snprintf(legend, sizeof legend, "%s equivalence margin", margin);
     int rc = svg_chart_shade(chart, query_percent(1.0 / (1.0 + m)), m * 100, legend);
     rc |= svg_chart_rule(chart, 0.0, "no change");
     return rc;

@@ -5,9 +5,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/phrases.h"
 #include "report/plain_text.h"
 #include "report/report_query.h"
-#include "report/units.h"
 #include "stats/verdict_rules.h"
 
 #define CHART_WIDTH 50
@@ -112,20 +112,19 @@ static void print_chart(const report_input *in, const char *metric, const char *
     fprintf(out, " (%s is better) ==", higher ? "higher" : "lower");
     text_style_off(out, &in->text_style);
     fputs("\n", out);
-    fprintf(out, "   * estimate, [---] interval, : the ±%g%% margin, | no change\n",
-            in->options->margin * 100);
+    char margin[32];
+    phrases_margin(in->options->margin, margin, sizeof margin);
+    fprintf(out, "   * estimate, [---] interval, : the %s margin, | no change\n", margin);
     print_axis(&s, out);
     for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
         const analysis_comparison *c = &in->analysis->comparisons[k];
         if (!in_chart(in, c, metric, candidate))
             continue;
-        char row[CHART_WIDTH + 1], label[LABEL_WIDTH + 1], times[32] = "";
+        char row[CHART_WIDTH + 1], label[LABEL_WIDTH + 1], change[PHRASES_NUMBER];
         draw_row(in, &s, &c->result, row);
         plain_escape(in->series[c->candidate].point, label, sizeof label);
-        if (units_format_times(c->result.ratio, times + 1, sizeof times - 1) > 0)
-            times[0] = ' ';
-        fprintf(out, "  %-*s %s %+6.1f%%%s  ", LABEL_WIDTH, label, row,
-                query_percent(c->result.ratio), times);
+        phrases_change(c->result.ratio, change, sizeof change);
+        fprintf(out, "  %-*s %s %7s  ", LABEL_WIDTH, label, row, change);
         text_style_verdict(out, &in->text_style, c->result.decision.kind);
         fputs("\n", out);
     }

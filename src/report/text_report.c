@@ -8,12 +8,12 @@
 
 #include "common/utf8.h"
 #include "report/ascii_plot.h"
+#include "report/phrases.h"
 #include "report/plain_text.h"
 #include "report/report_query.h"
 #include "report/text_charts.h"
 #include "report/text_headlines.h"
 #include "report/units.h"
-#include "core/stopping.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
@@ -27,30 +27,16 @@ static char marker_of(size_t index_in_point)
     return markers[index_in_point % (sizeof markers - 1)];
 }
 
-static void format_percent(double ratio, char *buf, size_t len)
-{
-    double pct = (ratio - 1.0) * 100.0;
-    snprintf(buf, len, fabs(pct) < 0.1 ? "%+.2f%%" : "%+.1f%%", pct);
-}
-
-/* An estimate: "+143.2% (×2.43)"; beyond 2x (or below 0.5x) a percentage alone reads
- * badly, so the ratio itself follows it (units_format_times). */
-static void format_change(double ratio, char *buf, size_t len)
-{
-    char times[32];
-    format_percent(ratio, buf, len);
-    if (units_format_times(ratio, times, sizeof times) > 0 && strlen(buf) + 4 < len)
-        snprintf(buf + strlen(buf), len - strlen(buf), " (%s)", times);
-}
-
 static void print_settings(const report_input *in, FILE *out)
 {
     const analysis_options *o = in->options;
     char level[LEVEL_TEXT];
     level_text(o->confidence, 6, level, sizeof level);
-    fprintf(out, "%s%s · %s%% confidence · margin ±%g%%",
+    char margin[32];
+    phrases_margin(o->margin, margin, sizeof margin);
+    fprintf(out, "%s%s · %s%% confidence · margin %s",
             comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
-            level, o->margin * 100);
+            level, margin);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
         fprintf(out, " · %zu comparisons, %s-adjusted", in->analysis->n_comparisons,
                 o->adjust == ADJUST_HOLM ? "Holm" : "BH");
@@ -219,26 +205,20 @@ static void print_widening(const report_input *in, FILE *out)
 }
 
 static void print_interval_line(const report_input *in, const analysis_comparison *c,
-                                size_t first, FILE *out)
+                                const phrases_comparison *p, size_t first, FILE *out)
 {
     const comparison *r = &c->result;
-    const char *units = c->across_layouts ? "layouts" : "runs";
-    char est[48], lo[32], hi[32];
-    format_change(r->ratio, est, sizeof est);
-    format_percent(r->ci_low, lo, sizeof lo);
-    format_percent(r->ci_high, hi, sizeof hi);
-    fprintf(out, " %c vs %c: %s %s%s, %s%s", marker_of(c->candidate - first),
-            marker_of(c->baseline - first), est, query_low_bracket(r), lo, hi,
-            query_high_bracket(r));
+    fprintf(out, " %c vs %c: %s %s", marker_of(c->candidate - first),
+            marker_of(c->baseline - first), p->estimate.change, p->estimate.interval);
     char achieved[LEVEL_TEXT], wanted[LEVEL_TEXT], interval[LEVEL_TEXT];
     level_text(r->achieved_confidence, 6, achieved, sizeof achieved);
     level_text(r->confidence, 6, wanted, sizeof wanted);
     level_text(r->confidence, 4, interval, sizeof interval);
     if (r->achieved_confidence < r->confidence - 1e-12 && r->achieved_confidence > 0)
         fprintf(out, " (%s%% CI; %s%% is not reachable with %zu %s)", achieved, wanted,
-                r->n_baseline, units);
+                r->n_baseline, p->unit);
     else if (r->achieved_confidence < r->confidence - 1e-12)
-        fprintf(out, " (%s%% is not reachable with %zu %s)", wanted, r->n_baseline, units);
+        fprintf(out, " (%s%% is not reachable with %zu %s)", wanted, r->n_baseline, p->unit);
     else
         fprintf(out, " (%s%% CI", interval);
     if (r->achieved_confidence >= r->confidence - 1e-12 && r->confidence > in->options->confidence + 1e-12)
@@ -279,121 +259,29 @@ static void print_layouts(const report_input *in, const analysis_comparison *c, 
                        l->n_candidate, out);
     if (!isfinite(l->binary_estimate))
         return;
-    char est[48], lo[32], hi[32];
-    format_change(l->binary_estimate, est, sizeof est);
-    format_percent(l->binary_low, lo, sizeof lo);
-    format_percent(l->binary_high, hi, sizeof hi);
-    fprintf(out, "   one build each (layout 0 against layout 0) would say: %s [%s, %s], p = "
-            "%.2g, ", est, lo, hi, l->binary_p);
+    phrases_estimate binary;
+    phrases_estimate_of(l->binary_estimate, l->binary_low, l->binary_high, false, false, &binary);
+    fprintf(out, "   one build each (layout 0 against layout 0) would say: %s %s, p = %.2g, ",
+            binary.change, binary.interval, l->binary_p);
     text_style_verdict(out, &in->text_style, l->binary_kind);
     fprintf(out, "%s\n", l->binary_within_noise ? " — within what layout alone does" : "");
 }
 
-static void print_decided(const report_input *in, const analysis_comparison *c, FILE *out)
-{
-    const comparison *r = &c->result;
-    bool up = r->ratio > 1.0;
-    double change = fabs(r->ratio - 1.0) * 100;
-    const char *word = in->series[c->baseline].higher_is_better ? (up ? "higher" : "lower")
-                                                                : (up ? "slower" : "faster");
-    char times[32];
-    fputs("   ", out);
-    text_style_verdict(out, &in->text_style, r->decision.kind);
-    fputs(": ", out);
-    plain_write(out, in->series[c->candidate].variant);
-    fprintf(out, " is %.*f%% %s than ", change < 0.1 ? 2 : 1, change, word);
-    plain_write(out, in->series[c->baseline].variant);
-    if (units_format_times(r->ratio, times, sizeof times) > 0)
-        fprintf(out, " (%s)", times);
-    if (r->decision.negligible)
-        fprintf(out, " (negligible: the whole interval is within ±%g%%)", in->options->margin * 100);
-    fputs("\n", out);
-}
-
-/* For an experiment that can be extended: the --more likely to decide (0: not one). */
-static size_t more_blocks_to_decide(const report_input *in, const analysis_comparison *c)
-{
-    const comparison *r = &c->result;
-    if (!(in->reserve_for_more > 0) || in->extended_to == 0 || c->across_layouts ||
-        r->decision.reason != UNDECIDED_WIDE_INTERVAL)
-        return 0;
-    double estimate = fabs(log(r->ratio)), band = log1p(in->options->margin);
-    double half_width = (log(r->ci_high) - log(r->ci_low)) / 2.0;
-    return stopping_blocks_to_decide(1.0 - in->options->confidence, in->reserve_for_more,
-                                     in->planned_blocks, in->extended_to,
-                                     in->analysis->n_comparisons, r->confidence, half_width,
-                                     fmax(estimate, band - estimate));
-}
-
-static void print_runs_needed(const report_input *in, const analysis_comparison *c, FILE *out)
-{
-    long needed = c->result.decision.needed_blocks;
-    size_t more = more_blocks_to_decide(in, c);
-    fprintf(out, "about %ld more run%s per side needed", needed, needed == 1 ? "" : "s");
-    if (more > 0)
-        fprintf(out, " at this level; at the stricter level of an extension: verdict run "
-                "--more %zu", more);
-    fputc('\n', out);
-}
-
-static void print_undecided(const report_input *in, const analysis_comparison *c, FILE *out)
-{
-    const verdict_decision *d = &c->result.decision;
-    fputs("   ", out);
-    text_style_verdict(out, &in->text_style, VERDICT_INCONCLUSIVE);
-    fputs(": ", out);
-    if (d->reason == UNDECIDED_RESOLUTION) {
-        char rounding[64];
-        analysis_describe_rounding(&c->result, rounding, sizeof rounding);
-        fprintf(out, "the values are rounded (%s), which can move the ratio by %.2g%%: too "
-                "coarse to show a change within ±%g%% or to rule one out; more runs of this "
-                "metric cannot decide: measure with more digits\n", rounding,
-                c->result.relative_step * 100, in->options->margin * 100);
-        return;
-    }
-    if (d->reason == UNDECIDED_CONFIDENCE) {
-        char level[LEVEL_TEXT];
-        level_text(c->result.confidence, 6, level, sizeof level);
-        fprintf(out, "%zu %s per side cannot reach %s%% confidence; ", c->result.n_baseline,
-                c->across_layouts ? "layouts" : "runs", level);
-    }
-    else
-        fprintf(out, "the interval includes both no change and changes beyond ±%g%%; ",
-                in->options->margin * 100);
-    if (c->across_layouts && c->layouts.needed_layouts >= 0)
-        fprintf(out, "about %ld layouts per variant needed (more runs of these layouts cannot "
-                "remove their spread)\n", c->layouts.needed_layouts);
-    else if (d->needed_blocks >= 0)
-        print_runs_needed(in, c, out);
-    else
-        fputs("the spread gives no estimate of how many more runs would decide\n", out);
-}
-
+/* The interval, then the verdict in the words every writer uses (report/phrases.c). */
 static void print_comparison(const report_input *in, const analysis_comparison *c, size_t first,
                              FILE *out)
 {
-    if (!c->ok) {
-        char why[2048];
-        query_comparison_error(in, c, why, sizeof why);
-        fputs(" ", out);
-        plain_write(out, why);
-        fputs("\n   ", out);
-        text_style_verdict(out, &in->text_style, VERDICT_INCONCLUSIVE);
-        fputs("\n", out);
-        return;
-    }
-    print_interval_line(in, c, first, out);
-    switch (c->result.decision.kind) {
-    case VERDICT_BETTER:
-    case VERDICT_WORSE: print_decided(in, c, out); break;
-    case VERDICT_EQUIVALENT:
-        fputs("   ", out);
-        text_style_verdict(out, &in->text_style, VERDICT_EQUIVALENT);
-        fprintf(out, ": no difference larger than ±%g%%\n", in->options->margin * 100);
-        break;
-    case VERDICT_INCONCLUSIVE: print_undecided(in, c, out); break;
-    }
-    print_layouts(in, c, out);
+    phrases_comparison p;
+    phrases_of_comparison(in, c, &p);
+    if (c->ok)
+        print_interval_line(in, c, &p, first, out);
+    fputs("   ", out);
+    text_style_verdict(out, &in->text_style, p.kind);
+    fputs(": ", out);
+    phrases_write_words(out, &p, plain_write);
+    fputs("\n", out);
+    if (c->ok)
+        print_layouts(in, c, out);
 }
 
 static void print_group(const report_input *in, size_t first, size_t end, FILE *out)
@@ -435,10 +323,8 @@ static void print_overall(const report_input *in, FILE *out)
     fputs("\n", out);
     for (size_t i = 0; i < in->analysis->n_overall; i++) {
         const analysis_overall *o = &in->analysis->overall[i];
-        char est[48], lo[32], hi[32];
-        format_change(o->ratio, est, sizeof est);
-        format_percent(o->ci_low, lo, sizeof lo);
-        format_percent(o->ci_high, hi, sizeof hi);
+        phrases_estimate e;
+        phrases_estimate_of(o->ratio, o->ci_low, o->ci_high, false, false, &e);
         char level[LEVEL_TEXT];
         level_text(o->confidence, 6, level, sizeof level);
         fputs(" ", out);
@@ -447,10 +333,10 @@ static void print_overall(const report_input *in, FILE *out)
         plain_write(out, o->baseline);
         fputs(", ", out);
         plain_write(out, o->metric);
-        fprintf(out, " over %zu points: %s [%s, %s] (%s%% CI): ", o->n_points, est, lo, hi,
+        fprintf(out, " over %zu points: %s %s (%s%% CI): ", o->n_points, e.change, e.interval,
                 level);
         text_style_verdict(out, &in->text_style, o->decision.kind);
-        fprintf(out, "%s\n", o->decision.negligible ? " (negligible)" : "");
+        fprintf(out, "%s\n", phrases_negligible(&o->decision));
     }
 }
 
@@ -506,21 +392,18 @@ static void print_fleet_one(const report_input *in, const analysis_fleet *f, FIL
         fprintf(out, ": not pooled (%s)\n", f->error ? f->error : "no result");
         return;
     }
-    char est[48], lo[32], hi[32], plo[32], phi[32], level[LEVEL_TEXT];
-    format_change(f->ratio, est, sizeof est);
-    format_percent(f->ci_low, lo, sizeof lo);
-    format_percent(f->ci_high, hi, sizeof hi);
-    format_percent(f->predict_low, plo, sizeof plo);
-    format_percent(f->predict_high, phi, sizeof phi);
+    phrases_pooled pooled;
+    phrases_of_fleet(f, &pooled);
+    char level[LEVEL_TEXT];
     level_text(f->confidence, 6, level, sizeof level);
-    fprintf(out, ": %s [%s, %s] over %zu machines (%s%% CI, p = %.2g adjusted): ", est,
-            lo, hi, f->n_machines, level, f->p_adjusted);
+    fprintf(out, ": %s %s over %zu machines (%s%% CI, p = %.2g adjusted): ",
+            pooled.estimate.change, pooled.estimate.interval, f->n_machines, level, f->p_adjusted);
     text_style_verdict(out, &in->text_style, f->decision.kind);
-    fprintf(out, "%s\n", f->decision.negligible ? " (negligible)" : "");
+    fprintf(out, "%s\n", phrases_negligible(&f->decision));
     fprintf(out, "   on a machine not in this fleet, expect %s to %s (%s%% prediction "
-            "interval)\n", plo, phi, level);
-    fprintf(out, "   between machines: spread ±%.1f%% (tau), I² %.0f%%\n",
-            (exp(f->tau) - 1.0) * 100.0, f->i2 * 100.0);
+            "interval)\n", pooled.predict_low, pooled.predict_high, level);
+    fprintf(out, "   between machines: spread %s (tau), I\xC2\xB2 %.0f%%\n", pooled.spread,
+            f->i2 * 100.0);
     if (f->predict_low < 1.0 && f->predict_high > 1.0 && f->decision.kind != VERDICT_INCONCLUSIVE &&
         f->decision.kind != VERDICT_EQUIVALENT)
         fputs("   the pooled effect is clear, but on a new machine it could go either way\n", out);

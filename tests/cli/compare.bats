@@ -105,7 +105,8 @@ values() {
     values 110 0.01 > "$DATA/b"
     run "$VERDICT" compare "$DATA/a" "$DATA/b"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"worse: b is 10.0% slower than a"* ]]
+    # numbers of a file have no unit: higher, not slower (a time is said so by its metric)
+    [[ "$output" == *"worse: b is 10.0% higher than a"* ]]
     run "$VERDICT" compare --fail-if worse "$DATA/a" "$DATA/b"
     [ "$status" -eq 4 ]
     run "$VERDICT" compare --fail-if worse --higher-is-better "$DATA/a" "$DATA/b"
@@ -174,13 +175,16 @@ values() {
     run "$VERDICT" compare "$DATA/a" "$DATA/b" --html "$DATA/c.html" --csv "$DATA/c.csv" \
         --markdown "$DATA/c.md"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"worse: b is 10.0% slower than a"* ]]
+    [[ "$output" == *"worse: b is 10.0% higher than a"* ]]
     xmllint --noout "$DATA/c.html"
     grep -q "<h2>Verdicts</h2>" "$DATA/c.html"
     grep -q "worse" "$DATA/c.html"
     [ "$(grep -c ',default,a,' "$DATA/c.csv")" -eq 20 ]
     [ "$(grep -c ',default,b,' "$DATA/c.csv")" -eq 20 ]
     grep -q "| default | value | a | b | +10" "$DATA/c.md"
+    # the same sentence in every report (report/phrases.c)
+    grep -q "| worse: b is 10.0% higher than a |$" "$DATA/c.md"
+    grep -q "<strong>worse</strong>: b is 10.0% higher than a<" "$DATA/c.html"
     run "$VERDICT" compare "$DATA/a" "$DATA/b" --html "$DATA/missing/c.html"
     [ "$status" -ne 0 ]
     [[ "$output" == *"$DATA/missing/c.html"* ]]

@@ -1,0 +1,231 @@
+/* The words of a verdict, decided once (as PostgreSQL's EXPLAIN decides what to say once
+ * and formats it as text, JSON, XML or YAML): the writers only escape and style them. */
+#include "report/phrases.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/stopping.h"
+#include "report/report_query.h"
+#include "report/units.h"
+#include "stats/level_text.h"
+#include "stats/verdict_rules.h"
+
+#define INFINITY_SIGN "\xE2\x88\x9E"
+#define NO_NUMBER "\xE2\x80\x93" /* – */
+
+/* Two decimals where one would show a small change as 0.0%. */
+static int decimals_of(double percent)
+{
+    return fabs(percent) < 0.1 ? 2 : 1;
+}
+
+/* percent with a sign or without; no "-0.00%" for a change that rounds to nothing. */
+static void format_percent(double percent, int decimals, bool sign, char *buf, size_t len)
+{
+    if (fabs(percent) < 0.5 * pow(10, -decimals))
+        percent = 0;
+    snprintf(buf, len, sign ? "%+.*f%%" : "%.*f%%", decimals, percent);
+}
+
+void phrases_percent_decimals(double ratio, int decimals, char *buf, size_t len)
+{
+    if (isnan(ratio))
+        snprintf(buf, len, NO_NUMBER);
+    else if (isinf(ratio))
+        snprintf(buf, len, "%s" INFINITY_SIGN, ratio > 0 ? "+" : "-");
+    else
+        format_percent(query_percent(ratio), decimals, true, buf, len);
+}
+
+void phrases_percent(double ratio, char *buf, size_t len)
+{
+    phrases_percent_decimals(ratio, decimals_of(query_percent(ratio)), buf, len);
+}
+
+void phrases_change(double ratio, char *buf, size_t len)
+{
+    char times[32];
+    phrases_percent(ratio, buf, len);
+    size_t used = strlen(buf);
+    if (isfinite(ratio) && units_format_times(ratio, times, sizeof times) > 0 && used < len)
+        snprintf(buf + used, len - used, " (%s)", times);
+}
+
+void phrases_margin(double margin, char *buf, size_t len)
+{
+    snprintf(buf, len, "\xC2\xB1%g%%", margin * 100);
+}
+
+const char *phrases_negligible(const verdict_decision *d)
+{
+    return d->negligible ? " (negligible)" : "";
+}
+
+void phrases_kind(const verdict_decision *d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", verdict_kind_name(d->kind), phrases_negligible(d));
+}
+
+void phrases_estimate_of(double ratio, double low, double high, bool low_open, bool high_open,
+                         phrases_estimate *out)
+{
+    phrases_change(ratio, out->change, sizeof out->change);
+    phrases_percent(low, out->low, sizeof out->low);
+    phrases_percent(high, out->high, sizeof out->high);
+    snprintf(out->interval, sizeof out->interval, "%s%s, %s%s", low_open ? "(" : "[", out->low,
+             out->high, high_open ? ")" : "]");
+}
+
+/* slower/faster only for a time where lower is better: "B is 5% slower" of a count of
+ * bytes or of a throughput would say what the number never measured. */
+static const char *direction_of(const report_input *in, const analysis_series *base, double ratio)
+{
+    bool up = ratio > 1.0;
+    if (!base->higher_is_better && text_style_is_time(&in->text_style, base->metric))
+        return up ? "slower" : "faster";
+    return up ? "higher" : "lower";
+}
+
+static void decided(const report_input *in, const analysis_comparison *c, phrases_comparison *p)
+{
+    const comparison *r = &c->result;
+    double change = fabs(query_percent(r->ratio));
+    p->direction = direction_of(in, &in->series[c->baseline], r->ratio);
+    format_percent(change, decimals_of(change), false, p->size, sizeof p->size);
+    units_format_times(r->ratio, p->times, sizeof p->times);
+    if (r->decision.negligible) {
+        char margin[32];
+        phrases_margin(in->options->margin, margin, sizeof margin);
+        snprintf(p->note, sizeof p->note, "negligible: the whole interval is within %s", margin);
+    }
+}
+
+/* For an experiment that can be extended: the --more likely to decide (0: not one). */
+static size_t more_blocks_to_decide(const report_input *in, const analysis_comparison *c)
+{
+    const comparison *r = &c->result;
+    if (!(in->reserve_for_more > 0) || in->extended_to == 0 || c->across_layouts ||
+        r->decision.reason != UNDECIDED_WIDE_INTERVAL)
+        return 0;
+    double estimate = fabs(log(r->ratio)), band = log1p(in->options->margin);
+    double half_width = (log(r->ci_high) - log(r->ci_low)) / 2.0;
+    return stopping_blocks_to_decide(1.0 - in->options->confidence, in->reserve_for_more,
+                                     in->planned_blocks, in->extended_to,
+                                     in->analysis->n_comparisons, r->confidence, half_width,
+                                     fmax(estimate, band - estimate));
+}
+
+/* What would decide an inconclusive comparison: more layouts, more runs, more digits. */
+static void what_decides(const report_input *in, const analysis_comparison *c,
+                         phrases_comparison *p)
+{
+    const verdict_decision *d = &c->result.decision;
+    size_t more = more_blocks_to_decide(in, c);
+    if (d->reason == UNDECIDED_RESOLUTION)
+        snprintf(p->decide, sizeof p->decide,
+                 "more runs of this metric cannot decide: measure with more digits");
+    else if (c->across_layouts && c->layouts.needed_layouts >= 0)
+        snprintf(p->decide, sizeof p->decide, "about %ld layouts per variant needed (more runs "
+                 "of these layouts cannot remove their spread)", c->layouts.needed_layouts);
+    else if (d->needed_blocks >= 0 && more > 0)
+        snprintf(p->decide, sizeof p->decide, "about %ld more run%s per side needed at this "
+                 "level; at the stricter level of an extension: verdict run --more %zu",
+                 d->needed_blocks, d->needed_blocks == 1 ? "" : "s", more);
+    else if (d->needed_blocks >= 0)
+        snprintf(p->decide, sizeof p->decide, "about %ld more run%s per side needed",
+                 d->needed_blocks, d->needed_blocks == 1 ? "" : "s");
+    else
+        snprintf(p->decide, sizeof p->decide,
+                 "the spread gives no estimate of how many more runs would decide");
+}
+
+/* Why an analysed comparison is undecided. */
+static void why_undecided(const report_input *in, const analysis_comparison *c,
+                          phrases_comparison *p)
+{
+    const comparison *r = &c->result;
+    char margin[32], level[40], rounding[64];
+    phrases_margin(in->options->margin, margin, sizeof margin);
+    if (r->decision.reason == UNDECIDED_RESOLUTION) {
+        analysis_describe_rounding(r, rounding, sizeof rounding);
+        snprintf(p->reason, sizeof p->reason, "the values are rounded (%s), which can move the "
+                 "ratio by %.2g%%: too coarse to show a change within %s or to rule one out",
+                 rounding, r->relative_step * 100, margin);
+    } else if (r->decision.reason == UNDECIDED_CONFIDENCE) {
+        level_text(r->confidence, 6, level, sizeof level);
+        snprintf(p->reason, sizeof p->reason, "%zu %s per side cannot reach %s%% confidence",
+                 r->n_baseline, p->unit, level);
+    } else {
+        snprintf(p->reason, sizeof p->reason,
+                 "the interval includes both no change and changes beyond %s", margin);
+    }
+    what_decides(in, c, p);
+}
+
+/* The words of an analysed comparison (c->ok). */
+static void analysed(const report_input *in, const analysis_comparison *c, phrases_comparison *p)
+{
+    const comparison *r = &c->result;
+    phrases_estimate_of(r->ratio, r->ci_low, r->ci_high, r->low_open, r->high_open,
+                        &p->estimate);
+    level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4, p->level,
+               sizeof p->level);
+    char margin[32];
+    switch (r->decision.kind) {
+    case VERDICT_BETTER:
+    case VERDICT_WORSE: decided(in, c, p); break;
+    case VERDICT_EQUIVALENT:
+        phrases_margin(in->options->margin, margin, sizeof margin);
+        snprintf(p->reason, sizeof p->reason, "no difference larger than %s", margin);
+        break;
+    case VERDICT_INCONCLUSIVE: why_undecided(in, c, p); break;
+    }
+}
+
+void phrases_of_comparison(const report_input *in, const analysis_comparison *c,
+                           phrases_comparison *out)
+{
+    assert(c->baseline < in->n_series && c->candidate < in->n_series);
+    assert(in->series[c->baseline].variant != NULL && in->series[c->candidate].variant != NULL);
+    *out = (phrases_comparison){
+        .ok = c->ok, .kind = c->ok ? c->result.decision.kind : VERDICT_INCONCLUSIVE,
+        .candidate = in->series[c->candidate].variant,
+        .baseline = in->series[c->baseline].variant,
+        .unit = c->across_layouts ? "layouts" : "runs"};
+    out->kind_word = verdict_kind_name(out->kind);
+    if (c->ok)
+        analysed(in, c, out);
+    else
+        query_comparison_error(in, c, out->reason, sizeof out->reason);
+}
+
+void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape escape)
+{
+    if (p->direction != NULL) {
+        escape(out, p->candidate);
+        fprintf(out, " is %s %s than ", p->size, p->direction);
+        escape(out, p->baseline);
+        if (p->times[0] != '\0')
+            fprintf(out, " (%s)", p->times);
+        if (p->note[0] != '\0')
+            fprintf(out, " (%s)", p->note);
+        return;
+    }
+    escape(out, p->reason);
+    if (p->decide[0] != '\0') {
+        fputs("; ", out);
+        escape(out, p->decide);
+    }
+}
+
+void phrases_of_fleet(const analysis_fleet *f, phrases_pooled *out)
+{
+    assert(f->ok);
+    phrases_estimate_of(f->ratio, f->ci_low, f->ci_high, false, false, &out->estimate);
+    phrases_percent(f->predict_low, out->predict_low, sizeof out->predict_low);
+    phrases_percent(f->predict_high, out->predict_high, sizeof out->predict_high);
+    snprintf(out->spread, sizeof out->spread, "\xC2\xB1%.1f%%", expm1(f->tau) * 100.0);
+    phrases_kind(&f->decision, out->kind, sizeof out->kind);
+}

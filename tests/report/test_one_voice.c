@@ -1,0 +1,223 @@
+/* One voice (issue 25): a resolution-limited comparison and one across layouts give the same
+ * reason, the same advice and the same numbers in the terminal, Markdown and HTML reports. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/phrases.h"
+#include "report/report.h"
+
+#define RUNS 10
+#define MAX_LAYOUTS 4
+#define MAX_SERIES (2 * MAX_LAYOUTS)
+
+static const char *const metric_names[] = {"wall"};
+static const char *const variant_names[] = {"A", "B"};
+
+typedef struct {
+    report_variant variants[2];
+    report_point point;
+    double values[MAX_SERIES][RUNS];
+    report_sample samples[MAX_SERIES * RUNS];
+    analysis_series series[MAX_SERIES];
+    analysis_options options;
+    analysis_result analysis;
+    report_input in;
+    char dir[64];
+} fixture;
+
+/* A run's value: variant v, layout k, block r. */
+typedef double (*value_of)(size_t v, size_t k, size_t r);
+
+/* Two variants with `layouts` layout twins each (1: none), RUNS blocks, analysed. */
+static fixture *make_fixture(size_t layouts, value_of value)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    assert_true(layouts >= 1 && layouts <= MAX_LAYOUTS);
+    f->point = (report_point){.id = "default"};
+    size_t n = 0, n_samples = 0;
+    for (size_t v = 0; v < 2; v++) {
+        f->variants[v] = (report_variant){.name = variant_names[v]};
+        for (size_t k = 0; k < layouts; k++, n++) {
+            for (size_t r = 0; r < RUNS; r++) {
+                f->values[n][r] = value(v, k, r);
+                f->samples[n_samples] = (report_sample){
+                    .variant = variant_names[v], .point = "default", .layout = (long)k,
+                    .block = (long)r, .seq = (long)n_samples, .metric_names = metric_names,
+                    .metric_values = &f->values[n][r], .n_metrics = 1, .started = NAN,
+                    .steal = NAN, .other_busy = NAN, .load1 = NAN};
+                n_samples++;
+            }
+            f->series[n] = (analysis_series){
+                .point = "default", .metric = "wall", .variant = variant_names[v], .layout = k,
+                .n_layouts = layouts > 1 ? layouts : 0, .values = f->values[n], .n = RUNS};
+        }
+    }
+    f->options = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
+                                    .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM,
+                                    .seed = 1};
+    char err[256];
+    if (analysis_run(f->series, n, &f->options, &f->analysis, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    f->in = (report_input){.experiment_name = "one voice", .options = &f->options,
+                           .variants = f->variants, .n_variants = 2, .points = &f->point,
+                           .n_points = 1, .samples = f->samples, .n_samples = n_samples,
+                           .series = f->series, .n_series = n, .analysis = &f->analysis};
+    snprintf(f->dir, sizeof f->dir, "/tmp/verdict-voice-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    return f;
+}
+
+static void free_fixture(fixture *f)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(command), 0);
+    analysis_result_free(&f->analysis);
+    free(f);
+}
+
+static char *text_report(const fixture *f)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    assert_non_null(out);
+    report_write_text(&f->in, out);
+    fclose(out);
+    return text;
+}
+
+typedef int (*file_writer)(const report_input *, const char *, char *, size_t);
+
+static char *file_report(const fixture *f, file_writer write, const char *name)
+{
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/%s", f->dir, name);
+    if (write(&f->in, path, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *in = fopen(path, "rb");
+    assert_non_null(in);
+    char *text = NULL;
+    size_t length = 0;
+    FILE *copy = open_memstream(&text, &length);
+    assert_non_null(copy);
+    for (int c; (c = fgetc(in)) != EOF;)
+        fputc(c, copy);
+    fclose(in);
+    fclose(copy);
+    return text;
+}
+
+/* The HTML as a reader sees it: no tags, entities decoded. */
+static char *strip_markup(const char *html)
+{
+    static const char *const entities[][2] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
+    char *text = malloc(strlen(html) + 1), *to = text;
+    assert_non_null(text);
+    for (const char *p = html; *p;) {
+        if (*p == '<') {
+            const char *end = strchr(p, '>');
+            p = end ? end + 1 : p + strlen(p);
+            continue;
+        }
+        bool decoded = false;
+        for (size_t e = 0; e < sizeof entities / sizeof *entities && !decoded; e++)
+            if (strncmp(p, entities[e][0], strlen(entities[e][0])) == 0) {
+                *to++ = entities[e][1][0];
+                p += strlen(entities[e][0]);
+                decoded = true;
+            }
+        if (!decoded)
+            *to++ = *p++;
+    }
+    *to = '\0';
+    return text;
+}
+
+/* "inconclusive: <reason>; <what would decide>" and the change and its interval, in each
+ * of the three reports; the reason says `expected` (so that it cannot be empty or another
+ * reason) and what would decide it says `advice`. */
+static void assert_one_voice(const fixture *f, const char *expected, const char *advice)
+{
+    assert_int_equal(f->analysis.n_comparisons, 1);
+    phrases_comparison p;
+    phrases_of_comparison(&f->in, &f->analysis.comparisons[0], &p);
+    assert_int_equal(p.kind, VERDICT_INCONCLUSIVE);
+    if (strstr(p.reason, expected) == NULL || strstr(p.decide, advice) == NULL)
+        fail_msg("reason \"%s\", to decide \"%s\"", p.reason, p.decide);
+    char sentence[2 * PHRASES_SENTENCE + 32];
+    snprintf(sentence, sizeof sentence, "inconclusive: %s; %s", p.reason, p.decide);
+    char *html = file_report(f, report_write_html, "r.html");
+    char *outputs[] = {text_report(f), file_report(f, report_write_markdown, "r.md"),
+                       strip_markup(html)};
+    const char *names[] = {"text", "Markdown", "HTML"};
+    for (size_t i = 0; i < 3; i++) {
+        if (strstr(outputs[i], sentence) == NULL)
+            fail_msg("%s lacks \"%s\":\n%s", names[i], sentence, outputs[i]);
+        if (strstr(outputs[i], p.estimate.change) == NULL ||
+            strstr(outputs[i], p.estimate.interval) == NULL)
+            fail_msg("%s lacks %s %s:\n%s", names[i], p.estimate.change, p.estimate.interval,
+                     outputs[i]);
+        free(outputs[i]);
+    }
+    free(html);
+}
+
+/* 1 and 2 alternating, the other way round for B: values rounded to one digit. */
+static double alternating(size_t v, size_t k, size_t r)
+{
+    (void)k;
+    return (double)1 + (double)((r + v) % 2);
+}
+
+static void a_resolution_limited_comparison_reads_the_same_everywhere(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture(1, alternating);
+    assert_int_equal(f->analysis.comparisons[0].result.decision.reason, UNDECIDED_RESOLUTION);
+    /* HTML said "the interval includes both no change and ..." here */
+    assert_one_voice(f, "the values are rounded (to 1 significant digit)",
+                     "measure with more digits");
+    free_fixture(f);
+}
+
+/* Three layouts each, spread by ±4% between layouts, B 1% slower: three layouts per side
+ * cannot reach 95%, and more runs of them would not help. */
+static double layout_spread(size_t v, size_t k, size_t r)
+{
+    static const double layout[2][3] = {{1.00, 1.04, 0.96}, {0.97, 1.05, 1.02}};
+    return layout[v][k] * (v ? 1.01 : 1.0) * (1.0 + 0.001 * (double)(r % 3));
+}
+
+static void a_layouts_comparison_reads_the_same_everywhere(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture(3, layout_spread);
+    const analysis_comparison *c = &f->analysis.comparisons[0];
+    assert_true(c->ok && c->across_layouts);
+    assert_int_equal(c->result.decision.reason, UNDECIDED_CONFIDENCE);
+    /* HTML and Markdown said "3 runs per side" here, and nothing of the layouts needed */
+    assert_one_voice(f, "3 layouts per side cannot reach 95% confidence",
+                     "layouts per variant needed");
+    free_fixture(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_resolution_limited_comparison_reads_the_same_everywhere),
+        cmocka_unit_test(a_layouts_comparison_reads_the_same_everywhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
