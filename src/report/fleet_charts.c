@@ -2,6 +2,7 @@
  * machine (its own comparison, or "no successful runs"), the pooled change, a new machine. */
 #include "report/fleet_charts.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -14,6 +15,7 @@ static size_t forest_rows(const report_input *in, const analysis_fleet *f, fores
 {
     size_t n = 0;
     for (size_t j = 0; j < f->n_machines; j++) {
+        assert(f->members[j] < in->analysis->n_comparisons);
         const analysis_comparison *c = &in->analysis->comparisons[f->members[j]];
         rows[n++] = (forest_row){analysis_comparison_machine(in->series, c),
                                  c->ok ? c->result.ratio : NAN, c->ok ? c->result.ci_low : NAN,

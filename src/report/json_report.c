@@ -6,10 +6,12 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/json_text.h"
 #include "report/output_file.h"
+#include "report/phrases.h"
 #include "report/report_query.h"
 #include "stats/verdict_rules.h"
 #include "version.h"
@@ -292,6 +294,30 @@ static int comparison_numbers(json_t *item, const analysis_comparison *c)
     return rc;
 }
 
+/* JSON escapes the text itself (json_text_set). */
+static void write_raw(FILE *out, const char *text)
+{
+    fputs(text, out);
+}
+
+/* item["summary"]: the verdict in the words of the other reports, "worse: B is 3.1% slower
+ * than A" (report/phrases.c). 0, or -1 out of memory. */
+static int set_summary(json_t *item, const report_input *in, const analysis_comparison *c)
+{
+    phrases_comparison p;
+    phrases_of_comparison(in, c, &p);
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (out == NULL)
+        return -1;
+    fprintf(out, "%s: ", p.kind_word);
+    phrases_write_words(out, &p, write_raw);
+    int rc = fclose(out) == 0 ? json_text_set(item, "summary", text) : -1;
+    free(text);
+    return rc;
+}
+
 static json_t *comparison_json(const report_input *in, const analysis_comparison *c)
 {
     const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
@@ -309,6 +335,8 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     } else if (rc == 0) {
         rc = comparison_numbers(item, c);
     }
+    if (rc == 0)
+        rc = set_summary(item, in, c);
     if (rc != 0) {
         json_decref(item);
         return NULL;

@@ -76,7 +76,9 @@ static void write_fleet(FILE *f, const report_input *in)
         write_cell(f, x->candidate);
         fprintf(f, " %zu |", x->n_machines);
         if (!x->ok) {
-            fprintf(f, " | | | | not pooled (%s) |\n", x->error ? x->error : "no result");
+            fputs(" | | | | not pooled (", f); /* the analysis's message names the variants */
+            write_text(f, x->error ? x->error : "no result");
+            fputs(") |\n", f);
             continue;
         }
         phrases_pooled pooled;

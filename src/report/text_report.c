@@ -2,6 +2,7 @@
  * comparison that can be pasted into a mail, and the warnings. Names are escaped. */
 #include "report/report.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,6 +347,7 @@ static void print_machines_with(const report_input *in, const analysis_fleet *f,
 {
     size_t shown = 0, total = kind == VERDICT_BETTER ? f->n_better : f->n_worse;
     for (size_t j = 0; j < f->n_machines; j++) {
+        assert(f->members[j] < in->analysis->n_comparisons);
         const analysis_comparison *c = &in->analysis->comparisons[f->members[j]];
         if (!c->ok || c->result.decision.kind != kind)
             continue;
@@ -389,7 +391,9 @@ static void print_fleet_one(const report_input *in, const analysis_fleet *f, FIL
         plain_write(out, f->point);
     }
     if (!f->ok) {
-        fprintf(out, ": not pooled (%s)\n", f->error ? f->error : "no result");
+        fputs(": not pooled (", out); /* the analysis's message names the variants */
+        plain_write(out, f->error ? f->error : "no result");
+        fputs(")\n", out);
         return;
     }
     phrases_pooled pooled;

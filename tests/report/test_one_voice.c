@@ -1,11 +1,12 @@
 /* One voice (issue 25): a resolution-limited comparison and one across layouts give the same
- * reason, the same advice and the same numbers in the terminal, Markdown and HTML reports. */
+ * reason, advice and numbers in the terminal, Markdown and HTML reports (and JSON's summary). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,20 @@ static char *strip_markup(const char *html)
     return text;
 }
 
+/* The JSON's summary of the one comparison is the sentence. */
+static void assert_json_summary(const fixture *f, const char *sentence)
+{
+    char *text = file_report(f, report_write_json, "r.json");
+    json_error_t error;
+    json_t *doc = json_loads(text, 0, &error);
+    if (doc == NULL)
+        fail_msg("not JSON: %s", error.text);
+    json_t *comparison = json_array_get(json_object_get(doc, "comparisons"), 0);
+    assert_string_equal(json_string_value(json_object_get(comparison, "summary")), sentence);
+    json_decref(doc);
+    free(text);
+}
+
 /* "inconclusive: <reason>; <what would decide>" and the change and its interval, in each
  * of the three reports; the reason says `expected` (so that it cannot be empty or another
  * reason) and what would decide it says `advice`. */
@@ -172,6 +187,7 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
         free(outputs[i]);
     }
     free(html);
+    assert_json_summary(f, sentence);
 }
 
 /* 1 and 2 alternating, the other way round for B: values rounded to one digit. */
