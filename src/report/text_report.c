@@ -242,8 +242,11 @@ static void print_layout_strip(const char *name, const double *locations, size_t
     char shown[NAME_MAX_WIDTH + 1];
     plain_escape(name, shown, sizeof shown);
     fprintf(out, "   layouts of %s:", shown);
-    for (size_t i = 0; i < k; i++)
-        fprintf(out, " %+.1f%%", expm1(locations[i] - middle) * 100);
+    for (size_t i = 0; i < k; i++) {
+        char change[PHRASES_NUMBER];
+        phrases_percent(exp(locations[i] - middle), change, sizeof change);
+        fprintf(out, " %s", change);
+    }
     fputs("\n", out);
 }
 

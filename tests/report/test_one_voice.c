@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report/phrases.h"
 #include "report/report.h"
+#include "report_capture.h"
 
 #define RUNS 10
 #define MAX_LAYOUTS 4
@@ -73,50 +73,15 @@ static fixture *make_fixture(size_t layouts, value_of value)
                            .variants = f->variants, .n_variants = 2, .points = &f->point,
                            .n_points = 1, .samples = f->samples, .n_samples = n_samples,
                            .series = f->series, .n_series = n, .analysis = &f->analysis};
-    snprintf(f->dir, sizeof f->dir, "/tmp/verdict-voice-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
+    capture_make_dir(f->dir, sizeof f->dir);
     return f;
 }
 
 static void free_fixture(fixture *f)
 {
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(command), 0);
+    capture_remove_dir(f->dir);
     analysis_result_free(&f->analysis);
     free(f);
-}
-
-static char *text_report(const fixture *f)
-{
-    char *text = NULL;
-    size_t length = 0;
-    FILE *out = open_memstream(&text, &length);
-    assert_non_null(out);
-    report_write_text(&f->in, out);
-    fclose(out);
-    return text;
-}
-
-typedef int (*file_writer)(const report_input *, const char *, char *, size_t);
-
-static char *file_report(const fixture *f, file_writer write, const char *name)
-{
-    char path[128], err[512];
-    snprintf(path, sizeof path, "%s/%s", f->dir, name);
-    if (write(&f->in, path, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    FILE *in = fopen(path, "rb");
-    assert_non_null(in);
-    char *text = NULL;
-    size_t length = 0;
-    FILE *copy = open_memstream(&text, &length);
-    assert_non_null(copy);
-    for (int c; (c = fgetc(in)) != EOF;)
-        fputc(c, copy);
-    fclose(in);
-    fclose(copy);
-    return text;
 }
 
 /* The HTML as a reader sees it: no tags, entities decoded. */
@@ -149,15 +114,10 @@ static char *strip_markup(const char *html)
 /* The JSON's summary of the one comparison is the sentence. */
 static void assert_json_summary(const fixture *f, const char *sentence)
 {
-    char *text = file_report(f, report_write_json, "r.json");
-    json_error_t error;
-    json_t *doc = json_loads(text, 0, &error);
-    if (doc == NULL)
-        fail_msg("not JSON: %s", error.text);
+    json_t *doc = capture_json(&f->in, f->dir);
     json_t *comparison = json_array_get(json_object_get(doc, "comparisons"), 0);
     assert_string_equal(json_string_value(json_object_get(comparison, "summary")), sentence);
     json_decref(doc);
-    free(text);
 }
 
 /* "inconclusive: <reason>; <what would decide>" and the change and its interval, in each
@@ -173,8 +133,9 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
         fail_msg("reason \"%s\", to decide \"%s\"", p.reason, p.decide);
     char sentence[2 * PHRASES_SENTENCE + 32];
     snprintf(sentence, sizeof sentence, "inconclusive: %s; %s", p.reason, p.decide);
-    char *html = file_report(f, report_write_html, "r.html");
-    char *outputs[] = {text_report(f), file_report(f, report_write_markdown, "r.md"),
+    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
+    char *outputs[] = {capture_text(&f->in),
+                       capture_file(&f->in, report_write_markdown, f->dir, "r.md"),
                        strip_markup(html)};
     const char *names[] = {"text", "Markdown", "HTML"};
     for (size_t i = 0; i < 3; i++) {

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "report/plain_text.h"
 #include "report/report.h"
+#include "report_capture.h"
 #include "report/report_query.h"
 #include "stats/level_text.h"
 
@@ -93,16 +93,13 @@ static fixture *make_fixture(const char *candidate, size_t n_points, size_t meas
                            .n_points = n_points, .samples = f->samples, .n_samples = n_samples,
                            .series = f->series, .n_series = n_points * 2,
                            .analysis = &f->analysis};
-    snprintf(f->dir, sizeof f->dir, "/tmp/verdict-report-XXXXXX");
-    assert_non_null(mkdtemp(f->dir));
+    capture_make_dir(f->dir, sizeof f->dir);
     return f;
 }
 
 static void free_fixture(fixture *f)
 {
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(command), 0);
+    capture_remove_dir(f->dir);
     analysis_result_free(&f->analysis);
     for (size_t p = 0; p < f->n_points; p++)
         free(f->ids[p]);
@@ -112,35 +109,6 @@ static void free_fixture(fixture *f)
     free(f->values);
     free(f->series);
     free(f);
-}
-
-static char *text_report(const fixture *f)
-{
-    char *text = NULL;
-    size_t length = 0;
-    FILE *out = open_memstream(&text, &length);
-    assert_non_null(out);
-    report_write_text(&f->in, out);
-    fclose(out);
-    return text;
-}
-
-typedef int (*file_writer)(const report_input *, const char *, char *, size_t);
-
-static char *file_report(const fixture *f, file_writer write, const char *name)
-{
-    char path[128], err[512];
-    snprintf(path, sizeof path, "%s/%s", f->dir, name);
-    if (write(&f->in, path, err, sizeof err) != 0)
-        fail_msg("%s", err);
-    FILE *in = fopen(path, "rb");
-    assert_non_null(in);
-    char *text = calloc(1, 1 << 24);
-    assert_non_null(text);
-    size_t got = fread(text, 1, (1 << 24) - 1, in);
-    fclose(in);
-    text[got] = '\0';
-    return text;
 }
 
 static size_t count(const char *text, const char *needle)
@@ -166,7 +134,7 @@ static void text_report_escapes_control_characters(void **state)
 {
     (void)state;
     fixture *f = make_fixture(HOSTILE, 1, 1);
-    char *text = text_report(f);
+    char *text = capture_text(&f->in);
     assert_terminal_safe(text);
     assert_non_null(strstr(text, "\\x1b]0;owned\\x07\\x1b[2J\\u009b31m\\u202ecaf\\xe9"));
     free(text);
@@ -177,7 +145,7 @@ static void markdown_escapes_control_characters(void **state)
 {
     (void)state;
     fixture *f = make_fixture(HOSTILE " | x", 1, 1);
-    char *text = file_report(f, report_write_markdown, "r.md");
+    char *text = capture_file(&f->in, report_write_markdown, f->dir, "r.md");
     assert_terminal_safe(text);
     /* Markdown's own characters are escaped after the control characters are shown. */
     assert_non_null(strstr(text, "\\\\x1b\\]0;owned\\\\x07"));
@@ -192,7 +160,7 @@ static void csv_neutralises_formulas_and_controls(void **state)
     const char *formulas[] = {"=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)"};
     for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) {
         fixture *f = make_fixture(formulas[i], 1, 1);
-        char *text = file_report(f, report_write_csv, "r.csv");
+        char *text = capture_file(&f->in, report_write_csv, f->dir, "r.csv");
         char quoted[128];
         const char *cell = formulas[i][0] == '=' ? "=HYPERLINK(\"\"http://x\"\")" : formulas[i];
         snprintf(quoted, sizeof quoted, ",\"'%s\",", cell);
@@ -202,7 +170,7 @@ static void csv_neutralises_formulas_and_controls(void **state)
         free_fixture(f);
     }
     fixture *f = make_fixture(HOSTILE "\nnext,line", 1, 1);
-    char *text = file_report(f, report_write_csv, "r.csv");
+    char *text = capture_file(&f->in, report_write_csv, f->dir, "r.csv");
     assert_terminal_safe(text);
     assert_int_equal(count(text, "\n"), 1 + 2 * RUNS); /* header and one line per sample */
     free(text);
@@ -215,11 +183,7 @@ static void json_keeps_invalid_utf8_with_its_bytes(void **state)
 {
     (void)state;
     fixture *f = make_fixture("caf\xe9", 1, 1);
-    char *text = file_report(f, report_write_json, "r.json");
-    json_error_t error;
-    json_t *doc = json_loads(text, 0, &error);
-    if (doc == NULL)
-        fail_msg("not JSON: %s", error.text);
+    json_t *doc = capture_json(&f->in, f->dir);
     json_t *variant = json_array_get(json_object_get(doc, "variants"), 1);
     assert_string_equal(json_string_value(json_object_get(variant, "name")), "caf\xef\xbf\xbd");
     assert_string_equal(json_string_value(json_object_get(variant, "name_base64")), "Y2Fm6Q==");
@@ -235,7 +199,6 @@ static void json_keeps_invalid_utf8_with_its_bytes(void **state)
     assert_string_equal(json_string_value(json_object_get(comparison, "candidate_base64")),
                         "Y2Fm6Q==");
     json_decref(doc);
-    free(text);
     free_fixture(f);
 }
 
@@ -263,9 +226,9 @@ static void confidence_near_one_is_not_printed_as_100(void **state)
     (void)state;
     fixture *f = make_fixture("B", 1, 1);
     f->options.confidence = 0.9999999999999999;
-    char *text = text_report(f);
-    char *markdown = file_report(f, report_write_markdown, "r.md");
-    char *html = file_report(f, report_write_html, "r.html");
+    char *text = capture_text(&f->in);
+    char *markdown = capture_file(&f->in, report_write_markdown, f->dir, "r.md");
+    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
     assert_null(strstr(text, "100% confidence"));
     assert_non_null(strstr(text, "99.99999999999999% confidence"));
     assert_null(strstr(markdown, "100% confidence"));
@@ -282,16 +245,16 @@ static void unrun_points_are_summed_up_in_one_line(void **state)
 {
     (void)state;
     fixture *f = make_fixture("B", 1000, 2);
-    char *text = text_report(f);
+    char *text = capture_text(&f->in);
     assert_non_null(strstr(text, "998 of 1,000 points were not run (no samples)"));
     assert_int_equal(count(text, "cannot compare"), 0);
     assert_int_equal(count(text, "== n="), 2);
     assert_int_equal(count(text, "too-few-samples"), 0);
-    char *html = file_report(f, report_write_html, "r.html");
+    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
     assert_non_null(strstr(html, "998 of 1,000 points were not run (no samples)"));
     assert_int_equal(count(html, "<details"), 2);
     assert_int_equal(count(html, "cannot compare"), 0);
-    char *markdown = file_report(f, report_write_markdown, "r.md");
+    char *markdown = capture_file(&f->in, report_write_markdown, f->dir, "r.md");
     assert_non_null(strstr(markdown, "998 of 1,000 points were not run"));
     assert_int_equal(count(markdown, "cannot compare"), 0);
     free(text);
@@ -313,8 +276,8 @@ static void runs_that_timed_out_are_named_as_such(void **state)
     analysis_result_free(&f->analysis);
     char err[256];
     assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
-    char *text = text_report(f);
-    char *json = file_report(f, report_write_json, "r.json");
+    char *text = capture_text(&f->in);
+    char *json = capture_file(&f->in, report_write_json, f->dir, "r.json");
     const char *expected = "8 of 8 runs of B timed out, and a run that times out has no wall value";
     assert_non_null(strstr(text, expected));
     assert_non_null(strstr(json, expected));
@@ -323,7 +286,7 @@ static void runs_that_timed_out_are_named_as_such(void **state)
     for (size_t i = 0; i < f->in.n_samples; i++)
         f->samples[i].timed_out = false; /* a caller that does not know: still no jargon */
     free(text);
-    text = text_report(f);
+    text = capture_text(&f->in);
     assert_non_null(strstr(text, "8 of 8 runs of B have no wall value"));
     assert_null(strstr(text, "argument out of range"));
     free(text);
@@ -335,7 +298,7 @@ static void every_point_run_gets_no_note(void **state)
 {
     (void)state;
     fixture *f = make_fixture("B", 3, 3);
-    char *text = text_report(f);
+    char *text = capture_text(&f->in);
     assert_null(strstr(text, "not run"));
     assert_int_equal(count(text, "== n="), 3);
     free(text);
@@ -357,7 +320,7 @@ static void a_stalled_run_keeps_the_unit_of_the_rest(void **state)
     char err[256];
     assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
     f->in.text_style.headlines = true;
-    char *text = text_report(f);
+    char *text = capture_text(&f->in);
     assert_non_null(strstr(text, "Time (median):"));
     assert_non_null(strstr(text, "10000000 \xc2\xb5s")); /* the stall, in the others' unit */
     assert_non_null(strstr(text, "800.0 \xc2\xb5s"));    /* the fastest run */

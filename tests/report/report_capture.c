@@ -1,0 +1,68 @@
+/* The report writers' output as text, for the report tests: the terminal report through a
+ * memory stream, a file report written into a temporary directory and read back. */
+#include "report_capture.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+void capture_make_dir(char *dir, size_t len)
+{
+    assert_true(len >= 32);
+    snprintf(dir, len, "/tmp/verdict-report-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+}
+
+void capture_remove_dir(const char *dir)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    assert_int_equal(system(command), 0);
+}
+
+char *capture_text(const report_input *in)
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    assert_non_null(out);
+    report_write_text(in, out);
+    assert_int_equal(fclose(out), 0);
+    return text;
+}
+
+char *capture_file(const report_input *in, capture_writer write, const char *dir,
+                   const char *name)
+{
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (write(in, path, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    char *text = NULL;
+    size_t length = 0;
+    FILE *copy = open_memstream(&text, &length);
+    assert_non_null(copy);
+    for (int c; (c = fgetc(file)) != EOF;)
+        fputc(c, copy);
+    fclose(file);
+    assert_int_equal(fclose(copy), 0);
+    return text;
+}
+
+json_t *capture_json(const report_input *in, const char *dir)
+{
+    char *text = capture_file(in, report_write_json, dir, "r.json");
+    json_error_t error;
+    json_t *doc = json_loads(text, 0, &error);
+    if (doc == NULL)
+        fail_msg("not JSON: %s", error.text);
+    free(text);
+    return doc;
+}
