@@ -108,11 +108,16 @@ static long unit_without_values(const lab_block_table *t, size_t m, size_t block
 }
 
 /* Both builders of old (the engine's looks, lab/results.c) agreed on complete blocks; they
- * differed in what a block held and when a metric counted. The rule kept is the report's:
- * a failed or timed-out run recorded by on_failure: record is no measurement (the looks
- * counted its wall time), and a metric with fewer than two complete blocks is left out
- * (the looks analysed it and came out undecided). A look now sees what the report of the
- * same blocks shows. */
+ * differed in what a block held and when a metric counted, and the report's rule is kept:
+ * - a failed or timed-out run recorded by on_failure: record is no measurement (the looks
+ *   counted a failed command's wall time as one);
+ * - a metric with fewer than two complete blocks is left out (the looks analysed it and
+ *   the analysis could not decide, so one such metric held back every other one);
+ * - a stored sample's metric is read as the report reads it (lab_sample_reading: a
+ *   process reading when the sample has no value of that name; the looks had NaN);
+ * - a series names its machine and whether it was built from a source, as the report's.
+ * A look now sees the series the report of the same blocks shows (tests/lab/test_engine.c,
+ * test_looks_see_the_reports_series). */
 lab_series_shape lab_series_build(const experiment *e, const lab_block_table *t, size_t m,
                                   size_t blocks, const char *point, const char *machine,
                                   double *values, analysis_series *series)

@@ -2,7 +2,6 @@
  * variant, and builds the series over complete blocks without quadratic lookups. */
 #include "lab/results.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

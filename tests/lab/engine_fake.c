@@ -238,3 +238,26 @@ void close_all(experiment *e, test_store *s, kept_samples *k)
     store_close(s->db);
     experiment_free(e);
 }
+
+typedef struct {
+    const char *code;
+    bool found;
+} warning_search;
+
+static int find_warning(void *context, const char *key, const char *value)
+{
+    warning_search *w = context;
+    const char *at = strcmp(key, LAB_WARNINGS_FACT "engine") == 0 ? strstr(value, w->code) : NULL;
+    /* a warning line is "code\tpoint\tvariant\tmessage": the code begins a line */
+    w->found |= at && (at == value || at[-1] == '\n') && at[strlen(w->code)] == '\t';
+    return 0;
+}
+
+bool engine_warning_stored(const test_store *s, const char *code)
+{
+    warning_search w = {code, false};
+    char why[256];
+    assert_int_equal(store_for_each_fact(s->db, s->experiment_id, find_warning, &w, why,
+                                         sizeof why), 0);
+    return w.found;
+}

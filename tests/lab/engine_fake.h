@@ -65,5 +65,7 @@ kept_samples read_samples(const test_store *s);
 /* Every (point, variant, block) of the plan exactly once. */
 void assert_plan_complete(const experiment *e, const kept_samples *k, size_t blocks);
 void close_all(experiment *e, test_store *s, kept_samples *k);
+/* Whether the engine stored a warning of this code ("budget-spent") in its run facts. */
+bool engine_warning_stored(const test_store *s, const char *code);
 
 #endif

@@ -243,18 +243,6 @@ static void test_point_that_cannot_begin(void **unused)
 
 /* ---- adaptive looks ---- */
 
-typedef struct {
-    bool budget_spent;
-} fact_check;
-
-static int find_budget_warning(void *context, const char *key, const char *value)
-{
-    fact_check *c = context;
-    if (strcmp(key, LAB_WARNINGS_FACT "engine") == 0 && strstr(value, "budget-spent\t"))
-        c->budget_spent = true;
-    return 0;
-}
-
 /* A 20% difference on a quiet fake is decided at the first look; noise far above the
  * margin spends the whole budget, and the warning says so. */
 static void test_adaptive_looks(void **unused)
@@ -285,11 +273,7 @@ static void test_adaptive_looks(void **unused)
     assert_int_equal(out.samples_taken, 2 * 40 * 2);
     assert_true(out.budget_spent);
     assert_int_equal(out.looks_taken, 2 * out.looks_planned);
-    fact_check c = {false};
-    char why[256];
-    assert_int_equal(store_for_each_fact(s.db, s.experiment_id, find_budget_warning, &c, why,
-                                         sizeof why), 0);
-    assert_true(c.budget_spent);
+    assert_true(engine_warning_stored(&s, "budget-spent"));
     k = read_samples(&s);
     close_all(&e, &s, &k);
 }

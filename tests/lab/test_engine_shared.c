@@ -12,14 +12,13 @@
 
 #include <cmocka.h>
 
-#include "lab/lab_store.h"
-
 #include "engine_fake.h"
 
-/* A shared plan of 2 variants x 2 points x 3 blocks. */
-static void make_shared(experiment *e, fake_script *script)
+/* A shared plan of 2 variants x 2 points x 3 blocks, in a fresh store. */
+static void make_shared(experiment *e, fake_script *script, test_store *s)
 {
     make_experiment(e, 2, "n: [1, 2]", "repetitions: 3\nwarmup: 1\nmachines: share", script);
+    open_store(":memory:", e, s);
 }
 
 /* lab_run as one worker of the fleet. */
@@ -83,9 +82,8 @@ static void test_one_worker_takes_every_block(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_shared(&e, &script);
     test_store s;
-    open_store(":memory:", &e, &s);
+    make_shared(&e, &script, &s);
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run_worker(&e, &s, "m1", "w1", 60, &out, &err), 0);
@@ -114,10 +112,9 @@ static void test_stopped_worker_gives_its_block_back(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_shared(&e, &script);
-    script.stop_after = 3; /* block 0 done, then the first run of block 1 */
     test_store s;
-    open_store(":memory:", &e, &s);
+    make_shared(&e, &script, &s);
+    script.stop_after = 3; /* block 0 done, then the first run of block 1 */
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run_worker(&e, &s, "m1", "w1", 60, &out, &err), -1);
@@ -173,18 +170,6 @@ static void steal_block(void *context, const target_unit *u)
     assert_int_equal(store_release_block(t->s->db, claim.claim, "thief", err, sizeof err), 0);
 }
 
-typedef struct {
-    bool block_lost;
-} lost_warning;
-
-static int find_lost_warning(void *context, const char *key, const char *value)
-{
-    lost_warning *w = context;
-    if (strcmp(key, LAB_WARNINGS_FACT "engine") == 0 && strstr(value, "block-lost\t"))
-        w->block_lost = true;
-    return 0;
-}
-
 /* The worker's lease runs out in the middle of block 1 and another takes the block: its runs
  * here are thrown away (their seq given back), the loss noted, and the block, open again,
  * measured in full when this worker claims it next. */
@@ -193,9 +178,8 @@ static void test_lost_claim_measured_again(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_shared(&e, &script);
     test_store s;
-    open_store(":memory:", &e, &s);
+    make_shared(&e, &script, &s);
     thief t = {.s = &s, .steal_at = 4, .stolen_block = -1};
     script.before_run = steal_block;
     script.before_run_context = &t;
@@ -213,11 +197,7 @@ static void test_lost_claim_measured_again(void **unused)
     block_states b = read_blocks(&s);
     assert_int_equal(b.done, 6);
     assert_int_equal(b.most_attempts, 3); /* this worker, the thief, this worker again */
-    lost_warning w = {false};
-    char why[256];
-    assert_int_equal(store_for_each_fact(s.db, s.experiment_id, find_lost_warning, &w, why,
-                                         sizeof why), 0);
-    assert_true(w.block_lost);
+    assert_true(engine_warning_stored(&s, "block-lost"));
     close_all(&e, &s, &k);
 }
 
@@ -227,11 +207,10 @@ static void test_failure_gives_the_block_back(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_shared(&e, &script);
+    test_store s;
+    make_shared(&e, &script, &s);
     script.fail_variant = 1;
     script.fail_tries = -1;
-    test_store s;
-    open_store(":memory:", &e, &s);
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run_worker(&e, &s, "m1", "w1", 60, &out, &err), -1);
