@@ -178,6 +178,20 @@ void engine_forget_block(engine *g, long block)
     }
 }
 
+/* The first held sample of the point or a later one (held is sorted by point first). */
+static size_t first_held(const engine *g, size_t point)
+{
+    size_t low = 0, high = g->n_held;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (g->held[mid].point < point)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
 /* The point's stored samples, into a fresh table. */
 static int fill_table(engine *g, size_t point)
 {
@@ -185,9 +199,9 @@ static int fill_table(engine *g, size_t point)
     if (t->present)
         memset(t->present, 0, t->blocks * g->n_units * sizeof *t->present);
     lab_block_table_clear(&t->values);
-    for (size_t i = 0; i < g->n_held; i++) {
+    for (size_t i = first_held(g, point); i < g->n_held && g->held[i].point == point; i++) {
         const held_sample *h = &g->held[i];
-        if (h->point == point && table_put(g, (size_t)h->block, h->unit, h->values) != 0)
+        if (table_put(g, (size_t)h->block, h->unit, h->values) != 0)
             return -1;
     }
     return 0;
