@@ -368,6 +368,46 @@ static void test_looks_see_the_reports_series(void **unused)
     close_all(&e, &s, &none);
 }
 
+/* Looks are replayed from the store on resume: a run stopped anywhere and resumed stores
+ * the samples an uninterrupted one stores, each point ending at the look that decided it. */
+static void test_adaptive_resume_replays_looks(void **unused)
+{
+    (void)unused;
+    experiment e;
+    fake_script script;
+    make_experiment(&e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", &script);
+    script.effect = 0.2;
+    script.noise = 0.01;
+    test_store ref;
+    open_store(":memory:", &e, &ref);
+    lab_outcome out;
+    verdict_error err;
+    assert_int_equal(run(&e, &ref, &out, &err), 0);
+    kept_samples expected = read_samples(&ref);
+    const size_t stops[] = {1, 19, 20, 21, 39};
+    for (size_t i = 0; i < ARRAY_SIZE(stops); i++) {
+        test_store s;
+        open_store(":memory:", &e, &s);
+        script.stop_after = stops[i];
+        script.measured = 0;
+        assert_int_equal(run(&e, &s, &out, &err), -1);
+        assert_int_equal(err.kind, ERROR_INTERRUPTED);
+        script.stop_after = 0;
+        assert_int_equal(run(&e, &s, &out, &err), 0);
+        assert_int_equal(out.samples_resumed + out.samples_taken, expected.n);
+        assert_int_equal(out.looks_taken, 2); /* one per point, replayed or taken */
+        kept_samples got = read_samples(&s);
+        assert_int_equal(got.n, expected.n);
+        for (size_t k = 0; k < got.n; k++) {
+            assert_string_equal(got.items[k].point, expected.items[k].point);
+            assert_int_equal(got.items[k].block, expected.items[k].block);
+        }
+        free(got.items);
+        store_close(s.db);
+    }
+    close_all(&e, &ref, &expected);
+}
+
 /* ---- size ---- */
 
 static void test_many_variants(void **unused)
@@ -455,6 +495,7 @@ int main(void)
         cmocka_unit_test(test_point_that_cannot_begin),
         cmocka_unit_test(test_adaptive_looks),
         cmocka_unit_test(test_looks_see_the_reports_series),
+        cmocka_unit_test(test_adaptive_resume_replays_looks),
         cmocka_unit_test(test_many_variants),
         cmocka_unit_test(test_plan_too_large),
         cmocka_unit_test(test_changed_plan_refused),
