@@ -243,6 +243,15 @@ static void test_point_that_cannot_begin(void **unused)
 
 /* ---- adaptive looks ---- */
 
+/* An adaptive experiment over two points, a 20% difference on a quiet fake, and its store. */
+static void make_adaptive(experiment *e, fake_script *script, test_store *s)
+{
+    make_experiment(e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", script);
+    script->effect = 0.2;
+    script->noise = 0.01;
+    open_store(":memory:", e, s);
+}
+
 /* A 20% difference on a quiet fake is decided at the first look; noise far above the
  * margin spends the whole budget, and the warning says so. */
 static void test_adaptive_looks(void **unused)
@@ -250,11 +259,8 @@ static void test_adaptive_looks(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_experiment(&e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", &script);
-    script.effect = 0.2;
-    script.noise = 0.01;
     test_store s;
-    open_store(":memory:", &e, &s);
+    make_adaptive(&e, &script, &s);
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run(&e, &s, &out, &err), 0);
@@ -375,11 +381,8 @@ static void test_adaptive_resume_replays_looks(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_experiment(&e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", &script);
-    script.effect = 0.2;
-    script.noise = 0.01;
     test_store ref;
-    open_store(":memory:", &e, &ref);
+    make_adaptive(&e, &script, &ref);
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run(&e, &ref, &out, &err), 0);
