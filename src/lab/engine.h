@@ -1,6 +1,6 @@
-/* The experiment engine: one loop for every target. A plan is points (fixed) x units
- * (a variant in a code layout) x blocks (every unit once, shuffled); each sample is
- * committed as it is taken, a stopped run resumes, adaptive looks end a point once decided. */
+/* The experiment engine: one loop for every target and plan. A plan is points (fixed) x
+ * units (a variant in a code layout) x blocks (every unit once, shuffled); samples are
+ * committed in batches, a stopped run resumes, adaptive looks end a point once decided. */
 #ifndef VERDICT_LAB_ENGINE_H
 #define VERDICT_LAB_ENGINE_H
 

@@ -1,7 +1,8 @@
-/* Measurements held until they are committed together: one transaction for many samples
- * instead of one per sample, flushed at block ends, before anything returns, on any stop. */
+/* The engine's one batch: measurements held until they are committed together, by the
+ * work source's own commit (many samples in one transaction, or a shared block with its claim). */
 #include "lab/engine_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +22,8 @@ int engine_batch_add(engine *g, size_t point, size_t unit, long block,
     engine_batch_item *item = &b->items[b->n];
     *item = (engine_batch_item){.point = point, .unit = unit, .block = block,
                                 .started = started, .seq = g->seq, .m = *m};
-    /* the values move with the array: pointed to again when the rows are made */
     memcpy(b->values + b->n * g->n_metrics, m->values, g->n_metrics * sizeof *b->values);
-    item->m.values = NULL;
+    item->m.values = NULL; /* the values are the batch's, where they move with its array */
     if (b->n == 0)
         b->oldest = runner_monotonic_seconds();
     b->n++;
@@ -40,36 +40,40 @@ bool engine_batch_due(const engine *g)
 
 /* The store's rows of the batch (strings borrowed from the engine and the batch), or NULL
  * when out of memory; the caller frees the array. */
-static store_sample *batch_rows(engine *g)
+static store_sample *batch_rows(const engine *g)
 {
-    engine_batch *b = &g->batch;
+    const engine_batch *b = &g->batch;
     store_sample *rows = calloc(b->n + 1, sizeof *rows);
     for (size_t i = 0; rows && i < b->n; i++) {
-        engine_batch_item *item = &b->items[i];
-        item->m.values = b->values + i * g->n_metrics;
-        rows[i] = engine_sample_row(g, item->point, item->unit, item->block, &item->m,
-                                    item->started);
-        rows[i].seq = item->seq;
+        const engine_batch_item *item = &b->items[i];
+        assert(item->m.values == NULL && item->seq == b->items[0].seq + (long)i);
+        rows[i] = engine_sample_row(g, item->point, item->unit, item->block, item->seq,
+                                    &item->m, b->values + i * g->n_metrics, item->started);
     }
     return rows;
 }
 
-int engine_batch_flush(engine *g, verdict_error *err)
+int engine_batch_commit(engine *g, engine_commit_fn commit, void *context, verdict_error *err)
 {
     engine_batch *b = &g->batch;
     if (b->n == 0)
         return 0;
     store_sample *rows = batch_rows(g);
-    char why[1024] = "out of memory";
-    int rc = rows != NULL &&
-                     store_add_samples(g->c->db, g->out->run_id, rows, b->n, why, sizeof why) == 0
-                 ? 0 : -1;
+    int rc = rows ? commit(g, context, rows, b->n, err) : error_no_memory(err);
     free(rows);
     if (rc != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
+        return -1;
     g->out->samples_taken += b->n;
     b->n = 0;
     return 0;
+}
+
+void engine_batch_discard(engine *g)
+{
+    engine_batch *b = &g->batch;
+    if (b->n > 0)
+        g->seq = b->items[0].seq;
+    b->n = 0;
 }
 
 void engine_batch_free(engine_batch *b)

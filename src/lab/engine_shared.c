@@ -1,173 +1,143 @@
-/* A shared plan (machines: share): the plan's blocks put in the store, then claimed one at a
- * time under a lease, every unit measured on this machine, the block committed whole. */
+/* A shared plan's work source (machines: share): the plan's blocks put in the store, then
+ * claimed one at a time under a lease kept while it runs, each committed whole with its claim. */
 #include "lab/engine_internal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/runner.h"
-#include "core/schedule.h"
 
 /* How often a worker with nothing to claim looks again for blocks whose lease ran out. */
 #define SHARE_POLL_SECONDS 0.5
 
-/* A claimed block's measurements, kept until the block is committed as a whole. */
 typedef struct {
-    target_measurement *runs;    /* one per unit, in the block's order */
-    size_t *units;
-    double *values, *started;
-    size_t n;
-} block_batch;
+    store_claim claim;           /* the block being run (its point is read at once) */
+} shared_source;
 
-static int batch_init(engine *g, block_batch *b)
-{
-    memset(b, 0, sizeof *b);
-    b->runs = calloc(g->n_units, sizeof *b->runs);
-    b->units = calloc(g->n_units, sizeof *b->units);
-    b->values = calloc(g->n_units * g->n_metrics + 1, sizeof *b->values);
-    b->started = calloc(g->n_units, sizeof *b->started);
-    return b->runs && b->units && b->values && b->started ? 0 : -1;
-}
+/* ---- the store's operations, one function each ---- */
 
-static void batch_free(block_batch *b)
-{
-    free(b->runs);
-    free(b->units);
-    free(b->values);
-    free(b->started);
-}
-
-/* The plan's blocks in claim order: the points in the seed's order, blocks in order, so
- * workers go through a point together before the next one (one server start per point). */
-static int plan_shared_blocks(engine *g, const size_t *order, verdict_error *err)
+/* store_plan_blocks: the plan's blocks in claim order (the points in the seed's order, the
+ * blocks in order, so workers go through a point together: one server start per point). */
+static int plan_blocks(engine *g, verdict_error *err)
 {
     size_t n = g->points.n * experiment_blocks(g->e);
     store_block *blocks = calloc(n + 1, sizeof *blocks);
     if (blocks == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     for (size_t i = 0, k = 0; i < g->points.n; i++)
         for (size_t b = 0; b < experiment_blocks(g->e); b++, k++)
-            blocks[k] = (store_block){g->points.ids[order[i]], (long)b};
+            blocks[k] = (store_block){g->points.ids[g->point_order[i]], (long)b};
     char why[1024];
-    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why);
+    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why) == 0
+                 ? 0 : error_from_text(err, ERROR_STORE, why);
     free(blocks);
-    return rc == 0 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why);
-}
-
-/* Measures every unit of the claimed block, keeping the lease; STORE_CLAIM_LOST when the
- * block was taken over meanwhile (this worker stalled past its lease). */
-static int measure_claimed(engine *g, point_run *p, const store_claim *claim, block_batch *b,
-                           verdict_error *err)
-{
-    schedule_block_order(g->e->seed, p->point, (size_t)claim->block, g->n_units, b->units);
-    char why[1024];
-    for (b->n = 0; b->n < g->n_units; b->n++) {
-        if ((!p->begun && engine_begin_point(g, p, err) != 0) ||
-            (!p->warmed && engine_warm_up(g, p, err) != 0))
-            return -1;
-        target_measurement *m = &b->runs[b->n];
-        b->started[b->n] = runner_monotonic_seconds() - g->start;
-        if (engine_measure(g, p, b->units[b->n], claim->block, m, err) != 0)
-            return -1;
-        memcpy(b->values + b->n * g->n_metrics, m->values, g->n_metrics * sizeof *b->values);
-        m->values = b->values + b->n * g->n_metrics;
-        int rc = store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds,
-                                   why, sizeof why);
-        if (rc == STORE_CLAIM_LOST)
-            return rc;
-        if (rc != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
-    }
-    return 0;
-}
-
-/* Commits the block's samples together with the block; a lost block is noted, not an error. */
-static int finish_claimed(engine *g, const point_run *p, const store_claim *claim,
-                          const block_batch *b, verdict_error *err)
-{
-    store_sample *rows = calloc(b->n + 1, sizeof *rows);
-    if (rows == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    for (size_t i = 0; i < b->n; i++) {
-        rows[i] = engine_sample_row(g, p->point, b->units[i], claim->block, &b->runs[i], b->started[i]);
-        rows[i].seq = g->seq + (long)i;
-    }
-    char why[1024];
-    int rc = store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows,
-                                b->n, why, sizeof why);
-    free(rows);
-    if (rc == 0) {
-        g->seq += (long)b->n;
-        g->out->samples_taken += b->n;
-        g->out->complete_blocks++;
-        g->out->blocks_retaken += claim->attempt > 1;
-    }
-    return rc == 0 || rc == STORE_CLAIM_LOST ? rc : error_set(err, ERROR_INTERNAL, "%s", why);
-}
-
-static void note_lost_block(engine *g, const store_claim *claim)
-{
-    char message[256];
-    snprintf(message, sizeof message, "block %ld was taken over by another worker after this "
-             "one's lease ran out; its runs here were not kept", claim->block);
-    engine_note_warning(g, "block-lost", claim->point, "", message);
-    g->out->blocks_lost++;
-}
-
-/* One claimed block, start to end: measured, then committed or given back. */
-static int run_claimed(engine *g, point_run *p, const store_claim *claim, verdict_error *err)
-{
-    block_batch b;
-    if (batch_init(g, &b) != 0) {
-        batch_free(&b);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    }
-    int rc = measure_claimed(g, p, claim, &b, err);
-    if (rc == 0)
-        rc = finish_claimed(g, p, claim, &b, err);
-    if (rc == STORE_CLAIM_LOST) {
-        note_lost_block(g, claim);
-        rc = 0;
-    } else if (rc != 0) { /* stopped or failed: the block is open again for any worker */
-        char why[256];
-        store_release_block(g->c->db, claim->claim, g->c->worker, why, sizeof why);
-    }
-    batch_free(&b);
     return rc;
 }
 
-typedef struct {
-    point_run run;
-    bool active;
-} shared_point;
-
-/* Moves the worker to the claimed block's point: the previous point ended, this one begun
- * lazily by its first run. */
-static int enter_point(engine *g, shared_point *sp, const char *point_id, verdict_error *err)
+/* store_claim_block: the first free block of the plan, for this worker. */
+static int claim_block(engine *g, store_claim *claim, verdict_error *err)
 {
-    long point = point_index_find(&g->points, point_id);
-    if (point < 0)
-        return error_set(err, ERROR_INTERNAL, "the store's shared plan names point %s, which "
-                         "this experiment does not have", point_id);
-    if (sp->active && sp->run.point == (size_t)point)
-        return 0;
-    if (sp->active)
-        engine_end_point(g, &sp->run, err);
-    sp->run = (point_run){.point = (size_t)point, .position = g->out->points_started + 1,
-                          .start = runner_monotonic_seconds()};
-    sp->active = true;
-    g->out->points_started++;
-    return err->kind == ERROR_NONE ? 0 : -1;
+    char why[1024];
+    if (store_claim_block(g->c->db, g->c->experiment_id, NULL, engine_machine(g->c),
+                          g->c->worker, g->c->lease_seconds, claim, why, sizeof why) != 0)
+        return error_from_text(err, ERROR_STORE, why);
+    return 0;
 }
 
-static void report_shared_progress(engine *g, const shared_point *sp, const store_claim *c)
+/* store_renew_claim: the lease extended; ERROR_CLAIM_LOST when the block was taken over
+ * (this worker stalled past its lease). */
+static int renew_claim(engine *g, const store_claim *claim, verdict_error *err)
 {
-    if (g->c->progress == NULL || !sp->active)
+    char why[1024];
+    int rc = store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds, why,
+                               sizeof why);
+    if (rc == STORE_CLAIM_LOST)
+        return error_from_text(err, ERROR_CLAIM_LOST, why);
+    return rc == 0 ? 0 : error_from_text(err, ERROR_STORE, why);
+}
+
+/* store_finish_block: the block's samples and the block done, in one transaction, while the
+ * claim is still this worker's (ERROR_CLAIM_LOST otherwise: nothing written). */
+static int finish_block(engine *g, void *context, const store_sample *rows, size_t n,
+                        verdict_error *err)
+{
+    const store_claim *claim = context;
+    char why[1024];
+    int rc = store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows, n,
+                                why, sizeof why);
+    if (rc == STORE_CLAIM_LOST)
+        return error_from_text(err, ERROR_CLAIM_LOST, why);
+    return rc == 0 ? 0 : error_from_text(err, ERROR_STORE, why);
+}
+
+/* store_release_block: the block open again at once for any worker (this one stopped or
+ * failed). A failure leaves it to its lease. */
+static void release_block(engine *g, const store_claim *claim)
+{
+    char why[256];
+    store_release_block(g->c->db, claim->claim, g->c->worker, why, sizeof why);
+}
+
+/* ---- the source ---- */
+
+static void pause_seconds(double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Claims a block: an open one first, then (waiting) one whose worker's lease runs out; none
+ * when every block of the plan is done. */
+static int shared_next(engine *g, void *source, engine_task *task, verdict_error *err)
+{
+    shared_source *ss = source;
+    for (;;) {
+        if (*g->c->stop)
+            return error_set(err, ERROR_INTERRUPTED, "interrupted");
+        if (claim_block(g, &ss->claim, err) != 0)
+            return -1;
+        if (!ss->claim.claimed && ss->claim.in_flight == 0)
+            return 0;
+        if (ss->claim.claimed)
+            break;
+        pause_seconds(SHARE_POLL_SECONDS);
+    }
+    long point = point_index_find(&g->points, ss->claim.point);
+    if (point < 0) {
+        error_set(err, ERROR_INTERNAL, "the store's shared plan names point %s, which this "
+                  "experiment does not have", ss->claim.point);
+        release_block(g, &ss->claim);
+        return -1;
+    }
+    *task = (engine_task){.point = (size_t)point, .block = ss->claim.block};
+    return 1;
+}
+
+static int shared_kept(engine *g, void *source, const engine_task *task, verdict_error *err)
+{
+    (void)task;
+    shared_source *ss = source;
+    return renew_claim(g, &ss->claim, err);
+}
+
+static void note_lost_block(engine *g, const engine_task *task)
+{
+    char message[256];
+    snprintf(message, sizeof message, "block %ld was taken over by another worker after this "
+             "one's lease ran out; its runs here were not kept", task->block);
+    engine_note_warning(g, "block-lost", g->points.ids[task->point], "", message);
+    g->out->blocks_lost++;
+}
+
+static void report_progress(engine *g, const store_claim *c)
+{
+    if (g->c->progress == NULL)
         return;
     size_t total = (size_t)(c->open + c->in_flight + c->done);
-    lab_progress pr = {.position = sp->run.position, .n_points = g->points.n,
-                       .point_id = g->points.ids[sp->run.point],
+    lab_progress pr = {.position = g->at.position, .n_points = g->points.n,
+                       .point_id = g->points.ids[g->at.point],
                        .blocks_done = (size_t)c->done, .blocks_planned = total,
                        .elapsed = runner_monotonic_seconds() - g->start, .eta = -1};
     /* the fleet's pace while this worker ran: every worker's blocks over this one's time */
@@ -176,49 +146,46 @@ static void report_shared_progress(engine *g, const shared_point *sp, const stor
     g->c->progress(g->c->progress_context, &pr);
 }
 
-static void pause_seconds(double seconds)
+/* The block measured in full is committed with its claim; a block lost to another worker is
+ * noted and the work goes on; a stopped or failed one is given back. Whatever was not
+ * committed is thrown away with its seq, and measured again if the block comes back. */
+static int shared_retire(engine *g, void *source, const engine_task *task, int status,
+                         verdict_error *err)
 {
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
-/* Claims blocks until none is left: open blocks first, then (waiting) those whose worker's
- * lease runs out, until every block of the plan is done. */
-static int claim_until_done(engine *g, shared_point *sp, verdict_error *err)
-{
-    char why[1024];
-    for (;;) {
-        if (*g->c->stop)
-            return error_set(err, ERROR_INTERRUPTED, "interrupted");
-        store_claim claim;
-        if (store_claim_block(g->c->db, g->c->experiment_id, NULL, engine_machine(g->c),
-                              g->c->worker, g->c->lease_seconds, &claim, why, sizeof why) != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
-        if (!claim.claimed && claim.in_flight == 0)
-            return 0;
-        if (!claim.claimed) {
-            pause_seconds(SHARE_POLL_SECONDS);
-            continue;
-        }
-        if (enter_point(g, sp, claim.point, err) != 0 || run_claimed(g, &sp->run, &claim, err) != 0)
-            return -1;
-        report_shared_progress(g, sp, &claim);
+    shared_source *ss = source;
+    assert(status != 0 || g->batch.n == g->n_units); /* every unit of a claimed block ran */
+    if (status == 0 && engine_batch_commit(g, finish_block, &ss->claim, err) == 0) {
+        g->out->complete_blocks++;
+        g->out->blocks_retaken += ss->claim.attempt > 1;
+        report_progress(g, &ss->claim);
+        return 0;
     }
+    engine_batch_discard(g);
+    if (g->at.active && g->at.point == task->point)
+        engine_forget_block(g, task->block);
+    if (error_is(err, ERROR_CLAIM_LOST)) {
+        error_clear(err);
+        note_lost_block(g, task);
+        return 0;
+    }
+    release_block(g, &ss->claim);
+    return -1;
 }
 
-int engine_run_shared(engine *g, verdict_error *err)
+/* Nothing to commit: retire commits or throws away every block's batch. */
+static int shared_flush(engine *g, void *source, verdict_error *err)
 {
-    size_t *order = calloc(g->points.n + 1, sizeof *order);
-    if (order == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    schedule_point_order(g->e->seed, g->points.n, order);
-    shared_point sp = {.active = false};
-    int rc = plan_shared_blocks(g, order, err);
-    if (rc == 0)
-        rc = claim_until_done(g, &sp, err);
-    if (sp.active)
-        engine_end_point(g, &sp.run, err);
-    free(order);
-    return rc != 0 || err->kind != ERROR_NONE ? -1 : 0;
+    (void)source, (void)err;
+    assert(g->batch.n == 0);
+    return 0;
 }
 
+static int shared_start(engine *g, void *source, verdict_error *err)
+{
+    (void)source;
+    return plan_blocks(g, err);
+}
+
+const engine_source_kind engine_shared_source = {
+    .state_size = sizeof(shared_source), .start = shared_start, .next = shared_next,
+    .kept = shared_kept, .retire = shared_retire, .flush = shared_flush};

@@ -2,7 +2,6 @@
  * variant, and builds the series over complete blocks without quadratic lookups. */
 #include "lab/results.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +9,7 @@
 #include "common/strbuf.h"
 #include "core/target.h"
 #include "lab/lab_builds.h"
+#include "lab/lab_series.h"
 #include "lab/point_index.h"
 
 /* Process readings every sample has, shown beside the experiment's metrics (the first two
@@ -129,24 +129,6 @@ static int choose_sample_metrics(const experiment *e, lab_results *r)
     return 0;
 }
 
-static double reading(const store_sample *s, const char *name)
-{
-    for (size_t i = 0; i < s->n_metrics; i++)
-        if (strcmp(s->metric_names[i], name) == 0)
-            return s->metric_values[i];
-    if (strcmp(name, "wall") == 0)
-        return s->wall;
-    if (strcmp(name, "user") == 0)
-        return s->user;
-    if (strcmp(name, "sys") == 0)
-        return s->sys;
-    if (strcmp(name, "cpu") == 0)
-        return s->user + s->sys;
-    if (strcmp(name, "maxrss") == 0)
-        return s->maxrss_kib;
-    return NAN;
-}
-
 typedef struct {
     lab_results *r;
     verdict_error *err;
@@ -171,7 +153,7 @@ static int keep_sample(void *context, const store_sample *s)
     }
     double *values = r->sample_values + r->n_samples * width;
     for (size_t k = 0; k < width; k++)
-        values[k] = reading(s, r->sample_metric_names[k]);
+        values[k] = lab_sample_reading(s, r->sample_metric_names[k]);
     const char *variant = keep_string(r, s->variant), *point = keep_string(r, s->point);
     const char *reason = s->taint_reason ? keep_string(r, s->taint_reason) : NULL;
     const char *machine = keep_string(r, s->machine ? s->machine : "");
@@ -304,24 +286,21 @@ static size_t sample_metric_column(const lab_results *r, const char *name)
     return 0;
 }
 
-/* For the samples of one point (placed[first..end)), the block table: cell[b * nu + u] is a
- * sample index + 1, or 0. */
-static size_t *block_table(const placed *pl, size_t first, size_t end, size_t n_units,
-                           long *blocks)
+/* The samples of one (point, machine), placed[first..end), into the table: each sample's
+ * value of each experiment metric in its (block, unit) cell. */
+static int fill_group_table(const experiment *e, const lab_results *r, const placed *pl,
+                            size_t first, size_t end, lab_block_table *t, double *row)
 {
-    *blocks = first < end ? pl[end - 1].block + 1 : 0;
-    size_t cells;
-    if (size_multiply((size_t)*blocks, n_units, &cells) != 0)
-        return NULL;
-    size_t *cell = calloc(cells + 1, sizeof *cell);
-    for (size_t i = first; cell && i < end; i++)
-        cell[(size_t)pl[i].block * n_units + (size_t)pl[i].unit] = pl[i].sample + 1;
-    return cell;
-}
-
-static double value_at(const lab_results *r, size_t sample_plus_one, size_t column)
-{
-    return r->sample_values[(sample_plus_one - 1) * r->n_sample_metrics + column];
+    if (lab_block_table_reserve(t, (size_t)pl[end - 1].block + 1) != 0)
+        return -1;
+    lab_block_table_clear(t);
+    for (size_t i = first; i < end; i++) {
+        const double *values = r->sample_values + pl[i].sample * r->n_sample_metrics;
+        for (size_t m = 0; m < e->n_metrics; m++)
+            row[m] = values[sample_metric_column(r, e->metrics[m].name)];
+        lab_block_table_put(t, (size_t)pl[i].block, (size_t)pl[i].unit, row);
+    }
+    return 0;
 }
 
 static int add_warning(lab_results *r, const char *code, const char *point,
@@ -338,43 +317,24 @@ static int add_warning(lab_results *r, const char *code, const char *point,
     return 0;
 }
 
-/* The first unit with no value of the metric at the point, or -1 (all have some). */
-static long unit_without_values(const lab_results *r, size_t nu, const size_t *cell,
-                                long blocks, size_t column)
-{
-    for (size_t u = 0; u < nu; u++) {
-        bool any = false;
-        for (long b = 0; b < blocks && !any; b++) {
-            size_t s = cell[(size_t)b * nu + u];
-            any = s && isfinite(value_at(r, s, column));
-        }
-        if (!any)
-            return (long)u;
-    }
-    return -1;
-}
-
-/* Why a metric is left out at a point: some variant never had a value of it (a kernel
- * without bytes has no gbps), or fewer than two blocks are complete. 0: it is analysed. */
-static int leave_out(const experiment *e, lab_results *r, size_t point, const char *machine,
-                     size_t m, long missing, size_t complete, bool *left_out)
+/* Why a metric is left out at a point, as a warning: some variant never had a value of it
+ * (a kernel without bytes has no gbps), or fewer than two blocks are complete. */
+static int warn_left_out(const experiment *e, lab_results *r, size_t point, const char *machine,
+                         size_t m, lab_series_shape shape)
 {
     strbuf why = STRBUF_INIT;
     const char *code = "not-analysed", *variant = "";
-    *left_out = true;
     if (machine[0])
         strbuf_appendf(&why, "on machine %s: ", machine);
     size_t prefix = why.length;
-    if (missing >= 0 && complete == 0 && r->complete_blocks[point] > 0) {
+    if (shape.missing >= 0 && shape.complete == 0 && r->complete_blocks[point] > 0) {
         size_t layout;
-        variant = e->variants[experiment_unit_variant(e, (size_t)missing, &layout)].name;
+        variant = e->variants[experiment_unit_variant(e, (size_t)shape.missing, &layout)].name;
         strbuf_appendf(&why, "%s has no %s values here: %s is left out at this point", variant,
                        e->metrics[m].name, e->metrics[m].name);
-    } else if (complete < 2 && m == 0) {
-        strbuf_appendf(&why, "%zu complete block%s: nothing to analyse at this point", complete,
-                       complete == 1 ? "" : "s");
-    } else if (complete >= 2) {
-        *left_out = false;
+    } else if (!shape.analysed && m == 0) {
+        strbuf_appendf(&why, "%zu complete block%s: nothing to analyse at this point",
+                       shape.complete, shape.complete == 1 ? "" : "s");
     }
     bool said = why.length > prefix;
     int rc = said ? add_warning(r, code, r->point_ids[point], variant, strbuf_text(&why)) : 0;
@@ -382,46 +342,23 @@ static int leave_out(const experiment *e, lab_results *r, size_t point, const ch
     return rc;
 }
 
-/* Series of one point: per metric analysed, per unit, over the blocks in which every
- * unit has a finite value of that metric. */
+/* Series of one (point, machine) from its table of `blocks` blocks: per metric analysed,
+ * per unit (lab_series_build, the rule the engine's looks use too). */
 static int point_series(const experiment *e, lab_results *r, size_t point, const char *machine,
-                        const size_t *cell, long blocks, double **cursor)
+                        const lab_block_table *t, size_t blocks, double **cursor)
 {
-    size_t nv = experiment_unit_count(e), stride = (size_t)(blocks > 0 ? blocks : 1);
-    if (blocks == 0) /* never run: the report says so in one line for all such points */
-        return 0;
+    size_t nv = experiment_unit_count(e);
     for (size_t m = 0; m < e->n_metrics; m++) {
-        size_t column = sample_metric_column(r, e->metrics[m].name), complete = 0;
-        double *start = *cursor;
-        for (long b = 0; b < blocks; b++) {
-            bool all = true;
-            for (size_t v = 0; v < nv && all; v++) {
-                size_t s = cell[(size_t)b * nv + v];
-                all = s && isfinite(value_at(r, s, column));
-            }
-            for (size_t v = 0; all && v < nv; v++)
-                start[v * stride + complete] = value_at(r, cell[(size_t)b * nv + v], column);
-            complete += all;
-        }
+        lab_series_shape shape = lab_series_build(e, t, m, blocks, r->point_ids[point],
+                                                  machine, *cursor, r->series + r->n_series);
         if (m == 0)
-            r->complete_blocks[point] += complete;
-        bool left_out;
-        long missing = unit_without_values(r, nv, cell, blocks, column);
-        if (leave_out(e, r, point, machine, m, missing, complete, &left_out) != 0)
+            r->complete_blocks[point] += shape.complete;
+        if (warn_left_out(e, r, point, machine, m, shape) != 0)
             return -1;
-        if (left_out)
-            continue;
-        for (size_t u = 0; u < nv; u++) {
-            size_t layout;
-            const experiment_variant *v = &e->variants[experiment_unit_variant(e, u, &layout)];
-            r->series[r->n_series++] = (analysis_series){
-                .point = r->point_ids[point], .metric = e->metrics[m].name,
-                .variant = v->name, .layout = layout, .n_layouts = experiment_variant_layouts(v),
-                .built = v->source.path != NULL, .values = start + u * stride, .n = complete,
-                .higher_is_better = e->metrics[m].higher_is_better,
-                .machine = machine[0] ? machine : NULL};
-        }
-        *cursor += nv * stride;
+        if (!shape.analysed)
+            continue; /* its series are written over by the next metric's */
+        r->n_series += nv;
+        *cursor += nv * blocks;
     }
     return 0;
 }
@@ -476,15 +413,19 @@ static int build_series(const experiment *e, lab_results *r)
                               sizeof *r->series_values);
     int rc = r->series && r->series_values ? count_disturbed(e, r, pl, n_placed) : -1;
     double *cursor = r->series_values;
+    lab_block_table table = lab_block_table_make(n_units, e->n_metrics);
+    double *row = calloc(e->n_metrics + 1, sizeof *row);
+    rc = rc == 0 && row ? 0 : -1;
     for (size_t first = 0, end; rc == 0 && first < n_placed; first = end) {
         end = group_end(pl, first, n_placed);
-        long blocks;
-        size_t *cell = block_table(pl, first, end, n_units, &blocks);
-        rc = cell ? point_series(e, r, (size_t)pl[first].point,
-                                 r->machines[pl[first].machine].name, cell, blocks, &cursor)
-                  : -1;
-        free(cell);
+        rc = fill_group_table(e, r, pl, first, end, &table, row) == 0
+                 ? point_series(e, r, (size_t)pl[first].point,
+                                r->machines[pl[first].machine].name, &table,
+                                (size_t)pl[end - 1].block + 1, &cursor)
+                 : -1;
     }
+    lab_block_table_free(&table);
+    free(row);
     free(pl);
     return rc;
 }

@@ -20,249 +20,9 @@
 #include "lab/engine.h"
 #include "lab/lab_report.h"
 #include "lab/lab_store.h"
+#include "lab/results.h"
 
-/* ---- the fake target: what it does is scripted, what happened is counted ---- */
-
-typedef struct {
-    /* script */
-    double effect;               /* variant v measures about 1 + effect * v */
-    double noise;                /* relative amplitude of a deterministic wobble */
-    size_t stop_after;           /* set the stop flag during this measured run (1-based); 0 never */
-    long fail_variant;           /* runs of this variant fail ... (-1: none) */
-    int fail_tries;              /* ... on their first fail_tries tries per sample (-1: always) */
-    bool fail_begin;             /* begin_point fails */
-    /* counts */
-    size_t opens, closes, begins, ends, warmups, measured, failures;
-    int tries_of_current;        /* tries of the sample being taken */
-    long current_key;            /* (point, variant, block) of the sample being tried */
-} fake_script;
-
-struct target {
-    const experiment *e;
-    fake_script *s;
-    size_t point;
-};
-
-static const target_metric fake_metrics[] = {{"value", false}};
-
-static int fake_open(const experiment *e, const target_settings *settings, target **out,
-                     verdict_error *err)
-{
-    (void)settings;
-    target *t = calloc(1, sizeof *t);
-    if (t == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    t->e = e;
-    t->s = e->target_options;
-    t->s->opens++;
-    *out = t;
-    return 0;
-}
-
-static int fake_begin_point(target *t, size_t point, volatile sig_atomic_t *stop,
-                            verdict_error *err)
-{
-    (void)stop;
-    t->point = point;
-    t->s->begins++;
-    if (t->s->fail_begin)
-        return error_set(err, ERROR_COMMAND_FAILED, "the fake server did not start");
-    return 0;
-}
-
-/* A failure is scripted per sample: the first fail_tries tries of each fail. */
-static bool scripted_failure(fake_script *s, const target_unit *u)
-{
-    if ((long)u->variant != s->fail_variant)
-        return false;
-    long key = ((long)u->point * 100000 + (long)u->variant) * 100000 + u->block;
-    if (key != s->current_key) {
-        s->current_key = key;
-        s->tries_of_current = 0;
-    }
-    return s->fail_tries < 0 || s->tries_of_current++ < s->fail_tries;
-}
-
-static int fake_measure(target *t, const target_unit *u, volatile sig_atomic_t *stop,
-                        target_measurement *out, verdict_error *err)
-{
-    (void)err;
-    fake_script *s = t->s;
-    if (u->block < 0) {
-        s->warmups++;
-        out->values[0] = 1;
-        return TARGET_MEASURED;
-    }
-    if (scripted_failure(s, u)) {
-        s->failures++;
-        out->exit_code = 9;
-        snprintf(out->failure, sizeof out->failure, "variant %zu broke on purpose", u->variant);
-        return TARGET_RUN_FAILED;
-    }
-    s->measured++;
-    if (s->stop_after && s->measured == s->stop_after)
-        *stop = 1; /* as if Ctrl-C came during this run: it completes, then the run stops */
-    /* a wobble of the sample's place in the plan, in [-noise, +noise] */
-    uint64_t h = hash_mix64(((uint64_t)u->point << 40) ^ ((uint64_t)u->variant << 20) ^
-                            (uint64_t)u->block);
-    double wobble = ((double)(h >> 11) / 9007199254740992.0 * 2 - 1) * s->noise;
-    out->values[0] = (1 + s->effect * (double)u->variant) * (1 + wobble);
-    out->wall = out->values[0];
-    out->steal = out->other_busy = out->load1 = NAN;
-    return TARGET_MEASURED;
-}
-
-static void fake_end_point(target *t)
-{
-    t->s->ends++;
-}
-
-static void fake_close(target *t)
-{
-    t->s->closes++;
-    free(t);
-}
-
-static const target_kind fake_target = {
-    .name = "fake",
-    .metrics = fake_metrics,
-    .n_metrics = 1,
-    .open = fake_open,
-    .begin_point = fake_begin_point,
-    .measure = fake_measure,
-    .end_point = fake_end_point,
-    .close = fake_close,
-};
-
-static const target_kind *const fake_kinds[] = {&fake_target};
-static const target_table fake_table = {fake_kinds, 1};
-
-/* ---- experiments and runs ---- */
-
-/* An experiment of n_variants variants over points ("n: [...]" or none) with extra keys. */
-static void make_experiment(experiment *e, size_t n_variants, const char *parameters,
-                            const char *extra, fake_script *script)
-{
-    strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, "name: engine-test\nseed: 11\ntarget: fake\nmetrics: [value]\n%s\n",
-                   extra);
-    if (parameters)
-        strbuf_appendf(&text, "parameters:\n  %s\n", parameters);
-    strbuf_append(&text, "variants:\n");
-    for (size_t v = 0; v < n_variants; v++)
-        strbuf_appendf(&text, "  V%zu: \"true %zu\"\n", v, v);
-    char err[1024] = "";
-    int rc = experiment_parse("engine-test.yaml", strbuf_text(&text), text.length, &fake_table,
-                              e, err, sizeof err);
-    if (rc != 0)
-        fail_msg("%s", err);
-    strbuf_free(&text);
-    memset(script, 0, sizeof *script);
-    script->fail_variant = -1;
-    script->current_key = -1;
-    e->target_options = script;
-}
-
-typedef struct {
-    store *db;
-    int64_t experiment_id;
-} test_store;
-
-static void open_store(const char *path, const experiment *e, test_store *s)
-{
-    verdict_error err;
-    bool existing;
-    if (lab_open_store(path, e, &s->db, &s->experiment_id, &existing, &err) != 0)
-        fail_msg("%s", err.message);
-}
-
-static int run(const experiment *e, const test_store *s, lab_outcome *out, verdict_error *err)
-{
-    volatile sig_atomic_t stop = 0;
-    lab_config c = {.e = e, .db = s->db, .experiment_id = s->experiment_id,
-                    .analysis = lab_default_analysis(e), .stop = &stop};
-    int rc = lab_run(&c, out, err);
-    if (rc != 0)
-        print_message("lab_run: %s\n", err->message);
-    return rc;
-}
-
-/* The stored samples, in measurement order. */
-typedef struct {
-    char point[64], variant[32];
-    long block, seq;
-    double value;
-    int exit_code;
-} kept_sample;
-
-typedef struct {
-    kept_sample *items;
-    size_t n, capacity;
-} kept_samples;
-
-static int keep(void *context, const store_sample *s)
-{
-    kept_samples *k = context;
-    if (array_reserve((void **)&k->items, &k->capacity, k->n + 1, sizeof *k->items) != 0)
-        return -1;
-    kept_sample *x = &k->items[k->n++];
-    snprintf(x->point, sizeof x->point, "%s", s->point);
-    snprintf(x->variant, sizeof x->variant, "%s", s->variant);
-    x->block = s->block;
-    x->seq = s->seq;
-    x->exit_code = s->exit_code;
-    x->value = s->n_metrics ? s->metric_values[0] : NAN;
-    return 0;
-}
-
-static int by_seq(const void *a, const void *b)
-{
-    const kept_sample *x = a, *y = b;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-static kept_samples read_samples(const test_store *s)
-{
-    kept_samples k = {NULL, 0, 0};
-    char err[512];
-    assert_int_equal(store_for_each_sample(s->db, s->experiment_id, keep, &k, err, sizeof err), 0);
-    if (k.n > 1)
-        qsort(k.items, k.n, sizeof *k.items, by_seq);
-    return k;
-}
-
-/* Every (point, variant, block) of the plan exactly once. */
-static void assert_plan_complete(const experiment *e, const kept_samples *k, size_t blocks)
-{
-    size_t points = experiment_point_count(e), n = points * e->n_variants * blocks;
-    assert_int_equal(k->n, n);
-    bool *seen = calloc(n, sizeof *seen);
-    assert_non_null(seen);
-    for (size_t i = 0; i < k->n; i++) {
-        size_t p = 0;
-        for (; p < points; p++) {
-            char *id = experiment_point_id(e, p);
-            bool same = strcmp(id, k->items[i].point) == 0;
-            free(id);
-            if (same)
-                break;
-        }
-        long v = experiment_variant_index(e, k->items[i].variant);
-        assert_true(p < points && v >= 0 && k->items[i].block >= 0 &&
-                    (size_t)k->items[i].block < blocks);
-        size_t cell = (p * e->n_variants + (size_t)v) * blocks + (size_t)k->items[i].block;
-        assert_false(seen[cell]);
-        seen[cell] = true;
-    }
-    free(seen);
-}
-
-static void close_all(experiment *e, test_store *s, kept_samples *k)
-{
-    free(k->items);
-    store_close(s->db);
-    experiment_free(e);
-}
+#include "engine_fake.h"
 
 /* ---- the plan ---- */
 
@@ -483,16 +243,13 @@ static void test_point_that_cannot_begin(void **unused)
 
 /* ---- adaptive looks ---- */
 
-typedef struct {
-    bool budget_spent;
-} fact_check;
-
-static int find_budget_warning(void *context, const char *key, const char *value)
+/* An adaptive experiment over two points, a 20% difference on a quiet fake, and its store. */
+static void make_adaptive(experiment *e, fake_script *script, test_store *s)
 {
-    fact_check *c = context;
-    if (strcmp(key, LAB_WARNINGS_FACT "engine") == 0 && strstr(value, "budget-spent\t"))
-        c->budget_spent = true;
-    return 0;
+    make_experiment(e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", script);
+    script->effect = 0.2;
+    script->noise = 0.01;
+    open_store(":memory:", e, s);
 }
 
 /* A 20% difference on a quiet fake is decided at the first look; noise far above the
@@ -502,11 +259,8 @@ static void test_adaptive_looks(void **unused)
     (void)unused;
     experiment e;
     fake_script script;
-    make_experiment(&e, 2, "n: [1, 2]", "adaptive: {min_blocks: 10, max_blocks: 40}", &script);
-    script.effect = 0.2;
-    script.noise = 0.01;
     test_store s;
-    open_store(":memory:", &e, &s);
+    make_adaptive(&e, &script, &s);
     lab_outcome out;
     verdict_error err;
     assert_int_equal(run(&e, &s, &out, &err), 0);
@@ -525,13 +279,136 @@ static void test_adaptive_looks(void **unused)
     assert_int_equal(out.samples_taken, 2 * 40 * 2);
     assert_true(out.budget_spent);
     assert_int_equal(out.looks_taken, 2 * out.looks_planned);
-    fact_check c = {false};
-    char why[256];
-    assert_int_equal(store_for_each_fact(s.db, s.experiment_id, find_budget_warning, &c, why,
-                                         sizeof why), 0);
-    assert_true(c.budget_spent);
+    assert_true(engine_warning_stored(&s, "budget-spent"));
     k = read_samples(&s);
     close_all(&e, &s, &k);
+}
+
+/* What the last look at each point analysed: per comparison, the pairs and the ratio. */
+typedef struct {
+    char point[64];
+    size_t blocks, n_comparisons, n_baseline[4];
+    double ratio[4];
+} last_look;
+
+typedef struct {
+    last_look points[4];
+    size_t n;
+} last_looks;
+
+static void keep_last_look(void *context, const lab_progress *p)
+{
+    last_looks *l = context;
+    if (p->latest == NULL)
+        return;
+    size_t i = 0;
+    while (i < l->n && strcmp(l->points[i].point, p->point_id) != 0)
+        i++;
+    assert_true(i < 4);
+    l->n += i == l->n;
+    last_look *k = &l->points[i];
+    snprintf(k->point, sizeof k->point, "%s", p->point_id);
+    k->blocks = p->blocks_done;
+    k->n_comparisons = p->latest->n_comparisons;
+    for (size_t c = 0; c < k->n_comparisons && c < 4; c++) {
+        k->n_baseline[c] = p->latest->comparisons[c].result.n_baseline;
+        k->ratio[c] = p->latest->comparisons[c].result.ratio;
+    }
+}
+
+/* A look and the report of the same blocks analyse the same series: with runs that failed
+ * (recorded, a wall time still measured) in some blocks, the last look at each point and the
+ * report's analysis of the stored samples pair the same blocks and find the same ratio. */
+static void test_looks_see_the_reports_series(void **unused)
+{
+    (void)unused;
+    experiment e;
+    fake_script script;
+    make_experiment(&e, 2, "n: [1, 2]",
+                    "on_failure: record\nadaptive: {min_blocks: 10, max_blocks: 40}", &script);
+    script.effect = 0.2;
+    script.noise = 0.01;
+    script.fail_variant = 1;
+    script.fail_tries = -1;
+    script.fail_block_every = 4;
+    script.failures_have_values = true;
+    test_store s;
+    open_store(":memory:", &e, &s);
+    volatile sig_atomic_t stop = 0;
+    last_looks looks = {.n = 0};
+    lab_config c = test_config(&e, &s, &stop);
+    c.progress = keep_last_look;
+    c.progress_context = &looks;
+    lab_outcome out;
+    verdict_error err;
+    assert_int_equal(lab_run(&c, &out, &err), 0);
+    assert_true(script.failures > 0);
+    assert_int_equal(looks.n, 2);
+
+    lab_results r;
+    assert_int_equal(lab_results_load(s.db, s.experiment_id, &e, &r, &err), 0);
+    analysis_options o = lab_default_analysis(&e);
+    o.confidence = out.look_confidence;
+    analysis_result a;
+    char why[256];
+    assert_int_equal(analysis_run(r.series, r.n_series, &o, &a, why, sizeof why), 0);
+    for (size_t p = 0; p < looks.n; p++) {
+        const last_look *k = &looks.points[p];
+        size_t found = 0;
+        for (size_t i = 0; i < a.n_comparisons; i++) {
+            const analysis_comparison *ac = &a.comparisons[i];
+            if (strcmp(r.series[ac->baseline].point, k->point) != 0)
+                continue;
+            assert_true(found < k->n_comparisons);
+            /* blocks 0, 4, 8, ... hold a failure: never a pair, in the look as in the report */
+            assert_true(ac->result.n_baseline < k->blocks);
+            assert_int_equal(ac->result.n_baseline, k->n_baseline[found]);
+            assert_true(ac->result.ratio == k->ratio[found]);
+            found++;
+        }
+        assert_int_equal(found, k->n_comparisons);
+    }
+    analysis_result_free(&a);
+    lab_results_free(&r);
+    kept_samples none = {NULL, 0, 0};
+    close_all(&e, &s, &none);
+}
+
+/* Looks are replayed from the store on resume: a run stopped anywhere and resumed stores
+ * the samples an uninterrupted one stores, each point ending at the look that decided it. */
+static void test_adaptive_resume_replays_looks(void **unused)
+{
+    (void)unused;
+    experiment e;
+    fake_script script;
+    test_store ref;
+    make_adaptive(&e, &script, &ref);
+    lab_outcome out;
+    verdict_error err;
+    assert_int_equal(run(&e, &ref, &out, &err), 0);
+    kept_samples expected = read_samples(&ref);
+    const size_t stops[] = {1, 19, 20, 21, 39};
+    for (size_t i = 0; i < ARRAY_SIZE(stops); i++) {
+        test_store s;
+        open_store(":memory:", &e, &s);
+        script.stop_after = stops[i];
+        script.measured = 0;
+        assert_int_equal(run(&e, &s, &out, &err), -1);
+        assert_int_equal(err.kind, ERROR_INTERRUPTED);
+        script.stop_after = 0;
+        assert_int_equal(run(&e, &s, &out, &err), 0);
+        assert_int_equal(out.samples_resumed + out.samples_taken, expected.n);
+        assert_int_equal(out.looks_taken, 2); /* one per point, replayed or taken */
+        kept_samples got = read_samples(&s);
+        assert_int_equal(got.n, expected.n);
+        for (size_t k = 0; k < got.n; k++) {
+            assert_string_equal(got.items[k].point, expected.items[k].point);
+            assert_int_equal(got.items[k].block, expected.items[k].block);
+        }
+        free(got.items);
+        store_close(s.db);
+    }
+    close_all(&e, &ref, &expected);
 }
 
 /* ---- size ---- */
@@ -620,6 +497,8 @@ int main(void)
         cmocka_unit_test(test_failures_recorded),
         cmocka_unit_test(test_point_that_cannot_begin),
         cmocka_unit_test(test_adaptive_looks),
+        cmocka_unit_test(test_looks_see_the_reports_series),
+        cmocka_unit_test(test_adaptive_resume_replays_looks),
         cmocka_unit_test(test_many_variants),
         cmocka_unit_test(test_plan_too_large),
         cmocka_unit_test(test_changed_plan_refused),
