@@ -23,8 +23,9 @@ setup() {
     CACHE=$PG_TEST_CACHE
 }
 
+# After a skip in setup there is no DATA, and a teardown that fails fails the skipped test.
 teardown() {
-    [ -n "${DATA:-}" ] && rm -rf "$DATA"
+    if [ -n "${DATA:-}" ]; then rm -rf "$DATA"; fi
 }
 
 experiment() { # name, B's settings line
