@@ -124,17 +124,23 @@ EOF
     ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine w2 --lease 2s \
         > "$DATA/w2.log" 2>&1 &
     local w2=$!
-    # killed while it holds a block it has begun (its first run is done, the second not),
-    # after it finished one of its own
-    wait_for "SELECT count(*) FROM block WHERE state = 'claimed' AND machine = 'w2' AND
-              (SELECT count(*) FROM block WHERE state = 'done' AND machine = 'w2') > 0" 60
-    sleep 0.15
+    # killed while it holds a block, after it finished one of its own. It is stopped first
+    # and the block it holds read while it cannot move: a sleep before the kill (to land
+    # between its two runs) lost the race on a busy machine, where w2 had finished the
+    # block and not yet claimed the next one. Stopped between two blocks, it goes on.
+    local held="" try
+    for try in $(seq 1 20); do
+        wait_for "SELECT count(*) FROM block WHERE state = 'claimed' AND machine = 'w2' AND
+                  (SELECT count(*) FROM block WHERE state = 'done' AND machine = 'w2') > 0" 60
+        kill -STOP "$w2"
+        held=$(sql "SELECT block FROM block WHERE state = 'claimed' AND machine = 'w2'")
+        [ -n "$held" ] && break
+        kill -CONT "$w2"
+    done
     kill -9 "$w2"
     wait "$w2" || true
-    local held
-    held=$(sql "SELECT block FROM block WHERE state = 'claimed' AND machine = 'w2'")
     [ -n "$held" ]
-    echo "# w2 killed holding block $held" >&3
+    echo "# w2 killed holding block $held (try $try)" >&3
     wait "$w1"
     run "$VERDICT" worker --store "$STORE" --machine w2 --lease 2s
     [ "$status" -eq 0 ]
