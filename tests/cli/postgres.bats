@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Real PostgreSQL servers through `verdict run` (target: postgres): the issue's example
-# shape with a B that is surely slower is never called better and is found worse; identical variants
-# are neither better nor worse; Ctrl-C leaves no server behind; pin policies hold for the
-# live processes; warm runs happen. Skipped without PostgreSQL 15.
+# shape with a B that is surely slower is never called better and is found worse;
+# identical variants are neither better nor worse; Ctrl-C leaves no server behind; pin
+# policies hold for the live processes; warm runs happen. Skipped without PostgreSQL 15.
 
 # A cache of templates for this run of the file alone: servers_of below must see only
 # this run's servers, whatever else runs verdict on the machine (another suite, a user).
