@@ -70,9 +70,11 @@ def compare_table(label, rows, layer_column, uses_column):
         seen.append(layer)
         listed, allowed = uses_of(cells[uses_column], layer), ALLOWED[layer]
         for name in sorted(allowed - listed):
-            problems.append(f"{label}, row {layer}: lacks {shown(name)}, which check_layers.py allows")
+            problems.append(f"{label}, row {layer}: lacks {shown(name)}, "
+                            "which check_layers.py allows")
         for name in sorted(listed - allowed):
-            problems.append(f"{label}, row {layer}: lists {shown(name)}, which check_layers.py forbids")
+            problems.append(f"{label}, row {layer}: lists {shown(name)}, "
+                            "which check_layers.py forbids")
     for layer in sorted(ALLOWED.keys() - set(seen)):
         problems.append(f"{label}: no row for the {layer} layer of check_layers.py")
     for layer in sorted({name for name in seen if seen.count(name) > 1}):
@@ -110,7 +112,7 @@ def problems_of(architecture, development, meson):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser()
     parser.add_argument("root", nargs="?", default=".")
     parser.add_argument("--architecture", help="instead of ROOT/docs/architecture.md")
     parser.add_argument("--development", help="instead of ROOT/docs/development.md")
