@@ -2,6 +2,10 @@
 # Starts Debian's PostgreSQL 15 cluster "main" for the fleet tests (a results store on a
 # real server) and prints the URI they take in VERDICT_TEST_PG. Run as root; idempotent.
 set -eu
+# The server user runs psql and createdb below, and they first change into the current
+# directory: from a clone the postgres user cannot enter (under /root, mode 700) each said
+# "could not change directory to ...: Permission denied". Nothing here is relative.
+cd /
 conf=/etc/postgresql/15/main
 [ -d "$conf" ] || { echo "start-test-postgres: no cluster 15/main (apt-get install postgresql-15)" >&2; exit 1; }
 

@@ -27,8 +27,9 @@ setup() {
     cp -r "$EXAMPLES/postgres/analytic" "$DATA/analytic"
 }
 
+# After a skip in setup there is no DATA, and a teardown that fails fails the skipped test.
 teardown() {
-    [ -n "${DATA:-}" ] && rm -rf "$DATA"
+    if [ -n "${DATA:-}" ]; then rm -rf "$DATA"; fi
 }
 
 # The example's A/A file, with this run's private template cache.

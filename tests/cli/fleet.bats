@@ -87,15 +87,31 @@ EOF
     for m in m1 m2 m3; do
         [[ "$output" == *"cpu · machine $m (lower is better)"* ]]
     done
-    [ "$(grep -c '^   worse:' <<< "$output")" -eq 3 ]
-    [[ "$output" == *"across machines"*"B vs A, cpu: +"*"over 3 machines"*"worse"* ]]
+    [[ "$output" == *"across machines"*"B vs A, cpu: +"*"over 3 machines"* ]]
     [[ "$output" == *"on a machine not in this fleet, expect +"* ]]
-    [[ "$output" == *"worse on every machine on its own"* ]]
     run "$VERDICT" report "$STORE" --json "$DATA/fleet.json"
     [ "$status" -eq 0 ]
     [ "$(jq '[.samples[] | select(.machine != null)] | length' "$DATA/fleet.json")" -eq 72 ]
+    # What noise may not deny. Three workers share two vCPUs, so one stretched run can leave
+    # a machine undecided on its own (a CI run saw CV 19% on m1's A): each machine's verdict
+    # is worse or inconclusive, never better (a sign error, or a machine's samples mixed
+    # with another's, would say better); the pooled one is found over the three machines
+    # with its prediction interval, never better, its estimate above 1; and the words say
+    # what the machines' own verdicts say (the count of worse ones is the JSON's).
     [ "$(jq '[.comparisons[] | select(.machine != null)] | length' "$DATA/fleet.json")" -eq 3 ]
-    [ "$(jq -r '.comparisons[] | select(.machine == null) | "\(.machines) \(.verdict) \(.prediction_interval | length)"' "$DATA/fleet.json")" = "3 worse 2" ]
+    jq -e '[.comparisons[] | select(.machine != null) | .verdict] | all(. == "worse" or . == "inconclusive")' "$DATA/fleet.json"
+    [ "$(jq -r '.comparisons[] | select(.machine == null) | "\(.machines) \(.machines_better) \(.prediction_interval | length)"' "$DATA/fleet.json")" = "3 0 2" ]
+    jq -e '.comparisons[] | select(.machine == null) | (.verdict == "worse" or .verdict == "inconclusive") and .estimate > 1' "$DATA/fleet.json"
+    local worse
+    worse=$(jq '[.comparisons[] | select(.machine != null and .verdict == "worse")] | length' "$DATA/fleet.json")
+    [ "$(jq '.comparisons[] | select(.machine == null) | .machines_worse' "$DATA/fleet.json")" -eq "$worse" ]
+    [ "$(grep -c '^   worse:' <<< "$output")" -eq "$worse" ]
+    echo "# worse on $worse of 3 machines on their own" >&3
+    case $worse in
+    3) [[ "$output" == *"worse on every machine on its own"* ]] ;;
+    0) [[ "$output" != *"on its own"* && "$output" != *"on their own"* ]] ;;
+    *) [[ "$output" == *"worse on $worse of 3 machines ("*"), the others undecided on their own"* ]] ;;
+    esac
 }
 
 @test "share: two workers, one SIGKILLed holding a block: every block taken exactly once, by one machine" {
@@ -108,17 +124,23 @@ EOF
     ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine w2 --lease 2s \
         > "$DATA/w2.log" 2>&1 &
     local w2=$!
-    # killed while it holds a block it has begun (its first run is done, the second not),
-    # after it finished one of its own
-    wait_for "SELECT count(*) FROM block WHERE state = 'claimed' AND machine = 'w2' AND
-              (SELECT count(*) FROM block WHERE state = 'done' AND machine = 'w2') > 0" 60
-    sleep 0.15
+    # killed while it holds a block, after it finished one of its own. It is stopped first
+    # and the block it holds read while it cannot move: a sleep before the kill (to land
+    # between its two runs) lost the race on a busy machine, where w2 had finished the
+    # block and not yet claimed the next one. Stopped between two blocks, it goes on.
+    local held="" try
+    for try in $(seq 1 20); do
+        wait_for "SELECT count(*) FROM block WHERE state = 'claimed' AND machine = 'w2' AND
+                  (SELECT count(*) FROM block WHERE state = 'done' AND machine = 'w2') > 0" 60
+        kill -STOP "$w2"
+        held=$(sql "SELECT block FROM block WHERE state = 'claimed' AND machine = 'w2'")
+        [ -n "$held" ] && break
+        kill -CONT "$w2"
+    done
     kill -9 "$w2"
     wait "$w2" || true
-    local held
-    held=$(sql "SELECT block FROM block WHERE state = 'claimed' AND machine = 'w2'")
     [ -n "$held" ]
-    echo "# w2 killed holding block $held" >&3
+    echo "# w2 killed holding block $held (try $try)" >&3
     wait "$w1"
     run "$VERDICT" worker --store "$STORE" --machine w2 --lease 2s
     [ "$status" -eq 0 ]
@@ -299,9 +321,11 @@ EOF
     [ "$status" -eq 0 ]
     run "$VERDICT" worker --store "$STORE" --machine two --dir "$DATA"
     [ "$status" -eq 0 ]
-    run "$VERDICT" report "$STORE"
+    run "$VERDICT" report "$STORE" --json "$DATA/awk.json"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"B vs A, wall: +"*"over 2 machines"* ]]
+    # 25% more loop rounds: pooled over the two machines, never called better
+    [[ "$output" == *"B vs A, wall: "*"over 2 machines"* ]]
+    jq -e '.comparisons[] | select(.machine == null) | .machines == 2 and .verdict != "better"' "$DATA/awk.json"
 }
 
 @test "builds by content: each machine builds the source itself, under the same content key" {
@@ -337,10 +361,12 @@ EOF
     [ "$(grep -c . "$DATA/builds")" -eq 4 ]
     [ "$(grep . "$DATA/builds" | cut -f1,3 | sort -u | wc -l)" -eq 2 ]
     [ "$(grep -c "$DATA/cache-two" "$DATA/builds")" -eq 2 ]
-    run "$VERDICT" report "$STORE" --dir "$DATA"
+    run "$VERDICT" report "$STORE" --dir "$DATA" --json "$DATA/built.json"
     echo "$output"
     [ "$status" -eq 0 ]
-    [[ "$output" == *"large vs small, cpu: +"*"over 2 machines"* ]]
+    # a few ms of work each, 5 blocks: pooled over both machines, 25% more never better
+    [[ "$output" == *"large vs small, cpu: "*"over 2 machines"* ]]
+    jq -e '.comparisons[] | select(.machine == null) | .machines == 2 and .verdict != "better"' "$DATA/built.json"
 }
 
 @test "a worker runs the variants' in-place build lines too, in its --dir, logging there" {
@@ -369,4 +395,20 @@ EOF
     [ "$status" -eq 1 ]
     [[ "$output" == *"127.0.0.1:1"* ]]
     [[ "$output" != *secret* ]]
+}
+
+# The server user's programs (psql, createdb) start in the current directory: run from a
+# clone the postgres user cannot enter, the script that starts the test server printed
+# "could not change directory to ...: Permission denied" for each (it now runs from /).
+@test "scripts/start-test-postgres.sh says nothing on stderr from a directory the server user cannot enter" {
+    [ "$(id -u)" -eq 0 ] && [ -d /etc/postgresql/15/main ] && id postgres >/dev/null 2>&1 ||
+        skip "needs root and Debian's cluster 15/main"
+    local closed="$DATA/closed"
+    mkdir -m 700 "$closed"
+    ! runuser -u postgres -- test -x "$closed"
+    (cd "$closed" && sh "$BATS_TEST_DIRNAME/../../scripts/start-test-postgres.sh" \
+        > "$DATA/uri" 2> "$DATA/stderr")
+    cat "$DATA/stderr"
+    [ ! -s "$DATA/stderr" ]
+    [ "$(cat "$DATA/uri")" = "postgresql:///verdict_test?host=/var/run/postgresql" ]
 }

@@ -121,10 +121,22 @@ teardown() {
     jq -e '[.samples[] | select(.point == "size=4096") | .metrics.gbps] | all(. > 0)' "$DATA/s.json"
 }
 
+# A burst of load can leave one run of 15 blocks undecided, so up to 3 seeds: exit 0 means
+# "not worse", which must then not be "better"; a gate that never fires fails all three.
 @test "--fail-if worse exits 4 on a 20% slower kernel" {
-    run "$VERDICT" kernel -r 15 --sample-time 2ms --fail-if worse "$FAKE" spin spin_slow
-    [ "$status" -eq 4 ]
-    [[ "$output" == *"worse"* ]]
+    for seed in 1 2 3; do
+        run "$VERDICT" kernel -r 15 --sample-time 2ms --seed "$seed" --fail-if worse \
+            --json "$DATA/f$seed.json" "$FAKE" spin spin_slow
+        echo "seed $seed: exit $status, $(jq -r '.comparisons[0].verdict' "$DATA/f$seed.json")"
+        jq -e '.comparisons[0].verdict != "better"' "$DATA/f$seed.json"
+        if [ "$status" -eq 4 ]; then
+            [[ "$output" == *"worse"* ]]
+            jq -e '.comparisons[0].verdict == "worse"' "$DATA/f$seed.json"
+            return 0
+        fi
+        [ "$status" -eq 0 ]
+    done
+    return 1
 }
 
 @test "SIGINT stops after the current sample and reports the complete blocks, exit 130" {
@@ -194,7 +206,9 @@ samples() {
     run "$VERDICT" report "$DATA/k.db" --json "$DATA/r.json"
     [ "$status" -eq 0 ]
     diff <(jq -S '.comparisons, .summaries' "$DATA/k.json") <(jq -S '.comparisons, .summaries' "$DATA/r.json")
-    jq -e '[.comparisons[].verdict] | all(. == "worse")' "$DATA/r.json"
+    # 20% more work at both sizes: never called better (whether 40 blocks decide it under
+    # load is the business of the tests above; this one is about the samples)
+    jq -e '[.comparisons[].verdict] | all(. != "better")' "$DATA/r.json"
 }
 
 @test "--store with other kernels is refused as a changed plan, exit 2" {

@@ -17,8 +17,9 @@ setup() {
     DATA=$(mktemp -d)
 }
 
+# After a skip in setup there is no DATA, and a teardown that fails fails the skipped test.
 teardown() {
-    [ -n "${DATA:-}" ] && rm -rf "$DATA"
+    if [ -n "${DATA:-}" ]; then rm -rf "$DATA"; fi
 }
 
 @test "every lab file checks (verdict run --dry-run): keys, paths, source, patches, builds" {

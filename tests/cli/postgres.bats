@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # Real PostgreSQL servers through `verdict run` (target: postgres): the issue's example
-# shape with a B that is surely slower is found worse at both points; identical variants
-# are neither better nor worse; Ctrl-C leaves no server behind; pin policies hold for the
-# live processes; warm runs happen. Skipped without PostgreSQL 15.
+# shape with a B that is surely slower is never called better and is found worse;
+# identical variants are neither better nor worse; Ctrl-C leaves no server behind; pin
+# policies hold for the live processes; warm runs happen. Skipped without PostgreSQL 15.
 
 # A cache of templates for this run of the file alone: servers_of below must see only
 # this run's servers, whatever else runs verdict on the machine (another suite, a user).
@@ -23,8 +23,9 @@ setup() {
     CACHE=$PG_TEST_CACHE
 }
 
+# After a skip in setup there is no DATA, and a teardown that fails fails the skipped test.
 teardown() {
-    [ -n "${DATA:-}" ] && rm -rf "$DATA"
+    if [ -n "${DATA:-}" ]; then rm -rf "$DATA"; fi
 }
 
 experiment() { # name, B's settings line
@@ -57,13 +58,19 @@ servers_of() {
 # servers, +9-22% with warm_runs: 1 (docs/postgres.md, "Cold and warm servers"). So the
 # test handicaps B with something whose direction is not in doubt: every statement
 # logged with its resource usage.
-@test "a server that logs every statement is found worse at both client counts" {
+@test "a server that logs every statement is slower at both client counts, never called better, found worse" {
     REPS=8 experiment small ', settings: { log_min_duration_statement: 0, log_statement_stats: "on" }'
     run "$VERDICT" run "$DATA/small.yaml" --store "$DATA/small.db" --json "$DATA/small.json"
     echo "$output"
     [ "$status" -eq 0 ]
     jq -e '(.comparisons | length) == 2' "$DATA/small.json"
-    jq -e '[.comparisons[].verdict] == ["worse", "worse"]' "$DATA/small.json"
+    echo "# $(jq -r '[.comparisons[] | "\(.verdict) \(.estimate)"] | join(", ")' "$DATA/small.json")" >&3
+    # What noise may not deny: 8 blocks on a busy machine can leave one client count
+    # undecided, so neither is called better (a metric read the wrong way round would say
+    # so), both estimates are below 1 and one at least is called worse (B's settings not
+    # applied would make them about 1).
+    jq -e '[.comparisons[].verdict] | all(. == "worse" or . == "inconclusive") and any(. == "worse")' "$DATA/small.json"
+    jq -e '[.comparisons[].estimate] | all(. < 1)' "$DATA/small.json"
     jq -e '.comparisons[0].metric == "tps" and .comparisons[0].better == "higher"' "$DATA/small.json"
     jq -e '.environment["pg.B.settings"] | contains("log_statement_stats=on")' "$DATA/small.json"
     [ -z "$(servers_of)" ]

@@ -66,13 +66,20 @@ ROUNDS=6000000
     ! pgrep -f "sleep $mark" >/dev/null
 }
 
-@test "a command doing 20% more work is called worse, estimate within [1.08, 1.32], 4 tries" {
+# What noise may not deny: a 20% slowdown is never called better, and is found. A burst of
+# load can leave one run undecided (busy loops beside the suite stretch runs by half), so
+# up to 4 seeds are tried: calling it better fails at once, an estimate far from 1.2 or a
+# tool that cannot see 20% fails all four.
+@test "a command doing 20% more work is never called better, and is called worse near 1.2 within 4 tries" {
     for seed in 11 12 13 14; do
         "$VERDICT" --seed "$seed" --max-time 40s --json "$DATA/r$seed.json" \
             "$SPIN $ROUNDS" "$SPIN $((ROUNDS * 12 / 10))" > "$DATA/out$seed.txt" 2>&1
-        jq -e '.comparisons[0].verdict == "worse"' "$DATA/r$seed.json"
-        jq -e '.comparisons[0].estimate >= 1.08 and .comparisons[0].estimate <= 1.32' "$DATA/r$seed.json"
+        jq -e '.comparisons[0].verdict != "better"' "$DATA/r$seed.json"
+        echo "seed $seed: $(jq -r '.comparisons[0] | "\(.verdict) \(.estimate)"' "$DATA/r$seed.json")"
+        jq -e '.comparisons[0].verdict == "worse" and .comparisons[0].estimate >= 1.08 and
+               .comparisons[0].estimate <= 1.32' "$DATA/r$seed.json" && return 0
     done
+    return 1
 }
 
 # At 95% each A/A run may be called different 5% of the time by design, so "at most one

@@ -23,6 +23,9 @@ as=""
 work=$(mktemp -d /tmp/verdict-wal-XXXXXX)
 chmod 755 "$work"
 [ -n "$as" ] && chown postgres "$work"
+# The server user's programs start in the current directory, which it may not be able to
+# enter (a clone under /root); every path below is absolute.
+cd "$work"
 stop() {
     $as "$bindir/pg_ctl" -D "$work/data" -m immediate stop >/dev/null 2>&1 || true
     rm -rf "$work"
