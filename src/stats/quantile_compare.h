@@ -3,6 +3,7 @@
 #ifndef VERDICT_STATS_QUANTILE_COMPARE_H
 #define VERDICT_STATS_QUANTILE_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,9 @@ typedef struct {
     size_t flips;      /* sign flips drawn (0: QUANTILE_DEFAULT_FLIPS); every one of the
                           2^n - 1 is enumerated when there are no more than this */
     uint64_t seed;     /* the flips drawn; the same seed gives the same answer */
+    bool test_only;    /* the p-value alone (ci_low, ci_high left unbounded): the interval
+                          takes about twenty times the test's work, and a power simulation or
+                          an A/A self-test reads only the p-value */
 } quantile_options;
 
 typedef struct {
