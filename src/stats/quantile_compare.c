@@ -20,7 +20,7 @@
 /* Interval ends are found to this precision on the log scale (a ratio's fifth decimal). */
 #define QUANTILE_END_TOLERANCE 1e-5
 
-/* One block's two values at the shift being tested, and which variant holds the higher. */
+/* A value in the list of the blocks' lower (or higher) values, with the block it came from. */
 typedef struct {
     double value;
     size_t block;
@@ -152,7 +152,8 @@ static double beyond(flip_space *w, double estimate, double d, size_t k)
 static double interval_end(flip_space *w, double estimate, double side, size_t k)
 {
     double inside = estimate, f_inside = -critical_value(w, estimate, k);
-    double step = -f_inside, outside = estimate + side * step;
+    /* every block tied: no flip moves the statistic at the estimate, c = 0 there */
+    double step = fmax(-f_inside, QUANTILE_END_TOLERANCE), outside = estimate + side * step;
     double f_outside = beyond(w, estimate, outside, k);
     for (int i = 0; f_outside <= 0 && i < QUANTILE_MAX_ITERATIONS; i++) {
         inside = outside;

@@ -169,6 +169,11 @@ static void test_paired_limits(void **state)
     verdict_error err = {0};
     assert_int_equal(quantile_compare_paired(a, a, 5, &o, &c, &err), 0);
     assert_true(c.shift.p_value == 1.0 && c.shift.estimate == 0.0);
+    double same[8] = {5, 5, 6, 6, 7, 5, 6, 8};
+    assert_int_equal(quantile_compare_paired(same, same, 8, &o, &c, &err), 0);
+    assert_true(c.shift.p_value == 1.0); /* and a bounded interval around 0 */
+    assert_true(c.shift.ci_low < 0 && c.shift.ci_high > 0);
+    assert_true(isfinite(c.shift.ci_low) && isfinite(c.shift.ci_high));
     assert_int_equal(quantile_compare_paired(a, b, 5, &o, &c, &err), 0);
     assert_true(fabs(c.shift.min_p_value - 2.0 / 32.0) < 1e-15);
     assert_true(c.shift.p_value >= c.shift.min_p_value);
