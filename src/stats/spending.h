@@ -53,11 +53,13 @@ double spending_cumulative(const spending_plan *plan, double t, size_t look, siz
 double spending_extension_alpha(const spending_plan *plan, double from, double to);
 
 /* The two-sided boundaries of `looks` looks at increasing information fractions (each > 0;
- * those beyond 1 are extensions, the last planned look need not be at 1 when a budget cut
- * it short): out[k].z is solved so that, for a statistic Z_k = B(t_k) / sqrt(t_k) of a
- * Brownian motion B under the null, P(first |Z| >= z at look k) equals the plan's increment
- * of spending at look k (Armitage, McPherson & Rowe 1969; Jennison & Turnbull 2000, ch. 19:
- * the density of B on a grid, carried from look to look by Simpson's rule). -1 with
+ * the last planned look need not be at 1 when a budget cut it short; fractions beyond 1 are
+ * extensions planned in advance, while an extension sized after seeing the data is tested
+ * at spending_extension_alpha's level instead): out[k].z is solved so that, for a statistic
+ * Z_k = B(t_k) / sqrt(t_k) of a Brownian motion B under the null, P(first |Z| >= z at look
+ * k) equals the plan's increment of spending at look k (Armitage, McPherson & Rowe 1969;
+ * Jennison & Turnbull 2000, ch. 19: the density of B on a grid, carried from look to look by
+ * Simpson's rule). The equal function divides by the looks at fractions up to 1. -1 with
  * ERROR_USAGE for fractions not increasing or not positive or a plan out of its domain. */
 int spending_boundaries(const spending_plan *plan, const double *fractions, size_t looks,
                         spending_look *out, verdict_error *err);
