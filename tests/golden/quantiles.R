@@ -1,6 +1,6 @@
 # Reference values for Harrell-Davis quantiles and the paired quantile comparison (issue 27),
 # computed in R independently of verdict's C code. Run from the repository root:
-#   Rscript tests/golden/quantiles.R
+#   Rscript tests/golden/quantiles.R     (about 6 minutes: the enumerations of part 2)
 # It writes tests/golden/r-quantiles.json, which tests/unit/test_quantile.c checks.
 #
 # Part 1: Hmisc::hdquantile of fixed samples (n = 5 ... 200; ties, rounding, a slow mode) at
