@@ -91,16 +91,27 @@ typedef struct {
     bool partial;                        /* time_running < time_enabled, or never enabled */
 } perf_counters_value;
 
+/* A value as the kernel reports it: partial when running < enabled or never enabled. */
+perf_counters_value perf_counters_value_of(uint64_t count, uint64_t time_enabled,
+                                           uint64_t time_running);
+
 /* Counters opened on a process that has not exec'd yet. */
 typedef struct perf_counters_session perf_counters_session;
 
-/* Opens specs[0..n) on pid (a child stopped before its exec, as perf stat's workload waits
- * on a pipe), disabled until that exec (enable_on_exec) and inherited by every process it
- * starts afterwards. The hardware events form one group and the software events another
- * (a group is counted all at once or not at all: ipc's parts together; a software event
- * never waits for a PMU counter); where the kernel refuses a group (older kernels refuse
- * inherit with a group read), each event is opened alone and perf_counters_grouped says
- * false. 0, or -1 with the reason (perf_counters_refusal's words). */
+/* Opens specs[0..n) on pid, disabled until its exec (enable_on_exec) and inherited by every
+ * process it starts afterwards. Two ways to use it:
+ * - pid a child stopped before its exec (as perf stat's workload waits on a pipe): that
+ *   child and its descendants are counted from the exec on (perf_counters_measure_command);
+ * - pid 0, the calling thread, for a runner whose child cannot wait (clone with CLONE_VFORK,
+ *   posix_spawn): the calling thread's own counters never run (it does not exec), and the
+ *   children it starts inherit them, enabled at their exec, so that each child and its
+ *   descendants are counted and added back when they end. Open it just before the start and
+ *   close it after the read: every child that the thread starts meanwhile is counted.
+ * The hardware events form one group and the software events another (a group is counted
+ * all at once or not at all: ipc's parts together; a software event never waits for a PMU
+ * counter); where the kernel refuses a group (older kernels refuse inherit with a group
+ * read), each event is opened alone and perf_counters_grouped says false. 0, or -1 with the
+ * reason (perf_counters_refusal's words). */
 int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
                        perf_counters_session **out, verdict_error *err);
 /* True when every kind of event (hardware, software) with more than one member got a group. */

@@ -246,7 +246,7 @@ static int open_kind(perf_counters_session *s, int kind, const perf_counters_spe
 int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
                        perf_counters_session **out, verdict_error *err)
 {
-    assert(pid > 0 && n > 0);
+    assert(pid >= 0 && n > 0);
     *out = NULL;
     perf_counters_session *s = calloc(1, sizeof *s);
     int *fds = calloc(n, sizeof *fds), *group = calloc(n, sizeof *group);
@@ -273,7 +273,7 @@ bool perf_counters_grouped(const perf_counters_session *session)
     return session->grouped;
 }
 
-static perf_counters_value value_of(uint64_t count, uint64_t enabled, uint64_t running)
+perf_counters_value perf_counters_value_of(uint64_t count, uint64_t enabled, uint64_t running)
 {
     return (perf_counters_value){count, enabled, running, enabled == 0 || running < enabled};
 }
@@ -302,7 +302,7 @@ static int read_group(perf_counters_session *s, size_t leader, perf_counters_val
                       "fewer than it has", (unsigned long long)buf[0]);
             goto done;
         }
-        values[i] = value_of(buf[3 + member], buf[1], buf[2]);
+        values[i] = perf_counters_value_of(buf[3 + member], buf[1], buf[2]);
         member++;
     }
     rc = 0;
@@ -318,7 +318,7 @@ static int read_alone(int fd, perf_counters_value *value, verdict_error *err)
     if (got != (ssize_t)sizeof buf)
         return error_set(err, ERROR_INTERNAL, "cannot read a counter: %s",
                          got < 0 ? strerror(errno) : "a short read");
-    *value = value_of(buf[0], buf[1], buf[2]);
+    *value = perf_counters_value_of(buf[0], buf[1], buf[2]);
     return 0;
 }
 

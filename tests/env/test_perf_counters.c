@@ -10,11 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "env/perf_counters.h"
+
+extern char **environ;
 
 enum { PAGES = 2000, RUNS = 5 };
 
@@ -322,6 +327,53 @@ static void a_child_of_the_child_is_counted(void **state)
     assert_true(values[0].time_enabled > 0 && values[0].time_enabled == values[1].time_enabled);
 }
 
+/* A multiplexed counter keeps the count it read (never scaled up) and says it is partial. */
+static void values_are_never_scaled(void **state)
+{
+    (void)state;
+    perf_counters_value whole = perf_counters_value_of(500, 1000, 1000);
+    assert_int_equal(whole.count, 500);
+    assert_false(whole.partial);
+    perf_counters_value part = perf_counters_value_of(500, 1000, 600);
+    assert_int_equal(part.count, 500);
+    assert_true(part.partial);
+    assert_true(perf_counters_value_of(0, 0, 0).partial); /* never enabled */
+}
+
+/* Opened on the calling thread (pid 0) as a runner whose child cannot wait would: a child
+ * started with posix_spawn (clone with CLONE_VFORK) is counted, the thread's own page
+ * faults, taken while the counters are open, are not. */
+static void the_calling_threads_children_are_counted(void **state)
+{
+    (void)state;
+    perf_counters_spec faults = spec_of("page-faults");
+    perf_counters_session *session;
+    verdict_error err;
+    if (perf_counters_open(0, &faults, 1, &session, &err) != 0)
+        fail_msg("%s", err.message);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), own = 3 * PAGES;
+    volatile char *memory = mmap(NULL, own * page, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(memory != MAP_FAILED);
+    for (size_t i = 0; i < own; i++)
+        memory[i * page] = 1;
+    char n[16];
+    snprintf(n, sizeof n, "%d", PAGES);
+    char *argv[] = {(char *)program("TOUCH_PAGES"), n, NULL};
+    pid_t pid;
+    int status;
+    assert_int_equal(posix_spawn(&pid, argv[0], NULL, NULL, argv, environ), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    perf_counters_value value;
+    assert_int_equal(perf_counters_read(session, &value, &err), 0);
+    perf_counters_close(session);
+    munmap((void *)memory, own * page);
+    print_message("page-faults of a spawned child, %zu of the thread's own not counted: %llu\n",
+                  own, (unsigned long long)value.count);
+    assert_true(value.count >= PAGES && value.count < PAGES + PAGES / 2);
+    assert_false(value.partial);
+}
+
 static void a_program_that_cannot_run_is_named(void **state)
 {
     (void)state;
@@ -349,6 +401,8 @@ int main(void)
         cmocka_unit_test(page_faults_grow_with_the_pages_touched),
         cmocka_unit_test(task_clock_is_the_cpu_time),
         cmocka_unit_test(a_child_of_the_child_is_counted),
+        cmocka_unit_test(values_are_never_scaled),
+        cmocka_unit_test(the_calling_threads_children_are_counted),
         cmocka_unit_test(a_program_that_cannot_run_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
