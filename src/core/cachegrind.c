@@ -59,9 +59,13 @@ static int not_from_cachegrind(const char *name, verdict_error *err)
                  counts[i].name);
     }
     size_t length = strcspn(name, ":");
-    if (name[length] == ':' && strcmp(name + length + 1, "u") != 0)
+    const char *modifier = name[length] == ':' ? name + length + 1 : "u";
+    if (strcmp(modifier, "k") == 0 || strcmp(modifier, "uk") == 0 || strcmp(modifier, "ku") == 0)
         return error_set(err, ERROR_USAGE, "'%s' cannot be counted under --counters valgrind: "
                          "cachegrind sees user space only (:u)", name);
+    if (strcmp(modifier, "u") != 0)
+        return error_set(err, ERROR_USAGE, "'%s': unknown modifier ':%s' (modifiers: :u user "
+                         "space, :k kernel, :uk both)", name, modifier);
     const char *closest = edit_distance_closest(name, names, ARRAY_SIZE(counts), 2);
     return error_set(err, ERROR_USAGE, "'%s' cannot be counted under --counters valgrind%s%s%s; "
                      "cachegrind counts: %s", name, closest ? " (did you mean '" : "",

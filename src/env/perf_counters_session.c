@@ -175,7 +175,7 @@ static void close_kind(perf_counters_session *s, int kind, const perf_counters_s
 
 /* Opens one event on pid: alone (group_fd -1, enabled at exec) or as a sibling of a group
  * (enabled with its leader). Every counter is inherited by the processes pid starts. */
-static int open_one(const perf_counters_spec *spec, pid_t pid, int group_fd, bool leads_group)
+static int open_one(const perf_counters_spec *spec, pid_t pid, int group_fd, bool in_group)
 {
     struct perf_event_attr attr = spec_attr(spec);
     attr.inherit = 1;
@@ -183,7 +183,7 @@ static int open_one(const perf_counters_spec *spec, pid_t pid, int group_fd, boo
         attr.disabled = 1;
         attr.enable_on_exec = 1;
     }
-    if (leads_group || group_fd >= 0)
+    if (in_group)
         attr.read_format |= PERF_FORMAT_GROUP;
     return event_open(&attr, pid, group_fd);
 }

@@ -85,6 +85,9 @@ static void counts_name_their_simulations(void **state)
     const char *kernel[] = {"instructions:k"};
     assert_int_equal(cachegrind_options_for(kernel, 1, &options, &err), -1);
     assert_non_null(strstr(err.message, "user space only"));
+    const char *unknown[] = {"instructions:x"};
+    assert_int_equal(cachegrind_options_for(unknown, 1, &options, &err), -1);
+    assert_non_null(strstr(err.message, "unknown modifier ':x'"));
 }
 
 static void the_command_line_runs_every_process_under_cachegrind(void **state)
