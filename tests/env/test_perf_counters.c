@@ -180,6 +180,21 @@ static void refusals_say_why_and_what_to_do(void **state)
     assert_true(error_is(&err, ERROR_INTERNAL));
 }
 
+/* Where perf_event_open is forbidden altogether (perf_event_paranoid 3 for a user, a
+ * container's seccomp profile), no real count can be tested: said, and skipped (failed in
+ * CI, which runs as root on a VM where software events open). */
+static bool counting_forbidden(void)
+{
+    perf_counters_spec clock = spec_of("task-clock");
+    verdict_error err;
+    if (perf_counters_probe(&clock, &err) == 0)
+        return false;
+    if (getenv("VERDICT_CI") != NULL)
+        fail_msg("%s", err.message);
+    print_message("SKIPPED: %s\n", err.message);
+    return true;
+}
+
 static int hardware_present(char *why, size_t len)
 {
     perf_counters_spec instructions = spec_of("instructions"), clock = spec_of("task-clock:u");
@@ -196,6 +211,10 @@ static int hardware_present(char *why, size_t len)
 static void without_a_pmu_the_probe_says_so(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     char why[ERROR_MESSAGE_SIZE];
     if (hardware_present(why, sizeof why)) {
         print_message("SKIPPED: this machine counts instructions; the hardware test runs\n");
@@ -207,8 +226,8 @@ static void without_a_pmu_the_probe_says_so(void **state)
     assert_non_null(strstr(why, "--counters valgrind"));
 }
 
-static int measure(const char *const *argv, const perf_counters_spec *specs, size_t n,
-                   perf_counters_value *values, perf_counters_measurement *out)
+static void measure(const char *const *argv, const perf_counters_spec *specs, size_t n,
+                    perf_counters_value *values, perf_counters_measurement *out)
 {
     verdict_error err;
     *out = (perf_counters_measurement){.values = values};
@@ -217,7 +236,6 @@ static int measure(const char *const *argv, const perf_counters_spec *specs, siz
     assert_true(WIFEXITED(out->status) && WEXITSTATUS(out->status) == 0);
     for (size_t i = 0; i < n; i++)
         assert_false(values[i].partial); /* software events never multiplex */
-    return 0;
 }
 
 /* Where the PMU exists: instructions grow linearly with spin's rounds. Skipped, visibly,
@@ -225,6 +243,10 @@ static int measure(const char *const *argv, const perf_counters_spec *specs, siz
 static void with_a_pmu_instructions_are_counted(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     char why[ERROR_MESSAGE_SIZE];
     if (!hardware_present(why, sizeof why)) {
         print_message("SKIPPED: no hardware counters on this machine (%s)\n", why);
@@ -272,6 +294,10 @@ static double mean_faults(const char *pages, const perf_counters_spec *spec)
 static void page_faults_grow_with_the_pages_touched(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     perf_counters_spec faults = spec_of("page-faults");
     char n[16], twice[16];
     snprintf(n, sizeof n, "%d", PAGES);
@@ -293,6 +319,10 @@ static double seconds_of(struct timeval t)
 static void task_clock_is_the_cpu_time(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     perf_counters_spec clock = spec_of("task-clock");
     const char *argv[] = {program("SPIN"), "40000000", NULL};
     perf_counters_value value;
@@ -309,6 +339,10 @@ static void task_clock_is_the_cpu_time(void **state)
 static void a_child_of_the_child_is_counted(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     perf_counters_spec specs[] = {spec_of("page-faults"), spec_of("task-clock"),
                                   spec_of("context-switches")};
     char n[16];
@@ -346,6 +380,10 @@ static void values_are_never_scaled(void **state)
 static void the_calling_threads_children_are_counted(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     perf_counters_spec faults = spec_of("page-faults");
     perf_counters_session *session;
     verdict_error err;
@@ -377,6 +415,10 @@ static void the_calling_threads_children_are_counted(void **state)
 static void a_program_that_cannot_run_is_named(void **state)
 {
     (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
     perf_counters_spec clock = spec_of("task-clock");
     const char *argv[] = {"verdict-no-such-program", NULL};
     perf_counters_value value;
