@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "report/plain_text.h"
+#include "common/error.h"
 #include "report/report.h"
 #include "report/report_query.h"
 #include "stats/level_text.h"
@@ -85,9 +86,8 @@ static fixture *make_fixture(const char *candidate, size_t n_points, size_t meas
     f->options = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
                                     .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM,
                                     .seed = 1};
-    char err[256];
-    assert_int_equal(analysis_run(f->series, n_points * 2, &f->options, &f->analysis, err,
-                                  sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, n_points * 2, &f->options, &f->analysis, &err), 0);
     f->in = (report_input){.experiment_name = candidate, .options = &f->options,
                            .variants = f->variants, .n_variants = 2, .points = f->points,
                            .n_points = n_points, .samples = f->samples, .n_samples = n_samples,
@@ -125,14 +125,15 @@ static char *text_report(const fixture *f)
     return text;
 }
 
-typedef int (*file_writer)(const report_input *, const char *, char *, size_t);
+typedef int (*file_writer)(const report_input *, const char *, verdict_error *);
 
 static char *file_report(const fixture *f, file_writer write, const char *name)
 {
-    char path[128], err[512];
+    char path[128];
+    verdict_error err = {0};
     snprintf(path, sizeof path, "%s/%s", f->dir, name);
-    if (write(&f->in, path, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (write(&f->in, path, &err) != 0)
+        fail_msg("%s", err.message);
     FILE *in = fopen(path, "rb");
     assert_non_null(in);
     char *text = calloc(1, 1 << 24);
@@ -311,8 +312,8 @@ static void runs_that_timed_out_are_named_as_such(void **state)
     for (size_t i = 0; i < f->in.n_samples; i++)
         f->samples[i].timed_out = strcmp(f->samples[i].variant, "B") == 0;
     analysis_result_free(&f->analysis);
-    char err[256];
-    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, &err), 0);
     char *text = text_report(f);
     char *json = file_report(f, report_write_json, "r.json");
     const char *expected = "8 of 8 runs of B timed out, and a run that times out has no wall value";
@@ -354,8 +355,8 @@ static void a_stalled_run_keeps_the_unit_of_the_rest(void **state)
             f->values[v * RUNS + r] = 0.00080 + 0.00001 * (double)r + 0.00002 * (double)v;
     f->values[3] = 10.0; /* the baseline's, which sets the table's unit */
     analysis_result_free(&f->analysis);
-    char err[256];
-    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, &err), 0);
     f->in.text_style.headlines = true;
     char *text = text_report(f);
     assert_non_null(strstr(text, "Time (median):"));
