@@ -211,10 +211,11 @@ static void describe_failure(const run_request *request, const child_setup *setu
                              verdict_error *err)
 {
     if (setup->failed_step == NULL || strcmp(setup->failed_step, "exec") == 0)
-        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': %s", request->argv[0], strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': %s", request->argv[0],
+                  strerror(error));
     else if (strcmp(setup->failed_step, "changing to its directory") == 0)
-        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its directory %s: %s", request->argv[0],
-                  request->cwd, strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its directory %s: %s",
+                  request->argv[0], request->cwd, strerror(error));
     else
         error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': %s failed: %s", request->argv[0],
                   setup->failed_step, strerror(error));
@@ -241,8 +242,8 @@ static int open_run_files(const run_request *r, run_files *f, verdict_error *err
                      .pipe_stdout = r->capture_stdout || r->output == RUN_OUTPUT_PIPE,
                      .inherit = r->output == RUN_OUTPUT_INHERIT};
     if (r->input && (f->input_fd = open(r->input, O_RDONLY | O_CLOEXEC)) < 0) {
-        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its input %s: %s", r->argv[0], r->input,
-                  strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its input %s: %s", r->argv[0],
+                  r->input, strerror(errno));
         return -1;
     }
     if (r->output == RUN_OUTPUT_FILE &&

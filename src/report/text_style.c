@@ -38,7 +38,7 @@ int text_style_parse_mode(const char *text, text_style_mode *out, verdict_error 
         *out = (text_style_mode)value;
         return 0;
     }
-    error_set(err, ERROR_INTERNAL, "--style '%s': expected auto, basic, full, nocolor, color or "
+    error_set(err, ERROR_USAGE, "--style '%s': expected auto, basic, full, nocolor, color or "
               "none", text);
     return -1;
 }
@@ -50,7 +50,7 @@ int text_style_parse_sort(const char *text, text_sort *out, verdict_error *err)
         *out = (text_sort)value;
         return 0;
     }
-    error_set(err, ERROR_INTERNAL, "--sort '%s': expected auto, command or mean-time", text);
+    error_set(err, ERROR_USAGE, "--sort '%s': expected auto, command or mean-time", text);
     return -1;
 }
 

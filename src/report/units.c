@@ -33,7 +33,7 @@ int units_parse_time(const char *text, units_time *out, verdict_error *err)
             *out = unit_names[i].unit;
             return 0;
         }
-    error_set(err, ERROR_INTERNAL, "--time-unit '%s': expected ns, us (or \xc2\xb5s), ms or s, or "
+    error_set(err, ERROR_USAGE, "--time-unit '%s': expected ns, us (or \xc2\xb5s), ms or s, or "
               "hyperfine's nanosecond, microsecond, millisecond, second", text);
     return -1;
 }

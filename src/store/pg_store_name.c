@@ -57,7 +57,7 @@ int pg_store_parse_name(const char *name, const char *label, char **conninfo, ch
     const char *value = key != NULL ? key + strlen(SCHEMA_KEY) : PG_STORE_DEFAULT_SCHEMA;
     size_t length = strcspn(value, uri ? "&#" : " \t\r\n");
     if (!valid_schema(value, length))
-        return error_set(err, ERROR_STORE, "%s: verdict_schema=%.*s is not a schema name "
+        return error_set(err, ERROR_USAGE, "%s: verdict_schema=%.*s is not a schema name "
                          "(letters, digits and underscores, at most 63)", label, (int)length,
                          value);
     *schema = strndup(value, length);
