@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pg/cluster.h"
+#include "common/error.h"
 #include "pg/cluster_internal.h"
 
 #define MAX_ROUNDS 100
@@ -110,8 +111,8 @@ static double time_from_scratch(const bench_options *o, int round)
     double seconds = monotonic_seconds() - started;
     char *const stop_argv[] = {pg_ctl, "stop", "-m", "immediate", "-w", "-D", data_dir, NULL};
     run_as_server_user(stop_argv);
-    remove_tree(data_dir, NULL, 0);
-    remove_tree(socket_dir, NULL, 0);
+    remove_tree(data_dir, NULL);
+    remove_tree(socket_dir, NULL);
     unlink(log_path);
     return failed ? -1.0 : seconds;
 }
@@ -171,15 +172,16 @@ int main(int argc, char **argv)
     cluster_template_spec spec = {.bindir = o.bindir, .cache_dir = o.cache_dir,
                                   .settings = settings, .n_settings = 1,
                                   .pgbench_scale = o.scale};
-    char template_dir[CLUSTER_PATH_MAX], err[ERR_SIZE];
+    char template_dir[CLUSTER_PATH_MAX];
+    verdict_error err = {0};
     double started = monotonic_seconds();
-    if (cluster_template_prepare(&spec, template_dir, sizeof template_dir, err, sizeof err) != 0) {
-        fprintf(stderr, "prepare: %s\n", err);
+    if (cluster_template_prepare(&spec, template_dir, sizeof template_dir, &err) != 0) {
+        fprintf(stderr, "prepare: %s\n", err.message);
         return 1;
     }
     double build_seconds = monotonic_seconds() - started;
     started = monotonic_seconds();
-    cluster_template_prepare(&spec, template_dir, sizeof template_dir, err, sizeof err);
+    cluster_template_prepare(&spec, template_dir, sizeof template_dir, &err);
     double hit_seconds = monotonic_seconds() - started;
     printf("PostgreSQL %s, scale %d, %d rounds, cache %s\n", o.bindir, o.scale, o.rounds,
            o.cache_dir);
@@ -194,13 +196,13 @@ int main(int argc, char **argv)
             if ((step == 0) == (round % 2 == 0)) {
                 cluster_instance c;
                 started = monotonic_seconds();
-                if (cluster_start(template_dir, &spec, &c, err, sizeof err) != 0) {
-                    fprintf(stderr, "start: %s\n", err);
+                if (cluster_start(template_dir, &spec, &c, &err) != 0) {
+                    fprintf(stderr, "start: %s\n", err.message);
                     return 1;
                 }
                 double ready = monotonic_seconds();
-                if (cluster_stop(&c, err, sizeof err) != 0) {
-                    fprintf(stderr, "stop: %s\n", err);
+                if (cluster_stop(&c, &err) != 0) {
+                    fprintf(stderr, "stop: %s\n", err.message);
                     return 1;
                 }
                 start_s[round] = ready - started;
@@ -217,12 +219,12 @@ int main(int argc, char **argv)
         char copy_dir[CLUSTER_PATH_MAX + 16];
         (void)path_format(copy_dir, sizeof copy_dir, "%s/copy", o.cache_dir);
         started = monotonic_seconds();
-        if (copy_tree(template_dir, copy_dir, err, sizeof err) != 0) {
-            fprintf(stderr, "copy: %s\n", err);
+        if (copy_tree(template_dir, copy_dir, &err) != 0) {
+            fprintf(stderr, "copy: %s\n", err.message);
             return 1;
         }
         copy_s[round] = monotonic_seconds() - started;
-        remove_tree(copy_dir, NULL, 0);
+        remove_tree(copy_dir, NULL);
         char *const cp_argv[] = {"/bin/cp", "-a", template_dir, copy_dir, NULL};
         started = monotonic_seconds();
         pid_t child = fork();
@@ -232,7 +234,7 @@ int main(int argc, char **argv)
         }
         waitpid(child, NULL, 0);
         cp_s[round] = monotonic_seconds() - started;
-        remove_tree(copy_dir, NULL, 0);
+        remove_tree(copy_dir, NULL);
         printf("round %d: start %.3f s + stop %.3f s | scratch %.3f s | copy %.3f s, cp -a "
                "%.3f s\n", round + 1, start_s[round], stop_s[round], scratch_s[round],
                copy_s[round], cp_s[round]);
@@ -247,7 +249,7 @@ int main(int argc, char **argv)
     printf("median copy of the template: copy_tree %.3f s, cp -a %.3f s\n",
            median(copy_s, o.rounds), median(cp_s, o.rounds));
     if (!o.keep_cache)
-        remove_tree(o.cache_dir, NULL, 0);
-    remove_tree(o.scratch_dir, NULL, 0);
+        remove_tree(o.cache_dir, NULL);
+    remove_tree(o.scratch_dir, NULL);
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "build/build_internal.h"
 #include "common/array.h"
+#include "common/error.h"
 #include "common/wait_status.h"
 
 extern char **environ;
@@ -147,13 +148,10 @@ int build_command_run(const build_command *c, run_result *result, verdict_error 
         .cwd = c->cwd,
         .capture_stdout = c->capture && !c->output_path,
     };
-    char message[512] = "";
-    int rc = runner_execute(&request, c->stop, result, message, sizeof message);
+    int rc = runner_execute(&request, c->stop, result, err);
     free(argv);
     build_env_free(own_env);
-    if (rc != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "%s", message);
-    return 0;
+    return rc;
 }
 
 /* The stderr tail on one line, without its trailing newline, for a message. */

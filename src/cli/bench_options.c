@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/command_words.h"
 #include "core/runner.h"
 
@@ -109,22 +110,21 @@ enum {
     OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT
 };
 
-static int append_word(bench_words *list, const char *word, char *err, size_t errlen)
+static int append_word(bench_words *list, const char *word, verdict_error *err)
 {
     if (array_reserve((void **)&list->words, &list->capacity, list->n + 1,
                       sizeof *list->words) != 0) {
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
         return -1;
     }
     list->words[list->n++] = word;
     return 0;
 }
 
-static int set_once(const char **slot, const char *option, const char *arg, char *err,
-                    size_t errlen)
+static int set_once(const char **slot, const char *option, const char *arg, verdict_error *err)
 {
     if (*slot) {
-        snprintf(err, errlen, "%s is given twice ('%s', '%s'): give one", option, *slot, arg);
+        error_set(err, ERROR_USAGE, "%s is given twice ('%s', '%s'): give one", option, *slot, arg);
         return -1;
     }
     *slot = arg;
@@ -134,10 +134,10 @@ static int set_once(const char **slot, const char *option, const char *arg, char
 /* -S SHELL is hyperfine's: the shell to run the commands with. verdict's --shell used to take
  * no value, so a value that reads as a command (words that are no options of a shell) or as
  * an option is refused rather than run as the shell. */
-static int parse_shell(const char *arg, bench_settings *s, char *err, size_t errlen)
+static int parse_shell(const char *arg, bench_settings *s, verdict_error *err)
 {
     command_words words = {NULL, 0};
-    char why[512] = "";
+    verdict_error why = {0};
     int rc = -1;
     s->shell_sh = s->no_shell = false;
     s->shell_program = NULL;
@@ -149,32 +149,32 @@ static int parse_shell(const char *arg, bench_settings *s, char *err, size_t err
         s->shell_sh = true;
         return 0;
     }
-    if (arg[0] != '-' && command_words_split(arg, &words, why, sizeof why) == 0) {
+    if (arg[0] != '-' && command_words_split(arg, &words, &why) == 0) {
         rc = 0;
         for (size_t i = 1; i < words.n; i++)
             rc |= words.words[i][0] == '-' ? 0 : -1;
-        if (rc == 0 && runner_check_executable(NULL, words.words[0], why, sizeof why) != 0)
+        if (rc == 0 && runner_check_executable(NULL, words.words[0], &why) != 0)
             rc = -2;
     }
     if (rc == 0)
         s->shell_program = arg;
     else if (rc == -2)
-        snprintf(err, errlen, "--shell '%s': %s", arg, why);
+        error_set(err, ERROR_USAGE, "--shell '%s': %s", arg, why.message);
     else
-        snprintf(err, errlen, "--shell '%s': expected the shell to run the commands with and "
-                 "its options (sh, bash, 'bash --norc') or none; --shell takes a value now, as "
-                 "in hyperfine: write --shell sh for /bin/sh", arg);
+        error_set(err, ERROR_USAGE, "--shell '%s': expected the shell to run the commands with "
+                   "and its options (sh, bash, 'bash --norc') or none; --shell takes a value now, "
+                  "as in hyperfine: write --shell sh for /bin/sh", arg);
     command_words_free(&words);
     return rc == 0 ? 0 : -1;
 }
 
 /* -P VAR MIN MAX and -L VAR VALUES take the words after their value from argv. */
 static int take_words(bench_settings *s, const char *option, int n, const char **out,
-                      char *err, size_t errlen)
+                      verdict_error *err)
 {
     if (optind + n > s->argc) {
-        snprintf(err, errlen, "%s: expected %s", option,
-                 n == 2 ? "VAR MIN MAX" : "VAR VALUES (a,b,c)");
+        error_set(err, ERROR_USAGE, "%s: expected %s", option,
+                  n == 2 ? "VAR MIN MAX" : "VAR VALUES (a,b,c)");
         return -1;
     }
     for (int i = 0; i < n; i++)
@@ -183,69 +183,67 @@ static int take_words(bench_settings *s, const char *option, int n, const char *
     return 0;
 }
 
-static int apply_parameter(int opt, const char *arg, bench_settings *s, char *err,
-                           size_t errlen)
+static int apply_parameter(int opt, const char *arg, bench_settings *s, verdict_error *err)
 {
     const char *words[2];
     if (opt == 'D')
-        return set_once(&s->scan_step, "--parameter-step-size", arg, err, errlen);
+        return set_once(&s->scan_step, "--parameter-step-size", arg, err);
     if (opt == 'L')
-        return take_words(s, "--parameter-list", 1, words, err, errlen) != 0 ? -1
-               : bench_parameter_list(&s->parameters, arg, words[0], err, errlen);
-    if (take_words(s, "--parameter-scan", 2, words, err, errlen) != 0 ||
-        set_once(&s->scan_name, "--parameter-scan", arg, err, errlen) != 0)
+        return take_words(s, "--parameter-list", 1, words, err) != 0 ? -1
+               : bench_parameter_list(&s->parameters, arg, words[0], err);
+    if (take_words(s, "--parameter-scan", 2, words, err) != 0 ||
+        set_once(&s->scan_name, "--parameter-scan", arg, err) != 0)
         return -1;
     s->scan_min = words[0];
     s->scan_max = words[1];
     return 0;
 }
 
-static int apply_running(int opt, const char *arg, bench_settings *s, char *err,
-                         size_t errlen)
+static int apply_running(int opt, const char *arg, bench_settings *s, verdict_error *err)
 {
     switch (opt) {
-    case 'r': return parse_count("--runs", arg, false, &s->runs, err, errlen);
-    case 'm': return parse_count("--min-runs", arg, false, &s->min_runs, err, errlen);
-    case 'M': return parse_count("--max-runs", arg, false, &s->max_runs, err, errlen);
-    case OPT_MAX_TIME: return parse_duration("--max-time", arg, &s->max_seconds, err, errlen);
-    case 'w': return parse_count("--warmup", arg, true, &s->warmup, err, errlen);
+    case 'r': return parse_count("--runs", arg, false, &s->runs, err);
+    case 'm': return parse_count("--min-runs", arg, false, &s->min_runs, err);
+    case 'M': return parse_count("--max-runs", arg, false, &s->max_runs, err);
+    case OPT_MAX_TIME: return parse_duration("--max-time", arg, &s->max_seconds, err);
+    case 'w': return parse_count("--warmup", arg, true, &s->warmup, err);
     case 'i': s->ignore_failure = true; return 0;
-    case OPT_TIMEOUT: return parse_duration("--timeout", arg, &s->timeout, err, errlen);
-    case 'p': return append_word(&s->prepares, arg, err, errlen);
-    case 'C': return append_word(&s->concludes, arg, err, errlen);
-    case 's': return set_once(&s->setup, "--setup", arg, err, errlen);
-    case 'c': return set_once(&s->cleanup, "--cleanup", arg, err, errlen);
-    case 'S': return parse_shell(arg, s, err, errlen);
-    case 'N': return parse_shell("none", s, err, errlen);
-    case OPT_INPUT: return set_once(&s->input, "--input", arg, err, errlen);
-    case OPT_OUTPUT: return set_once(&s->output, "--output", arg, err, errlen);
+    case OPT_TIMEOUT: return parse_duration("--timeout", arg, &s->timeout, err);
+    case 'p': return append_word(&s->prepares, arg, err);
+    case 'C': return append_word(&s->concludes, arg, err);
+    case 's': return set_once(&s->setup, "--setup", arg, err);
+    case 'c': return set_once(&s->cleanup, "--cleanup", arg, err);
+    case 'S': return parse_shell(arg, s, err);
+    case 'N': return parse_shell("none", s, err);
+    case OPT_INPUT: return set_once(&s->input, "--input", arg, err);
+    case OPT_OUTPUT: return set_once(&s->output, "--output", arg, err);
     case OPT_SHOW_OUTPUT: s->show_output = true; return 0;
     case OPT_NO_RANDOMIZE_ENV: s->randomize_env = false; return 0;
-    case OPT_PIN: s->has_pin = true; return parse_pin_option(arg, &s->pin, err, errlen);
+    case OPT_PIN: s->has_pin = true; return parse_pin_option(arg, &s->pin, err);
     case 'P':
     case 'D':
-    case 'L': return apply_parameter(opt, arg, s, err, errlen);
+    case 'L': return apply_parameter(opt, arg, s, err);
     }
     return 1;
 }
 
-static int apply_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
+static int apply_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     bench_settings *s = settings;
-    int rc = apply_running(opt, arg, s, err, errlen);
+    int rc = apply_running(opt, arg, s, err);
     if (rc <= 0)
         return rc;
     switch (opt) {
-    case 'n': return append_word(&s->names, arg, err, errlen);
-    case OPT_METRIC: return append_word(&s->metric_specs, arg, err, errlen);
-    case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err, errlen);
+    case 'n': return append_word(&s->names, arg, err);
+    case OPT_METRIC: return append_word(&s->metric_specs, arg, err);
+    case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err);
     case OPT_HIGHER: s->higher_is_better = true; return 0;
     case OPT_STORE: s->store_path = arg; return 0;
     }
-    rc = report_choice_apply(&s->report, opt, arg, err, errlen);
+    rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
         return rc;
-    snprintf(err, errlen, "unknown option (see verdict --help)");
+    error_set(err, ERROR_USAGE, "unknown option (see verdict --help)");
     return -1;
 }
 
@@ -270,41 +268,41 @@ static bool all_digits(const char *text)
 }
 
 /* -n N meant --runs N before it meant hyperfine's --command-name: say so when it shows. */
-static int check_names(const bench_settings *s, size_t n_commands, char *err, size_t errlen)
+static int check_names(const bench_settings *s, size_t n_commands, verdict_error *err)
 {
     if (s->names.n == 0 || s->names.n == n_commands)
         return 0;
     bool numbers = false;
     for (size_t i = 0; i < s->names.n; i++)
         numbers |= all_digits(s->names.words[i]);
-    snprintf(err, errlen, "%zu --command-name (-n) for %zu commands: name every command or "
-             "none%s", s->names.n, n_commands,
-             numbers ? "; -n is hyperfine's --command-name now: for a number of runs write "
-                       "-r N (--runs N)" : "");
+    error_set(err, ERROR_USAGE, "%zu --command-name (-n) for %zu commands: name every command or "
+              "none%s", s->names.n, n_commands,
+              numbers ? "; -n is hyperfine's --command-name now: for a number of runs write "
+                        "-r N (--runs N)" : "");
     return -1;
 }
 
-static int check_consistency(const bench_settings *s, int argc, char *err, size_t errlen)
+static int check_consistency(const bench_settings *s, int argc, verdict_error *err)
 {
     size_t n_commands = argc > s->first_command ? (size_t)(argc - s->first_command) : 0;
     if (n_commands < 2) {
-        snprintf(err, errlen, "give at least two commands to compare (see verdict --help)");
+        error_set(err, ERROR_USAGE, "give at least two commands to compare (see verdict --help)");
         return -1;
     }
     if (s->min_runs > s->max_runs) {
-        snprintf(err, errlen, "--min-runs %zu is larger than --max-runs %zu", s->min_runs,
-                 s->max_runs);
+        error_set(err, ERROR_USAGE, "--min-runs %zu is larger than --max-runs %zu", s->min_runs,
+                  s->max_runs);
         return -1;
     }
     if (s->scan_step && !s->scan_name) {
-        snprintf(err, errlen, "--parameter-step-size needs --parameter-scan VAR MIN MAX");
+        error_set(err, ERROR_USAGE, "--parameter-step-size needs --parameter-scan VAR MIN MAX");
         return -1;
     }
     if (s->show_output && s->output && strcmp(s->output, "inherit") != 0) {
-        snprintf(err, errlen, "--show-output and --output %s: give one", s->output);
+        error_set(err, ERROR_USAGE, "--show-output and --output %s: give one", s->output);
         return -1;
     }
-    return check_names(s, n_commands, err, errlen);
+    return check_names(s, n_commands, err);
 }
 
 static const struct option long_options[] = {
@@ -340,22 +338,22 @@ static bool asks_version(int argc, char **argv)
     return false;
 }
 
-int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t errlen)
+int bench_parse_args(int argc, char **argv, bench_settings *s, verdict_error *err)
 {
     set_defaults(s, argc, argv);
     if (asks_version(argc, argv))
         return BENCH_VERSION;
     int first = walk_options(argc, argv, "r:m:M:w:p:C:s:c:S:NiP:D:L:n:h", long_options,
-                             "verdict", apply_option, s, err, errlen);
+                             "verdict", apply_option, s, err);
     if (first == OPTIONS_HELP)
         return BENCH_HELP;
     if (first == OPTIONS_ERROR)
         return BENCH_ERROR;
     s->first_command = optind;
     if (s->scan_name && bench_parameter_scan(&s->parameters, s->scan_name, s->scan_min,
-                                             s->scan_max, s->scan_step, err, errlen) != 0)
+                                             s->scan_max, s->scan_step, err) != 0)
         return BENCH_ERROR;
-    return check_consistency(s, argc, err, errlen) == 0 ? BENCH_PARSED : BENCH_ERROR;
+    return check_consistency(s, argc, err) == 0 ? BENCH_PARSED : BENCH_ERROR;
 }
 
 void bench_settings_free(bench_settings *s)

@@ -11,6 +11,7 @@
 
 #include "cli/bench_parameters.h"
 #include "cli/options.h"
+#include "common/error.h"
 
 /* Words of repeatable options, in the order given (the array allocated, words borrowed). */
 typedef struct {
@@ -45,7 +46,7 @@ enum { BENCH_PARSED = 0, BENCH_HELP = 1, BENCH_VERSION = 2, BENCH_ERROR = -1 };
 void bench_usage(FILE *out);
 /* BENCH_PARSED with settings, BENCH_HELP or BENCH_VERSION (to be printed), or BENCH_ERROR
  * with a message. Either way the settings are released with bench_settings_free. */
-int bench_parse_args(int argc, char **argv, bench_settings *s, char *err, size_t errlen);
+int bench_parse_args(int argc, char **argv, bench_settings *s, verdict_error *err);
 void bench_settings_free(bench_settings *s);
 
 #endif

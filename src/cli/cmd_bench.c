@@ -7,6 +7,7 @@
 #include "cli/bench_options.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
+#include "common/error.h"
 #include "targets/command_target.h"
 #include "version.h"
 
@@ -67,8 +68,8 @@ static int run_commands(const bench_settings *s, int argc, char **argv)
 int cmd_bench(int argc, char **argv)
 {
     bench_settings settings;
-    char err[1024] = "";
-    int parsed = bench_parse_args(argc, argv, &settings, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = bench_parse_args(argc, argv, &settings, &err);
     int rc = EXIT_USAGE;
     if (parsed == BENCH_HELP || parsed == BENCH_VERSION) {
         if (parsed == BENCH_HELP)
@@ -77,7 +78,7 @@ int cmd_bench(int argc, char **argv)
             printf("verdict %s\n", VERDICT_VERSION);
         rc = EXIT_DONE;
     } else if (parsed != BENCH_PARSED) {
-        fprintf(stderr, "verdict: %s\n", err);
+        fprintf(stderr, "verdict: %s\n", err.message);
     } else {
         rc = run_commands(&settings, argc, argv);
     }

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/stop_signal.h"
+#include "common/error.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_store.h"
 #include "targets/targets.h"
@@ -56,25 +57,24 @@ static void cache_usage(FILE *out)
 }
 
 /* "30d", "12h", "90m", "45s" (or anything parse_duration takes). */
-static int parse_age(const char *text, double *out, char *err, size_t errlen)
+static int parse_age(const char *text, double *out, verdict_error *err)
 {
     size_t n = strlen(text);
     if (n > 1 && text[n - 1] == 'd') {
         char hours[64];
         snprintf(hours, sizeof hours, "%.*s", (int)(n - 1), text);
-        if (parse_duration("--older-than", hours, out, err, errlen) == 0) {
+        if (parse_duration("--older-than", hours, out, err) == 0) {
             *out *= 86400;
             return 0;
         }
-        snprintf(err, errlen, "--older-than '%s': expected a duration such as 30d, 12h, 90m",
-                 text);
+        error_set(err, ERROR_USAGE, "--older-than '%s': expected a duration such as 30d, 12h, 90m",
+                  text);
         return -1;
     }
-    return parse_duration("--older-than", text, out, err, errlen);
+    return parse_duration("--older-than", text, out, err);
 }
 
-static int apply_cache_option(int opt, const char *arg, void *settings, char *err,
-                              size_t errlen)
+static int apply_cache_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     cache_settings *s = settings;
     if (opt == 'C') {
@@ -82,22 +82,21 @@ static int apply_cache_option(int opt, const char *arg, void *settings, char *er
         return 0;
     }
     if (opt == 'o')
-        return parse_age(arg, &s->older_than, err, errlen);
-    snprintf(err, errlen, "unknown option");
+        return parse_age(arg, &s->older_than, err);
+    error_set(err, ERROR_USAGE, "unknown option");
     return -1;
 }
 
 /* 0 with settings, 1 after --help, -1 with a message. */
 static int parse_cache_args(int argc, char **argv, const char *command, cache_settings *s,
-                            char *err, size_t errlen)
+                            verdict_error *err)
 {
     static const struct option options[] = {
         {"cache", required_argument, NULL, 'C'}, {"older-than", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     *s = (cache_settings){.older_than = DEFAULT_PRUNE_AGE};
-    int first = walk_options(argc, argv, "h", options, command, apply_cache_option, s, err,
-                             errlen);
+    int first = walk_options(argc, argv, "h", options, command, apply_cache_option, s, err);
     if (first == OPTIONS_HELP)
         return 1;
     if (first == OPTIONS_ERROR)
@@ -123,10 +122,10 @@ static void say_built(void *context, const experiment_variant *v, bool cached, d
 static int build_file(const char *path, const char *cache_dir)
 {
     experiment e;
-    char err[2048];
+    verdict_error err = {0};
     verdict_error error;
-    if (targets_load_experiment(path, &e, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict build: %s\n", err);
+    if (targets_load_experiment(path, &e, &err) != 0) {
+        fprintf(stderr, "verdict build: %s\n", err.message);
         return EXIT_USAGE;
     }
     char *logs = lab_default_store_path(path);
@@ -156,19 +155,19 @@ static char *cache_of(const cache_settings *s, const char *program)
 int cmd_build(int argc, char **argv)
 {
     cache_settings s;
-    char err[1024];
-    int parsed = parse_cache_args(argc, argv, "verdict build", &s, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_cache_args(argc, argv, "verdict build", &s, &err);
     if (parsed == 1) {
         build_usage(stdout);
         return EXIT_DONE;
     }
     if (parsed == 0 && argc - s.first_operand != 1) {
-        snprintf(err, sizeof err, "build needs exactly one experiment file (see verdict build "
-                 "--help)");
+        error_set(&err, ERROR_USAGE, "build needs exactly one experiment file (see verdict build "
+                  "--help)");
         parsed = -1;
     }
     if (parsed != 0) {
-        fprintf(stderr, "verdict build: %s\n", err);
+        fprintf(stderr, "verdict build: %s\n", err.message);
         return EXIT_USAGE;
     }
     char *cache = cache_of(&s, "verdict build");
@@ -248,8 +247,8 @@ static int cache_prune(const char *cache, double older_than)
 int cmd_cache(int argc, char **argv)
 {
     cache_settings s;
-    char err[1024];
-    int parsed = parse_cache_args(argc, argv, "verdict cache", &s, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_cache_args(argc, argv, "verdict cache", &s, &err);
     if (parsed == 1) {
         cache_usage(stdout);
         return EXIT_DONE;
@@ -257,11 +256,11 @@ int cmd_cache(int argc, char **argv)
     const char *what = parsed == 0 && s.first_operand < argc ? argv[s.first_operand] : NULL;
     if (parsed == 0 && (argc - s.first_operand != 1 ||
                         (strcmp(what, "list") != 0 && strcmp(what, "prune") != 0))) {
-        snprintf(err, sizeof err, "expected 'list' or 'prune' (see verdict cache --help)");
+        error_set(&err, ERROR_USAGE, "expected 'list' or 'prune' (see verdict cache --help)");
         parsed = -1;
     }
     if (parsed != 0) {
-        fprintf(stderr, "verdict cache: %s\n", err);
+        fprintf(stderr, "verdict cache: %s\n", err.message);
         return EXIT_USAGE;
     }
     char *cache = cache_of(&s, "verdict cache");

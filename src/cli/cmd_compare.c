@@ -77,71 +77,71 @@ static void compare_usage(FILE *out)
 
 /* ministat's -c: a level in percent (80, 90, 95, 98, 99, 99.5); "0.95" would be 0.95%, so
  * a level of 1 or below is refused rather than read as a fraction. */
-static int parse_percent_confidence(const char *text, double *out, char *err, size_t errlen)
+static int parse_percent_confidence(const char *text, double *out, verdict_error *err)
 {
     if (strchr(text, '%') != NULL)
-        return parse_confidence(text, out, err, errlen);
+        return parse_confidence(text, out, err);
     char *end = NULL;
     double percent = strtod(text, &end);
     if (end == text || *end != '\0' || !(percent > 1.0 && percent < 100.0)) {
-        snprintf(err, errlen, "-c '%s': a confidence level in percent, like ministat's "
-                 "(-c 95, -c 99.5); for a fraction use --confidence 0.95", text);
+        error_set(err, ERROR_USAGE, "-c '%s': a confidence level in percent, like ministat's (-c "
+                  "95, -c 99.5); for a fraction use --confidence 0.95", text);
         return -1;
     }
     *out = percent / 100.0;
     return 0;
 }
 
-static int parse_format(const char *text, peer_format *out, char *err, size_t errlen)
+static int parse_format(const char *text, peer_format *out, verdict_error *err)
 {
     if (peer_format_parse(text, out) == 0)
         return 0;
-    snprintf(err, errlen, "--format '%s': one of hyperfine, go, gbench, pyperf, numbers, auto",
-             text);
+    error_set(err, ERROR_USAGE, "--format '%s': one of hyperfine, go, gbench, pyperf, numbers, "
+              "auto", text);
     return -1;
 }
 
-static int parse_delimiters(const char *text, const char **out, char *err, size_t errlen)
+static int parse_delimiters(const char *text, const char **out, verdict_error *err)
 {
     if (*text == '\0') {
-        snprintf(err, errlen, "-d '': give the byte(s) that separate columns, such as -d ,");
+        error_set(err, ERROR_USAGE, "-d '': give the byte(s) that separate columns, such as -d ,");
         return -1;
     }
     *out = text;
     return 0;
 }
 
-static int parse_compare_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
+static int parse_compare_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     compare_settings *s = settings;
     switch (opt) {
-    case 'C': return parse_positive_int("--column", arg, &s->input.layout.column, err, errlen);
-    case 'd': return parse_delimiters(arg, &s->input.layout.delimiters, err, errlen);
-    case 'F': return parse_format(arg, &s->input.format, err, errlen);
+    case 'C': return parse_positive_int("--column", arg, &s->input.layout.column, err);
+    case 'd': return parse_delimiters(arg, &s->input.layout.delimiters, err);
+    case 'F': return parse_format(arg, &s->input.format, err);
     case 'M': s->input.metric = arg; return 0;
     case 'p': s->analysis.paired = true; return 0;
-    case 'm': return parse_method(arg, &s->analysis.method, err, errlen);
-    case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err, errlen);
-    case 'K': return parse_confidence(arg, &s->analysis.confidence, err, errlen);
-    case 'g': return parse_margin(arg, &s->analysis.margin, err, errlen);
+    case 'm': return parse_method(arg, &s->analysis.method, err);
+    case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err);
+    case 'K': return parse_confidence(arg, &s->analysis.confidence, err);
+    case 'g': return parse_margin(arg, &s->analysis.margin, err);
     case 'H': s->higher_is_better = true; return 0;
-    case 'a': return parse_adjust(arg, &s->analysis.adjust, err, errlen);
-    case 's': return parse_u64("--seed", arg, &s->seed, err, errlen);
+    case 'a': return parse_adjust(arg, &s->analysis.adjust, err);
+    case 's': return parse_u64("--seed", arg, &s->seed, err);
     case 'j': s->exports.json = arg; return 0;
     case 'v': s->exports.csv = arg; return 0;
     case 'k': s->exports.markdown = arg; return 0;
     case 't': s->exports.html = arg; return 0;
-    case 'f': return parse_fail_if(arg, &s->fail_if, err, errlen);
+    case 'f': return parse_fail_if(arg, &s->fail_if, err);
     }
-    int rc = text_choice_apply(&s->text, opt, arg, err, errlen);
+    int rc = text_choice_apply(&s->text, opt, arg, err);
     if (rc <= 0)
         return rc;
-    snprintf(err, errlen, "unknown option (see verdict compare --help)");
+    error_set(err, ERROR_USAGE, "unknown option (see verdict compare --help)");
     return -1;
 }
 
 /* Returns the index of the first file argument, -1 after --help, or -2 on error. */
-static int parse_compare_args(int argc, char **argv, compare_settings *s, char *err, size_t errlen)
+static int parse_compare_args(int argc, char **argv, compare_settings *s, verdict_error *err)
 {
     static const struct option long_options[] = {
         {"column", required_argument, NULL, 'C'}, {"paired", no_argument, NULL, 'p'},
@@ -156,23 +156,23 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, char *
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     int first = walk_options(argc, argv, "C:c:d:h", long_options, "verdict compare",
-                             parse_compare_option, s, err, errlen);
+                             parse_compare_option, s, err);
     if (first == OPTIONS_HELP)
         return -1;
     if (first == OPTIONS_ERROR)
         return -2;
     if (argc - optind < 1) {
-        snprintf(err, errlen, "compare needs files to compare (see verdict compare --help)");
+        error_set(err, ERROR_USAGE, "compare needs files to compare (see verdict compare --help)");
         return -2;
     }
     return optind;
 }
 
 static int read_all_files(char **paths, size_t n, const peer_options *o, peer_file *files,
-                          char *err, size_t errlen)
+                          verdict_error *err)
 {
     for (size_t i = 0; i < n; i++)
-        if (peer_file_read(paths[i], o, &files[i], err, errlen) != 0)
+        if (peer_file_read(paths[i], o, &files[i], err) != 0)
             return -1;
     return 0;
 }
@@ -188,8 +188,8 @@ static const char *more_values_hint(peer_format format)
     }
 }
 
-static int check_counts(char **paths, const peer_file *files, const peer_plan *plan, char *err,
-                        size_t errlen)
+static int check_counts(char **paths, const peer_file *files, const peer_plan *plan,
+                        verdict_error *err)
 {
     for (size_t k = 0; k < plan->n_columns; k++) {
         const peer_column *c = &plan->columns[k];
@@ -200,16 +200,16 @@ static int check_counts(char **paths, const peer_file *files, const peer_plan *p
         char line[48] = "";
         if (v->lines[0] > 0)
             snprintf(line, sizeof line, " (line %zu)", v->lines[0]);
-        snprintf(err, errlen, "%s: %s%sonly 1 value%s; a comparison needs at least 2%s",
-                 paths[c->file], name ? name : "", name ? " has " : "", line,
-                 more_values_hint(files[c->file].format));
+        error_set(err, ERROR_USAGE, "%s: %s%sonly 1 value%s; a comparison needs at least 2%s",
+                  paths[c->file], name ? name : "", name ? " has " : "", line,
+                  more_values_hint(files[c->file].format));
         return -1;
     }
     return 0;
 }
 
 /* --paired: within each point, every column as long as the point's baseline. */
-static int check_paired_lengths(char **paths, const peer_plan *plan, char *err, size_t errlen)
+static int check_paired_lengths(char **paths, const peer_plan *plan, verdict_error *err)
 {
     size_t base = 0;
     for (size_t k = 1; k < plan->n_columns; k++) {
@@ -219,11 +219,10 @@ static int check_paired_lengths(char **paths, const peer_plan *plan, char *err, 
             continue;
         }
         if (c->series->samples.n != b->series->samples.n) {
-            snprintf(err, errlen,
-                     "--paired needs the same number of values in every file: %s has %zu, %s "
-                     "has %zu%s%s", paths[b->file], b->series->samples.n, paths[c->file],
-                     c->series->samples.n, b->series->point ? " of " : "",
-                     b->series->point ? b->series->point : "");
+            error_set(err, ERROR_USAGE, "--paired needs the same number of values in every file: "
+                      "%s has %zu, %s has %zu%s%s", paths[b->file], b->series->samples.n,
+                      paths[c->file], c->series->samples.n, b->series->point ? " of " : "",
+                      b->series->point ? b->series->point : "");
             return -1;
         }
     }
@@ -314,14 +313,14 @@ static int add_plan_warnings(const peer_plan *plan, analysis_result *result)
 }
 
 static int report_comparisons(const compare_settings *s, const peer_plan *plan,
-                              compare_model *m, char *err, size_t errlen)
+                              compare_model *m, verdict_error *err)
 {
     analysis_result result;
-    if (analysis_run(m->series, m->n_series, &s->analysis, &result, err, errlen) != 0)
+    if (analysis_run(m->series, m->n_series, &s->analysis, &result, err) != 0)
         return EXIT_INTERNAL;
     int rc = EXIT_DONE;
     if (add_plan_warnings(plan, &result) != 0) {
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
         rc = EXIT_INTERNAL;
     }
     report_input in = {
@@ -337,7 +336,7 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
     in.text_style.n_time_metrics = sizeof peer_time_metrics / sizeof *peer_time_metrics;
     if (rc == EXIT_DONE)
         report_write_text(&in, text);
-    if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err, errlen) != 0)
+    if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err) != 0)
         rc = EXIT_INTERNAL;
     else if (rc == EXIT_DONE && fail_if_triggered(s->fail_if, &result))
         rc = EXIT_GATE;
@@ -347,24 +346,24 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
 
 /* Reads the files, matches them into one comparison and reports it. */
 static int compare_files(const compare_settings *s, char **paths, size_t n, peer_file *files,
-                         const char **names, char *err, size_t errlen)
+                         const char **names, verdict_error *err)
 {
-    if (read_all_files(paths, n, &s->input, files, err, errlen) != 0)
+    if (read_all_files(paths, n, &s->input, files, err) != 0)
         return EXIT_USAGE;
     for (size_t i = 0; i < n; i++)
         names[i] = display_name(paths, n, i);
     peer_plan plan;
-    if (peer_plan_build(files, names, n, &plan, err, errlen) != 0)
+    if (peer_plan_build(files, names, n, &plan, err) != 0)
         return EXIT_USAGE;
     compare_model model = {0};
     int rc = EXIT_USAGE;
-    bool usable = check_counts(paths, files, &plan, err, errlen) == 0 &&
-                  (!s->analysis.paired || check_paired_lengths(paths, &plan, err, errlen) == 0);
+    bool usable = check_counts(paths, files, &plan, err) == 0 &&
+                  (!s->analysis.paired || check_paired_lengths(paths, &plan, err) == 0);
     if (usable && build_model(paths, &plan, s, &model) != 0) {
-        error_text(err, errlen, "out of memory");
+        error_no_memory(err);
         rc = EXIT_INTERNAL;
     } else if (usable) {
-        rc = report_comparisons(s, &plan, &model, err, errlen);
+        rc = report_comparisons(s, &plan, &model, err);
     }
     free_model(&model);
     peer_plan_free(&plan);
@@ -379,14 +378,14 @@ int cmd_compare(int argc, char **argv)
         .input = {.format = PEER_AUTO},
         .seed = DEFAULT_SEED,
     };
-    char err[1024] = "";
-    int first = parse_compare_args(argc, argv, &s, err, sizeof err);
+    verdict_error err = {0};
+    int first = parse_compare_args(argc, argv, &s, &err);
     if (first == -1) {
         compare_usage(stdout);
         return EXIT_DONE;
     }
-    if (first < 0 || report_exports_check(&s.exports, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict compare: %s\n", err);
+    if (first < 0 || report_exports_check(&s.exports, &err) != 0) {
+        fprintf(stderr, "verdict compare: %s\n", err.message);
         return EXIT_USAGE;
     }
     s.analysis.seed = s.seed;
@@ -395,11 +394,11 @@ int cmd_compare(int argc, char **argv)
     const char **names = calloc(n, sizeof *names);
     int rc = EXIT_INTERNAL;
     if (files == NULL || names == NULL)
-        snprintf(err, sizeof err, "out of memory");
+        error_no_memory(&err);
     else
-        rc = compare_files(&s, argv + first, n, files, names, err, sizeof err);
+        rc = compare_files(&s, argv + first, n, files, names, &err);
     if (rc == EXIT_USAGE || rc == EXIT_INTERNAL)
-        fprintf(stderr, "verdict compare: %s\n", err);
+        fprintf(stderr, "verdict compare: %s\n", err.message);
     for (size_t i = 0; files && i < n; i++)
         peer_file_free(&files[i]);
     free(files);

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
+#include "common/error.h"
 #include "env/checks.h"
 #include "env/machine.h"
 #include "lab/lab_store.h"
@@ -53,15 +54,15 @@ static void env_usage(FILE *out)
         out);
 }
 
-static int parse_seconds(const char *text, double *out, char *err, size_t errlen)
+static int parse_seconds(const char *text, double *out, verdict_error *err)
 {
     char *end = NULL;
     errno = 0;
     double value = strtod(text, &end);
     if (end == text || *end != '\0' || errno == ERANGE || !(value >= 0.0) ||
         value > MAX_SAMPLE_SECONDS) {
-        snprintf(err, errlen, "--seconds '%s': must be a number of seconds from 0 to %.0f",
-                 text, MAX_SAMPLE_SECONDS);
+        error_set(err, ERROR_USAGE, "--seconds '%s': must be a number of seconds from 0 to %.0f",
+                  text, MAX_SAMPLE_SECONDS);
         return -1;
     }
     *out = value;
@@ -69,7 +70,7 @@ static int parse_seconds(const char *text, double *out, char *err, size_t errlen
 }
 
 /* Returns 0, 1 after --help, or -1 on a bad option (message in err). */
-static int parse_env_args(int argc, char **argv, env_settings *s, char *err, size_t errlen)
+static int parse_env_args(int argc, char **argv, env_settings *s, verdict_error *err)
 {
     static const struct option long_options[] = {
         {"json", required_argument, NULL, 'j'},
@@ -91,24 +92,25 @@ static int parse_env_args(int argc, char **argv, env_settings *s, char *err, siz
             s->store = optarg;
         else if (opt == 'M') {
             s->machine = optarg;
-            if (cli_check_machine_name(optarg, err, errlen) != 0)
+            if (cli_check_machine_name(optarg, err) != 0)
                 return -1;
         }
         else if (opt == 's') {
-            if (parse_seconds(optarg, &s->seconds, err, errlen) != 0)
+            if (parse_seconds(optarg, &s->seconds, err) != 0)
                 return -1;
         } else {
-            snprintf(err, errlen, "%s: unknown option or missing value (see verdict env --help)",
-                     argv[optind - 1]);
+            error_set(err, ERROR_USAGE, "%s: unknown option or missing value (see verdict env "
+                      "--help)", argv[optind - 1]);
             return -1;
         }
     }
     if (s->machine && s->store == NULL) {
-        snprintf(err, errlen, "--machine names this machine in a store: give --store too");
+        error_set(err, ERROR_USAGE, "--machine names this machine in a store: give --store too");
         return -1;
     }
     if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%s' (see verdict env --help)", argv[optind]);
+        error_set(err, ERROR_USAGE, "unexpected argument '%s' (see verdict env --help)",
+                  argv[optind]);
         return -1;
     }
     return 0;
@@ -152,12 +154,12 @@ static json_t *env_document(const machine_facts *facts, const env_check *checks,
                      "checks", checks_json);
 }
 
-static int write_json(const char *path, json_t *doc, char *err, size_t errlen)
+static int write_json(const char *path, json_t *doc, verdict_error *err)
 {
     bool to_stdout = strcmp(path, "-") == 0;
     FILE *out = to_stdout ? stdout : fopen(path, "w");
     if (out == NULL) {
-        snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot open for writing: %s", path, strerror(errno));
         return -1;
     }
     int rc = json_dumpf(doc, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
@@ -166,20 +168,20 @@ static int write_json(const char *path, json_t *doc, char *err, size_t errlen)
     else if (fclose(out) != 0)
         rc = -1;
     if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write the JSON document", path);
+        error_set(err, ERROR_USAGE, "%s: cannot write the JSON document", path);
     return rc;
 }
 
 /* The facts as this machine's in the store (replacing what it had), for the fleet survey. */
 static int record_machine(const env_settings *s, machine_facts *facts)
 {
-    char machine[256], why[1024];
+    char machine[256];
     cli_machine_name(s->machine, true, machine, sizeof machine);
     verdict_error err;
     error_clear(&err);
     store *db = NULL;
-    if (store_open(s->store, &db, why, sizeof why) != 0) {
-        fprintf(stderr, "verdict env: %s\n", why);
+    if (store_open(s->store, &db, &err) != 0) {
+        fprintf(stderr, "verdict env: %s\n", err.message);
         return EXIT_INTERNAL;
     }
     int rc = lab_record_machine(db, machine, facts, &err);
@@ -195,7 +197,7 @@ static int record_machine(const env_settings *s, machine_facts *facts)
 }
 
 static int report_env(const env_settings *s, const machine_facts *facts, const env_check *checks,
-                      size_t n, char *err, size_t errlen)
+                      size_t n, verdict_error *err)
 {
     FILE *text = s->json_path && strcmp(s->json_path, "-") == 0 ? stderr : stdout;
     print_facts(facts, text);
@@ -204,9 +206,9 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
     if (s->json_path == NULL)
         return EXIT_DONE;
     json_t *doc = env_document(facts, checks, n);
-    int rc = doc && write_json(s->json_path, doc, err, errlen) == 0 ? EXIT_DONE : EXIT_INTERNAL;
+    int rc = doc && write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : EXIT_INTERNAL;
     if (doc == NULL)
-        snprintf(err, errlen, "cannot build the JSON document (out of memory)");
+        error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document (out of memory)");
     json_decref(doc);
     return rc;
 }
@@ -214,34 +216,34 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
 int cmd_env(int argc, char **argv)
 {
     env_settings s = {.json_path = NULL, .seconds = DEFAULT_SAMPLE_SECONDS};
-    char err[512] = "";
-    int parsed = parse_env_args(argc, argv, &s, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_env_args(argc, argv, &s, &err);
     if (parsed != 0) {
         if (parsed > 0)
             env_usage(stdout);
         else
-            fprintf(stderr, "verdict env: %s\n", err);
+            fprintf(stderr, "verdict env: %s\n", err.message);
         return parsed > 0 ? EXIT_DONE : EXIT_USAGE;
     }
     machine_facts facts;
-    if (machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict env: %s\n", err);
+    if (machine_facts_collect(&facts, MACHINE_FACTS_ALL, &err) != 0) {
+        fprintf(stderr, "verdict env: %s\n", err.message);
         return EXIT_INTERNAL;
     }
     env_check *checks = NULL;
     size_t n = 0;
     int rc = EXIT_INTERNAL;
     if (machine_facts_set(&facts, "verdict", VERDICT_VERSION) != 0)
-        snprintf(err, sizeof err, "out of memory");
-    else if (env_checks_run(&facts, s.seconds, &checks, &n, err, sizeof err) == 0)
-        rc = report_env(&s, &facts, checks, n, err, sizeof err);
+        error_no_memory(&err);
+    else if (env_checks_run(&facts, s.seconds, &checks, &n, &err) == 0)
+        rc = report_env(&s, &facts, checks, n, &err);
     if (rc == EXIT_DONE && s.store) {
         rc = record_machine(&s, &facts);
-        err[0] = '\0'; /* said already */
+        error_clear(&err); /* said already */
     }
     env_checks_free(checks, n);
     machine_facts_free(&facts);
-    if (rc != EXIT_DONE && err[0])
-        fprintf(stderr, "verdict env: %s\n", err);
+    if (rc != EXIT_DONE && err.kind != ERROR_NONE)
+        fprintf(stderr, "verdict env: %s\n", err.message);
     return rc;
 }

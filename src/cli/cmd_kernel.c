@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
+#include "common/error.h"
 #include "targets/kernel_module.h"
 #include "targets/kernel_target.h"
 
@@ -67,44 +68,44 @@ enum {
     OPT_ITERATIONS, OPT_SEED, OPT_LIST, OPT_STORE
 };
 
-static int parse_iterations(const char *text, uint64_t *out, char *err, size_t errlen)
+static int parse_iterations(const char *text, uint64_t *out, verdict_error *err)
 {
-    if (parse_u64("--iterations", text, out, err, errlen) != 0)
+    if (parse_u64("--iterations", text, out, err) != 0)
         return -1;
     if (*out == 0) {
-        snprintf(err, errlen, "--iterations '%s': expected a positive integer", text);
+        error_set(err, ERROR_USAGE, "--iterations '%s': expected a positive integer", text);
         return -1;
     }
     return 0;
 }
 
-static int apply_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
+static int apply_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     kernel_settings *s = settings;
     kernel_line_spec *k = &s->spec;
     switch (opt) {
     case OPT_ARG: k->arg = arg; return 0;
     case OPT_SWEEP: k->sweep = arg; return 0;
-    case 'r': return parse_count("--runs", arg, false, &k->runs, err, errlen);
+    case 'r': return parse_count("--runs", arg, false, &k->runs, err);
     case 'n': /* -n N was --runs N; hyperfine's -n names a command, which kernels have not */
-        snprintf(err, errlen, "-n %s: the number of blocks is -r N (--runs N), as in "
-                 "hyperfine; -n no longer means it", arg);
+        error_set(err, ERROR_USAGE, "-n %s: the number of blocks is -r N (--runs N), as in "
+                  "hyperfine; -n no longer means it", arg);
         return -1;
     case OPT_ADAPTIVE: s->adaptive = true; return 0;
-    case OPT_MIN_RUNS: return parse_count("--min-runs", arg, false, &k->min_runs, err, errlen);
-    case OPT_MAX_RUNS: return parse_count("--max-runs", arg, false, &k->max_runs, err, errlen);
+    case OPT_MIN_RUNS: return parse_count("--min-runs", arg, false, &k->min_runs, err);
+    case OPT_MAX_RUNS: return parse_count("--max-runs", arg, false, &k->max_runs, err);
     case OPT_SAMPLE_TIME:
-        return parse_duration("--sample-time", arg, &k->sample_seconds, err, errlen);
-    case OPT_ITERATIONS: return parse_iterations(arg, &k->iterations, err, errlen);
-    case 'w': return parse_count("--warmup", arg, true, &k->warmup, err, errlen);
-    case OPT_SEED: k->has_seed = true; return parse_u64("--seed", arg, &k->seed, err, errlen);
+        return parse_duration("--sample-time", arg, &k->sample_seconds, err);
+    case OPT_ITERATIONS: return parse_iterations(arg, &k->iterations, err);
+    case 'w': return parse_count("--warmup", arg, true, &k->warmup, err);
+    case OPT_SEED: k->has_seed = true; return parse_u64("--seed", arg, &k->seed, err);
     case OPT_LIST: s->list = true; return 0;
     case OPT_STORE: s->store_path = arg; return 0;
     }
-    int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
+    int rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
         return rc;
-    snprintf(err, errlen, "unknown option (see verdict kernel --help)");
+    error_set(err, ERROR_USAGE, "unknown option (see verdict kernel --help)");
     return -1;
 }
 
@@ -118,29 +119,31 @@ static void set_defaults(kernel_settings *s)
     s->spec.sample_seconds = KERNEL_DEFAULT_SAMPLE_SECONDS;
 }
 
-static int check_operands(const kernel_settings *s, int argc, char *err, size_t errlen)
+static int check_operands(const kernel_settings *s, int argc, verdict_error *err)
 {
     int operands = argc - s->first_operand;
     if (s->list ? operands != 1 : operands < 3) {
-        snprintf(err, errlen, s->list ? "--list takes the module only: verdict kernel --list SO"
-                                      : "give a module and at least two kernels to compare "
-                                        "(see verdict kernel --help)");
+        error_set(err, ERROR_USAGE,
+                  s->list ? "--list takes the module only: verdict kernel "
+                  "--list SO"
+                                       : "give a module and at least two kernels to compare "
+                                         "(see verdict kernel --help)");
         return -1;
     }
     if (s->spec.arg && s->spec.sweep) {
-        snprintf(err, errlen, "--arg and --sweep both set the setup argument: use one");
+        error_set(err, ERROR_USAGE, "--arg and --sweep both set the setup argument: use one");
         return -1;
     }
     if (s->spec.min_runs > s->spec.max_runs) {
-        snprintf(err, errlen, "--min-runs %zu is larger than --max-runs %zu", s->spec.min_runs,
-                 s->spec.max_runs);
+        error_set(err, ERROR_USAGE, "--min-runs %zu is larger than --max-runs %zu",
+                  s->spec.min_runs, s->spec.max_runs);
         return -1;
     }
     return 0;
 }
 
 /* Returns 0 with settings, 1 after --help, -1 with a message. */
-static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *err, size_t errlen)
+static int parse_kernel_args(int argc, char **argv, kernel_settings *s, verdict_error *err)
 {
     static const struct option long_options[] = {
         {"arg", required_argument, NULL, OPT_ARG}, {"sweep", required_argument, NULL, OPT_SWEEP},
@@ -155,7 +158,7 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *er
     };
     set_defaults(s);
     int first = walk_options(argc, argv, "r:n:w:h", long_options, "verdict kernel",
-                             apply_option, s, err, errlen);
+                             apply_option, s, err);
     if (first == OPTIONS_HELP)
         return 1;
     if (first == OPTIONS_ERROR)
@@ -169,7 +172,7 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, char *er
     k->n_kernels = argc > optind ? (size_t)(argc - optind - 1) : 0;
     k->confidence = s->report.confidence_set ? s->report.confidence : 0.95;
     k->margin = s->report.margin_set ? s->report.margin : 0.01;
-    return check_operands(s, argc, err, errlen);
+    return check_operands(s, argc, err);
 }
 
 /* ---- the summary: blocks, then the calls per sample each kernel got ---- */
@@ -220,8 +223,8 @@ static void print_summary(const experiment *e, const lab_outcome *o, store *db,
     fprintf(out, "sample time %.3g ms; ", k->sample_seconds * 1e3);
     cli_print_run_summary(e, o, "kernels", out);
     calls_printer printer = {.out = out};
-    char why[256];
-    store_for_each_fact(db, experiment_id, print_calls, &printer, why, sizeof why);
+    verdict_error why = {0};
+    store_for_each_fact(db, experiment_id, print_calls, &printer, &why);
 }
 
 /* ---- the command ---- */
@@ -229,9 +232,9 @@ static void print_summary(const experiment *e, const lab_outcome *o, store *db,
 static int list_kernels(const char *so)
 {
     kernel_module *module;
-    char err[1024];
-    if (kernel_module_open(so, &module, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict kernel: %s\n", err);
+    verdict_error err = {0};
+    if (kernel_module_open(so, &module, &err) != 0) {
+        fprintf(stderr, "verdict kernel: %s\n", err.message);
         return EXIT_USAGE;
     }
     for (size_t i = 0; i < kernel_module_count(module); i++) {
@@ -266,14 +269,14 @@ static int run_kernels(const kernel_settings *s)
 int cmd_kernel(int argc, char **argv)
 {
     kernel_settings settings;
-    char err[1024] = "";
-    int parsed = parse_kernel_args(argc, argv, &settings, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_kernel_args(argc, argv, &settings, &err);
     if (parsed == 1) {
         kernel_usage(stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {
-        fprintf(stderr, "verdict kernel: %s\n", err);
+        fprintf(stderr, "verdict kernel: %s\n", err.message);
         return EXIT_USAGE;
     }
     return settings.list ? list_kernels(argv[settings.first_operand]) : run_kernels(&settings);

@@ -11,6 +11,7 @@
 #include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "common/array.h"
+#include "common/error.h"
 #include "core/experiment.h"
 #include "report/machine_table.h"
 #include "store/store.h"
@@ -50,7 +51,7 @@ static void report_usage(FILE *out)
         report_options_help);
 }
 
-static int apply_report_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
+static int apply_report_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     report_settings *s = settings;
     if (opt == REPORT_CMD_LIST || opt == REPORT_CMD_MACHINES) {
@@ -61,14 +62,14 @@ static int apply_report_option(int opt, const char *arg, void *settings, char *e
         *(opt == REPORT_CMD_EXPERIMENT ? &s->experiment : &s->directory) = arg;
         return 0;
     }
-    int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
+    int rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
         return rc;
-    snprintf(err, errlen, "unknown option (see verdict report --help)");
+    error_set(err, ERROR_USAGE, "unknown option (see verdict report --help)");
     return -1;
 }
 
-static int parse_report_args(int argc, char **argv, report_settings *s, char *err, size_t errlen)
+static int parse_report_args(int argc, char **argv, report_settings *s, verdict_error *err)
 {
     static const struct option options[] = {
         REPORT_LONG_OPTIONS, {"list", no_argument, NULL, REPORT_CMD_LIST},
@@ -79,13 +80,13 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
     };
     memset(s, 0, sizeof *s);
     int first = walk_options(argc, argv, "h", options, "verdict report",
-                             apply_report_option, s, err, errlen);
+                             apply_report_option, s, err);
     if (first == OPTIONS_HELP)
         return 1;
     if (first == OPTIONS_ERROR)
         return -1;
     if (argc - optind != 1) {
-        snprintf(err, errlen, "report needs exactly one store (see verdict report --help)");
+        error_set(err, ERROR_USAGE, "report needs exactly one store (see verdict report --help)");
         return -1;
     }
     s->store_path = argv[optind];
@@ -95,18 +96,16 @@ static int parse_report_args(int argc, char **argv, report_settings *s, char *er
 /* Reads the experiment back from the text stored with its results: the one named, or the
  * one run last. */
 static int load_stored_experiment(store *db, const char *wanted, const char *directory,
-                                  int64_t *id, experiment *e, const char *path, char *err,
-                                  size_t errlen)
+                                  int64_t *id, experiment *e, const char *path, verdict_error *err)
 {
     store_experiment stored;
-    if ((wanted ? store_find_experiment(db, wanted, id, err, errlen)
-              : store_latest_experiment(db, id, err, errlen)) != 0 ||
-        store_get_experiment(db, *id, &stored, err, errlen) != 0)
+    if ((wanted ? store_find_experiment(db, wanted, id, err)
+              : store_latest_experiment(db, id, err)) != 0 ||
+        store_get_experiment(db, *id, &stored, err) != 0)
         return -1;
     char name[4096];
     snprintf(name, sizeof name, "%s (experiment %s as stored)", path, stored.name);
-    if (targets_parse_experiment_in(name, stored.text, stored.text_length, directory, e, err,
-                                    errlen) != 0)
+    if (targets_parse_experiment_in(name, stored.text, stored.text_length, directory, e, err) != 0)
         return -1;
     /* the seed the run settled: from the plan when the text has none */
     e->seed = stored.seed;
@@ -123,9 +122,9 @@ static int print_experiment_line(void *context, int64_t id, const store_experime
 }
 
 /* --list: one line per experiment, oldest first: name, the verdict that made it, its seed. */
-static int list_experiments(store *db, char *err, size_t errlen)
+static int list_experiments(store *db, verdict_error *err)
 {
-    return store_for_each_experiment(db, print_experiment_line, stdout, err, errlen) == 0
+    return store_for_each_experiment(db, print_experiment_line, stdout, err) == 0
                ? EXIT_DONE : EXIT_INTERNAL;
 }
 
@@ -185,51 +184,51 @@ static void survey_free(machine_survey *m)
 }
 
 /* --machines: the fleet's survey, as text or (with --json) as JSON. */
-static int report_machines(store *db, const report_choices *c, char *err, size_t errlen)
+static int report_machines(store *db, const report_choices *c, verdict_error *err)
 {
     machine_survey m = {0};
-    int rc = store_for_each_machine_fact(db, survey_fact, &m, err, errlen);
-    if (rc > 0 || (rc < 0 && err[0] == '\0'))
-        snprintf(err, errlen, "out of memory");
+    int rc = store_for_each_machine_fact(db, survey_fact, &m, err);
+    if (rc > 0 || (rc < 0 && err->kind == ERROR_NONE))
+        error_no_memory(err);
     for (size_t i = 0; rc == 0 && i < m.n_rows; i++)
         m.rows[i].facts = m.facts + m.first[i];
     const char *json = c->exports.json;
     FILE *out = json && strcmp(json, "-") != 0 ? fopen(json, "w") : stdout;
     if (rc == 0 && out == NULL) {
-        snprintf(err, errlen, "%s: cannot open for writing: %s", json, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot open for writing: %s", json, strerror(errno));
         rc = -1;
     }
     if (rc == 0 && m.n_rows == 0) {
-        snprintf(err, errlen, "the store holds no machine yet (verdict env --store records "
-                 "one; every run records its own)");
+        error_set(err, ERROR_USAGE, "the store holds no machine yet (verdict env --store records "
+                  "one; every run records its own)");
         rc = -1;
     }
     if (rc == 0)
-        rc = json ? machine_table_write_json(out, m.rows, m.n_rows, err, errlen)
-                  : machine_table_write_text(out, m.rows, m.n_rows, err, errlen);
+        rc = json ? machine_table_write_json(out, m.rows, m.n_rows, err)
+                  : machine_table_write_text(out, m.rows, m.n_rows, err);
     if (out && out != stdout && fclose(out) != 0 && rc == 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", json, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot write: %s", json, strerror(errno));
         rc = -1;
     }
     survey_free(&m);
     return rc == 0 ? EXIT_DONE : EXIT_INTERNAL;
 }
 
-static int report_store(const report_settings *s, store *db, char *err, size_t errlen)
+static int report_store(const report_settings *s, store *db, verdict_error *err)
 {
     if (s->list)
-        return list_experiments(db, err, errlen);
+        return list_experiments(db, err);
     if (s->machines)
-        return report_machines(db, &s->report, err, errlen);
+        return report_machines(db, &s->report, err);
     experiment e;
     int64_t id = 0;
     int rc = EXIT_USAGE;
     experiment_init(&e);
     char *shown = store_display_name(s->store_path);
     if (shown == NULL)
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
     else if (load_stored_experiment(db, s->experiment, s->directory ? s->directory : ".", &id,
-                                    &e, shown, err, errlen) == 0)
+                                    &e, shown, err) == 0)
         rc = cli_report("verdict report", db, id, &e, &s->report);
     free(shown);
     experiment_free(&e);
@@ -239,14 +238,14 @@ static int report_store(const report_settings *s, store *db, char *err, size_t e
 int cmd_report(int argc, char **argv)
 {
     report_settings s;
-    char err[2048] = "";
-    int parsed = parse_report_args(argc, argv, &s, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_report_args(argc, argv, &s, &err);
     if (parsed == 1) {
         report_usage(stdout);
         return EXIT_DONE;
     }
-    if (parsed != 0 || report_exports_check(&s.report.exports, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict report: %s\n", err);
+    if (parsed != 0 || report_exports_check(&s.report.exports, &err) != 0) {
+        fprintf(stderr, "verdict report: %s\n", err.message);
         return EXIT_USAGE;
     }
     if (!store_is_postgres(s.store_path) && access(s.store_path, R_OK) != 0) {
@@ -255,10 +254,10 @@ int cmd_report(int argc, char **argv)
     }
     store *db = NULL;
     int rc = EXIT_USAGE;
-    if (store_open(s.store_path, &db, err, sizeof err) == 0)
-        rc = report_store(&s, db, err, sizeof err);
-    if (err[0] && rc != EXIT_DONE && rc != EXIT_GATE)
-        fprintf(stderr, "verdict report: %s\n", err);
+    if (store_open(s.store_path, &db, &err) == 0)
+        rc = report_store(&s, db, &err);
+    if (err.kind != ERROR_NONE && rc != EXIT_DONE && rc != EXIT_GATE)
+        fprintf(stderr, "verdict report: %s\n", err.message);
     if (db)
         store_close(db);
     return rc;

@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "build/build.h"
 #include "cli/progress.h"
+#include "common/error.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
@@ -61,7 +62,7 @@ static void run_usage(FILE *out)
         report_options_help);
 }
 
-static int apply_run_option(int opt, const char *arg, void *settings, char *err, size_t errlen)
+static int apply_run_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     run_settings *s = settings;
     if (opt == 'k') {
@@ -74,21 +75,21 @@ static int apply_run_option(int opt, const char *arg, void *settings, char *err,
     }
     if (opt == 'M') {
         s->machine = arg;
-        return cli_check_machine_name(arg, err, errlen);
+        return cli_check_machine_name(arg, err);
     }
     if (opt == 'L')
-        return cli_parse_lease(arg, &s->lease_seconds, err, errlen);
+        return cli_parse_lease(arg, &s->lease_seconds, err);
     if (opt == 'm')
-        return parse_count("--more", arg, false, &s->more, err, errlen);
-    int rc = report_choice_apply(&s->report, opt, arg, err, errlen);
+        return parse_count("--more", arg, false, &s->more, err);
+    int rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
         return rc;
-    snprintf(err, errlen, "unknown option (see verdict run --help)");
+    error_set(err, ERROR_USAGE, "unknown option (see verdict run --help)");
     return -1;
 }
 
 /* 0 with settings, 1 after --help, -1 with a message. */
-static int parse_run_args(int argc, char **argv, run_settings *s, char *err, size_t errlen)
+static int parse_run_args(int argc, char **argv, run_settings *s, verdict_error *err)
 {
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
@@ -99,13 +100,14 @@ static int parse_run_args(int argc, char **argv, run_settings *s, char *err, siz
     };
     memset(s, 0, sizeof *s);
     int first = walk_options(argc, argv, "h", options, "verdict run", apply_run_option, s,
-                             err, errlen);
+                             err);
     if (first == OPTIONS_HELP)
         return 1;
     if (first == OPTIONS_ERROR)
         return -1;
     if (argc - optind != 1) {
-        snprintf(err, errlen, "run needs exactly one experiment file (see verdict run --help)");
+        error_set(err, ERROR_USAGE, "run needs exactly one experiment file (see verdict run "
+                  "--help)");
         return -1;
     }
     s->experiment_path = argv[optind];
@@ -199,9 +201,9 @@ static int dry_run(const run_settings *s, experiment *e)
 static int run_file(const run_settings *s)
 {
     experiment e;
-    char err[2048] = "";
-    if (targets_load_experiment(s->experiment_path, &e, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict run: %s\n", err);
+    verdict_error err = {0};
+    if (targets_load_experiment(s->experiment_path, &e, &err) != 0) {
+        fprintf(stderr, "verdict run: %s\n", err.message);
         return EXIT_USAGE;
     }
     if (s->dry_run) {
@@ -236,14 +238,14 @@ static int run_file(const run_settings *s)
 int cmd_run(int argc, char **argv)
 {
     run_settings settings;
-    char err[1024] = "";
-    int parsed = parse_run_args(argc, argv, &settings, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_run_args(argc, argv, &settings, &err);
     if (parsed == 1) {
         run_usage(stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {
-        fprintf(stderr, "verdict run: %s\n", err);
+        fprintf(stderr, "verdict run: %s\n", err.message);
         return EXIT_USAGE;
     }
     return run_file(&settings);

@@ -9,6 +9,7 @@
 #include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "lab/lab_builds.h"
 #include "store/store.h"
@@ -51,8 +52,7 @@ static void worker_usage(FILE *out)
         out);
 }
 
-static int apply_worker_option(int opt, const char *arg, void *settings, char *err,
-                               size_t errlen)
+static int apply_worker_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     worker_settings *s = settings;
     switch (opt) {
@@ -60,15 +60,15 @@ static int apply_worker_option(int opt, const char *arg, void *settings, char *e
     case 'd': s->directory = arg; return 0;
     case 'C': s->cache_dir = arg; return 0;
     case 'e': s->only = arg; return 0;
-    case 'M': s->machine = arg; return cli_check_machine_name(arg, err, errlen);
-    case 'L': return cli_parse_lease(arg, &s->lease_seconds, err, errlen);
+    case 'M': s->machine = arg; return cli_check_machine_name(arg, err);
+    case 'L': return cli_parse_lease(arg, &s->lease_seconds, err);
     default:
-        snprintf(err, errlen, "unknown option (see verdict worker --help)");
+        error_set(err, ERROR_USAGE, "unknown option (see verdict worker --help)");
         return -1;
     }
 }
 
-static int parse_worker_args(int argc, char **argv, worker_settings *s, char *err, size_t errlen)
+static int parse_worker_args(int argc, char **argv, worker_settings *s, verdict_error *err)
 {
     static const struct option options[] = {
         {"store", required_argument, NULL, 's'},   {"machine", required_argument, NULL, 'M'},
@@ -79,19 +79,19 @@ static int parse_worker_args(int argc, char **argv, worker_settings *s, char *er
     memset(s, 0, sizeof *s);
     s->directory = ".";
     int first = walk_options(argc, argv, "h", options, "verdict worker", apply_worker_option,
-                             s, err, errlen);
+                             s, err);
     if (first == OPTIONS_HELP)
         return 1;
     if (first == OPTIONS_ERROR)
         return -1;
     if (first < argc) {
-        snprintf(err, errlen, "unexpected argument '%s' (see verdict worker --help)",
-                 argv[first]);
+        error_set(err, ERROR_USAGE, "unexpected argument '%s' (see verdict worker --help)",
+                  argv[first]);
         return -1;
     }
     if (s->store == NULL) {
-        snprintf(err, errlen, "worker needs --store STORE, the fleet's store (see verdict "
-                 "worker --help)");
+        error_set(err, ERROR_USAGE, "worker needs --store STORE, the fleet's store (see verdict "
+                  "worker --help)");
         return -1;
     }
     return 0;
@@ -138,15 +138,15 @@ static void stored_list_free(stored_list *l)
     free(l->items);
 }
 
-static int list_experiments(const char *path, stored_list *out, char *err, size_t errlen)
+static int list_experiments(const char *path, stored_list *out, verdict_error *err)
 {
     store *db = NULL;
     memset(out, 0, sizeof *out);
-    if (store_open(path, &db, err, errlen) != 0)
+    if (store_open(path, &db, err) != 0)
         return -1;
-    int rc = store_for_each_experiment(db, collect_experiment, out, err, errlen);
-    if (rc > 0 || (rc < 0 && err[0] == '\0'))
-        snprintf(err, errlen, "out of memory");
+    int rc = store_for_each_experiment(db, collect_experiment, out, err);
+    if (rc > 0 || (rc < 0 && err->kind == ERROR_NONE))
+        error_no_memory(err);
     store_close(db);
     return rc == 0 ? 0 : -1;
 }
@@ -171,12 +171,13 @@ static int work_on(const worker_settings *s, const char *name, const char *text,
                    const char *cache)
 {
     experiment e;
-    char err[2048] = "", label[1024];
+    verdict_error err = {0};
+    char label[1024];
     char *shown = store_display_name(s->store);
     snprintf(label, sizeof label, "%s (experiment %s as stored)", shown ? shown : "store", name);
     free(shown);
-    if (targets_parse_experiment_in(label, text, length, s->directory, &e, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict worker: %s\n", err);
+    if (targets_parse_experiment_in(label, text, length, s->directory, &e, &err) != 0) {
+        fprintf(stderr, "verdict worker: %s\n", err.message);
         return EXIT_USAGE;
     }
     int rc = EXIT_DONE;
@@ -230,19 +231,19 @@ static int work_on_all(const worker_settings *s, const stored_list *l)
 int cmd_worker(int argc, char **argv)
 {
     worker_settings s;
-    char err[2048] = "";
-    int parsed = parse_worker_args(argc, argv, &s, err, sizeof err);
+    verdict_error err = {0};
+    int parsed = parse_worker_args(argc, argv, &s, &err);
     if (parsed == 1) {
         worker_usage(stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {
-        fprintf(stderr, "verdict worker: %s\n", err);
+        fprintf(stderr, "verdict worker: %s\n", err.message);
         return EXIT_USAGE;
     }
     stored_list l;
-    if (list_experiments(s.store, &l, err, sizeof err) != 0) {
-        fprintf(stderr, "verdict worker: %s\n", err);
+    if (list_experiments(s.store, &l, &err) != 0) {
+        fprintf(stderr, "verdict worker: %s\n", err.message);
         stored_list_free(&l);
         return EXIT_INTERNAL;
     }

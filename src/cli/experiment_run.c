@@ -9,6 +9,7 @@
 
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
+#include "common/error.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_looks.h"
 #include "lab/lab_report.h"
@@ -105,7 +106,7 @@ void cli_machine_name(const char *given, bool fleet, char *out, size_t len)
     out[len - 1] = '\0';
 }
 
-int cli_check_machine_name(const char *name, char *err, size_t errlen)
+int cli_check_machine_name(const char *name, verdict_error *err)
 {
     size_t n = strlen(name);
     bool ok = n > 0 && n <= 64;
@@ -114,18 +115,18 @@ int cli_check_machine_name(const char *name, char *err, size_t errlen)
              *c == '.' || *c == '_' || *c == '-';
     if (ok)
         return 0;
-    snprintf(err, errlen, "--machine '%s': a machine's name is 1 to 64 letters, digits, '.', "
-             "'_' or '-'", name);
+    error_set(err, ERROR_USAGE, "--machine '%s': a machine's name is 1 to 64 letters, digits, "
+              "'.', '_' or '-'", name);
     return -1;
 }
 
-int cli_parse_lease(const char *text, double *out, char *err, size_t errlen)
+int cli_parse_lease(const char *text, double *out, verdict_error *err)
 {
-    if (parse_duration("--lease", text, out, err, errlen) != 0)
+    if (parse_duration("--lease", text, out, err) != 0)
         return -1;
     if (*out > 0)
         return 0;
-    snprintf(err, errlen, "--lease '%s': must be a duration above 0, such as 30s", text);
+    error_set(err, ERROR_USAGE, "--lease '%s': must be a duration above 0, such as 30s", text);
     return -1;
 }
 
@@ -214,7 +215,7 @@ int cli_run_experiment(const cli_run *r)
     memset(&outcome, 0, sizeof outcome);
     error_clear(&err);
     /* a bad --json is said now, not after the whole run */
-    if (report_exports_check(&r->report->exports, err.message, sizeof err.message) != 0) {
+    if (report_exports_check(&r->report->exports, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         return EXIT_USAGE;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli/options.h"
+#include "common/error.h"
 #include "core/experiment.h"
 #include "core/target.h"
 #include "lab/engine.h"
@@ -43,9 +44,9 @@ void cli_machine_name(const char *given, bool fleet, char *out, size_t len);
 
 /* --machine NAME: letters, digits and . _ - only, at most 64 (names appear in reports,
  * file names and SQL); 0, or -1 with a message. */
-int cli_check_machine_name(const char *name, char *err, size_t errlen);
+int cli_check_machine_name(const char *name, verdict_error *err);
 /* --lease DURATION: above 0; 0, or -1 with a message. */
-int cli_parse_lease(const char *text, double *out, char *err, size_t errlen);
+int cli_parse_lease(const char *text, double *out, verdict_error *err);
 
 /* Runs (or resumes) and reports; returns the exit code, every message printed. */
 int cli_run_experiment(const cli_run *r);

@@ -69,9 +69,10 @@ static size_t edit_distance(const char *a, const char *b)
  * (no program of PATH, no file) is a typo, not a command to time: the closest name, or NULL. */
 static const char *mistyped_command(const char *word)
 {
-    char path[4096], why[256];
+    char path[4096];
+    verdict_error why;
     if (word[0] == '-' || strpbrk(word, " \t/") != NULL || access(word, F_OK) == 0 ||
-        runner_find_executable(NULL, word, path, sizeof path, why, sizeof why) == 0)
+        runner_find_executable(NULL, word, path, sizeof path, &why) == 0)
         return NULL;
     const char *closest = NULL;
     size_t best = 3;

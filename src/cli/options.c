@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "env/proc_text.h"
 
 int exit_code_of(error_kind kind)
@@ -34,33 +35,31 @@ static int parse_fraction(const char *text, double *out)
     return 0;
 }
 
-int parse_confidence(const char *text, double *out, char *err, size_t errlen)
+int parse_confidence(const char *text, double *out, verdict_error *err)
 {
     double value;
     if (parse_fraction(text, &value) != 0 || !(value > 0.0 && value < 1.0)) {
-        snprintf(err, errlen,
-                 "--confidence '%s': must be a level strictly between 0 and 1, such as 0.95 or 95%%",
-                 text);
+        error_set(err, ERROR_USAGE, "--confidence '%s': must be a level strictly between 0 and 1, "
+                  "such as 0.95 or 95%%", text);
         return -1;
     }
     *out = value;
     return 0;
 }
 
-int parse_margin(const char *text, double *out, char *err, size_t errlen)
+int parse_margin(const char *text, double *out, verdict_error *err)
 {
     double value;
     if (parse_fraction(text, &value) != 0 || !(value >= 0.0 && value < 1.0)) {
-        snprintf(err, errlen,
-                 "--margin '%s': must be a relative margin from 0 to below 100%%, such as 1%% or 0.01",
-                 text);
+        error_set(err, ERROR_USAGE, "--margin '%s': must be a relative margin from 0 to below "
+                  "100%%, such as 1%% or 0.01", text);
         return -1;
     }
     *out = value;
     return 0;
 }
 
-int parse_method(const char *text, comparison_method *out, char *err, size_t errlen)
+int parse_method(const char *text, comparison_method *out, verdict_error *err)
 {
     if (strcmp(text, "wilcoxon") == 0)
         *out = METHOD_WILCOXON;
@@ -69,13 +68,13 @@ int parse_method(const char *text, comparison_method *out, char *err, size_t err
     else if (strcmp(text, "bootstrap") == 0)
         *out = METHOD_BOOTSTRAP;
     else {
-        snprintf(err, errlen, "--method '%s': expected wilcoxon, welch or bootstrap", text);
+        error_set(err, ERROR_USAGE, "--method '%s': expected wilcoxon, welch or bootstrap", text);
         return -1;
     }
     return 0;
 }
 
-int parse_adjust(const char *text, adjust_method *out, char *err, size_t errlen)
+int parse_adjust(const char *text, adjust_method *out, verdict_error *err)
 {
     if (strcmp(text, "holm") == 0)
         *out = ADJUST_HOLM;
@@ -84,46 +83,46 @@ int parse_adjust(const char *text, adjust_method *out, char *err, size_t errlen)
     else if (strcmp(text, "none") == 0)
         *out = ADJUST_NONE;
     else {
-        snprintf(err, errlen, "--adjust '%s': expected holm, bh or none", text);
+        error_set(err, ERROR_USAGE, "--adjust '%s': expected holm, bh or none", text);
         return -1;
     }
     return 0;
 }
 
-int parse_fail_if(const char *text, fail_if_rule *out, char *err, size_t errlen)
+int parse_fail_if(const char *text, fail_if_rule *out, verdict_error *err)
 {
     if (strcmp(text, "worse") == 0)
         *out = FAIL_IF_WORSE;
     else if (strcmp(text, "not-better") == 0)
         *out = FAIL_IF_NOT_BETTER;
     else {
-        snprintf(err, errlen, "--fail-if '%s': expected worse or not-better", text);
+        error_set(err, ERROR_USAGE, "--fail-if '%s': expected worse or not-better", text);
         return -1;
     }
     return 0;
 }
 
-int parse_u64(const char *option, const char *text, uint64_t *out, char *err, size_t errlen)
+int parse_u64(const char *option, const char *text, uint64_t *out, verdict_error *err)
 {
     char *end = NULL;
     errno = 0;
     unsigned long long value = strtoull(text, &end, 10);
     if (end == text || *end != '\0' || errno == ERANGE || text[0] == '-') {
-        snprintf(err, errlen, "%s '%s': expected a non-negative integer", option, text);
+        error_set(err, ERROR_USAGE, "%s '%s': expected a non-negative integer", option, text);
         return -1;
     }
     *out = (uint64_t)value;
     return 0;
 }
 
-int parse_positive_int(const char *option, const char *text, int *out, char *err, size_t errlen)
+int parse_positive_int(const char *option, const char *text, int *out, verdict_error *err)
 {
     char *end = NULL;
     errno = 0;
     long value = strtol(text, &end, 10);
     if (end == text || *end != '\0' || errno == ERANGE || value < 1 || value > 1000000000L) {
-        snprintf(err, errlen, "%s '%s': expected a positive integer (1 to 1000000000)", option,
-                 text);
+        error_set(err, ERROR_USAGE, "%s '%s': expected a positive integer (1 to 1000000000)",
+                  option, text);
         return -1;
     }
     *out = (int)value;
@@ -131,8 +130,7 @@ int parse_positive_int(const char *option, const char *text, int *out, char *err
 }
 
 int walk_options(int argc, char **argv, const char *short_options, const struct option *long_options,
-                 const char *command, option_apply_fn apply, void *settings, char *err,
-                 size_t errlen)
+                 const char *command, option_apply_fn apply, void *settings, verdict_error *err)
 {
     int opt;
     opterr = 0;
@@ -141,11 +139,11 @@ int walk_options(int argc, char **argv, const char *short_options, const struct 
         if (opt == 'h')
             return OPTIONS_HELP;
         if (opt == '?' || opt == ':') {
-            snprintf(err, errlen, "%s: unknown option or missing value (see %s --help)",
-                     argv[optind - 1], command);
+            error_set(err, ERROR_USAGE, "%s: unknown option or missing value (see %s --help)",
+                      argv[optind - 1], command);
             return OPTIONS_ERROR;
         }
-        if (apply(opt, optarg, settings, err, errlen) != 0)
+        if (apply(opt, optarg, settings, err) != 0)
             return OPTIONS_ERROR;
     }
     return optind;
@@ -164,21 +162,21 @@ bool fail_if_triggered(fail_if_rule rule, const analysis_result *analysis)
     return false;
 }
 
-int parse_count(const char *option, const char *text, bool allow_zero, size_t *out, char *err,
-                size_t errlen)
+int parse_count(const char *option, const char *text, bool allow_zero, size_t *out,
+                verdict_error *err)
 {
     if (allow_zero && strcmp(text, "0") == 0) {
         *out = 0;
         return 0;
     }
     int value;
-    if (parse_positive_int(option, text, &value, err, errlen) != 0)
+    if (parse_positive_int(option, text, &value, err) != 0)
         return -1;
     *out = (size_t)value;
     return 0;
 }
 
-int parse_duration(const char *option, const char *text, double *out, char *err, size_t errlen)
+int parse_duration(const char *option, const char *text, double *out, verdict_error *err)
 {
     static const struct { const char *suffix; double seconds; } units[] = {
         {"", 1}, {"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600},
@@ -191,13 +189,13 @@ int parse_duration(const char *option, const char *text, double *out, char *err,
             *out = value * units[i].seconds;
             return 0;
         }
-    snprintf(err, errlen, "%s '%s': expected a positive duration such as 30s, 500ms, 5m", option,
-             text);
+    error_set(err, ERROR_USAGE, "%s '%s': expected a positive duration such as 30s, 500ms, 5m",
+              option, text);
     return -1;
 }
 
 /* The kernel's CPU-list syntax, parsed by env's parser; every CPU must be allowed to us. */
-int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen)
+int parse_pin_option(const char *text, cpu_set_t *out, verdict_error *err)
 {
     int ids[CPU_SETSIZE];
     cpu_set_t allowed;
@@ -207,14 +205,15 @@ int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen)
     int n = parse_cpu_list(text, ids, CPU_SETSIZE);
     for (int i = 0; i < n && n <= CPU_SETSIZE; i++) {
         if (!CPU_ISSET(ids[i], &allowed)) {
-            snprintf(err, errlen, "--pin '%s': CPU %d is not one verdict may run on", text, ids[i]);
+            error_set(err, ERROR_USAGE, "--pin '%s': CPU %d is not one verdict may run on", text,
+                      ids[i]);
             return -1;
         }
         CPU_SET(ids[i], out);
     }
     if (n > 0 && n <= CPU_SETSIZE)
         return 0;
-    snprintf(err, errlen, "--pin '%s': expected a CPU list such as 0, 0-1 or 0,2", text);
+    error_set(err, ERROR_USAGE, "--pin '%s': expected a CPU list such as 0, 0-1 or 0,2", text);
     return -1;
 }
 
@@ -248,29 +247,29 @@ const char report_options_help[] =
     "                          text report then goes to stderr; every path is checked\n"
     "                          before anything runs\n";
 
-int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen)
+int report_choice_apply(report_choices *c, int opt, const char *arg, verdict_error *err)
 {
     switch (opt) {
     case REPORT_OPT_CONFIDENCE:
         c->confidence_set = true;
-        return parse_confidence(arg, &c->confidence, err, errlen);
+        return parse_confidence(arg, &c->confidence, err);
     case REPORT_OPT_MARGIN:
         c->margin_set = true;
-        return parse_margin(arg, &c->margin, err, errlen);
+        return parse_margin(arg, &c->margin, err);
     case REPORT_OPT_METHOD:
         c->method_set = true;
-        return parse_method(arg, &c->method, err, errlen);
+        return parse_method(arg, &c->method, err);
     case REPORT_OPT_ADJUST:
         c->adjust_set = true;
-        return parse_adjust(arg, &c->adjust, err, errlen);
-    case REPORT_OPT_FAIL_IF: return parse_fail_if(arg, &c->fail_if, err, errlen);
+        return parse_adjust(arg, &c->adjust, err);
+    case REPORT_OPT_FAIL_IF: return parse_fail_if(arg, &c->fail_if, err);
     case REPORT_OPT_JSON: c->exports.json = arg; return 0;
     case REPORT_OPT_CSV: c->exports.csv = arg; return 0;
     case REPORT_OPT_MARKDOWN: c->exports.markdown = arg; return 0;
     case REPORT_OPT_HTML: c->exports.html = arg; return 0;
     case REPORT_OPT_SVG: c->exports.svg_dir = arg; return 0;
     }
-    return text_choice_apply(&c->text, opt, arg, err, errlen);
+    return text_choice_apply(&c->text, opt, arg, err);
 }
 
 void report_choices_override(const report_choices *c, analysis_options *o)

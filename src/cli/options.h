@@ -33,20 +33,20 @@ enum {
 int exit_code_of(error_kind kind);
 
 /* Each returns 0, or -1 with a message in err naming the option and the value. */
-int parse_confidence(const char *text, double *out, char *err, size_t errlen);
-int parse_margin(const char *text, double *out, char *err, size_t errlen);
-int parse_method(const char *text, comparison_method *out, char *err, size_t errlen);
-int parse_adjust(const char *text, adjust_method *out, char *err, size_t errlen);
-int parse_fail_if(const char *text, fail_if_rule *out, char *err, size_t errlen);
-int parse_u64(const char *option, const char *text, uint64_t *out, char *err, size_t errlen);
-int parse_positive_int(const char *option, const char *text, int *out, char *err, size_t errlen);
+int parse_confidence(const char *text, double *out, verdict_error *err);
+int parse_margin(const char *text, double *out, verdict_error *err);
+int parse_method(const char *text, comparison_method *out, verdict_error *err);
+int parse_adjust(const char *text, adjust_method *out, verdict_error *err);
+int parse_fail_if(const char *text, fail_if_rule *out, verdict_error *err);
+int parse_u64(const char *option, const char *text, uint64_t *out, verdict_error *err);
+int parse_positive_int(const char *option, const char *text, int *out, verdict_error *err);
 /* A positive count (--runs 5), or also 0 where allow_zero (--warmup 0). */
-int parse_count(const char *option, const char *text, bool allow_zero, size_t *out, char *err,
-                size_t errlen);
+int parse_count(const char *option, const char *text, bool allow_zero, size_t *out,
+                verdict_error *err);
 /* "30", "30s", "500ms", "5m", "1h" into seconds. */
-int parse_duration(const char *option, const char *text, double *out, char *err, size_t errlen);
+int parse_duration(const char *option, const char *text, double *out, verdict_error *err);
 /* "0", "0-3", "0,2-3" into a CPU set; every CPU must be one verdict may run on. */
-int parse_pin_option(const char *text, cpu_set_t *out, char *err, size_t errlen);
+int parse_pin_option(const char *text, cpu_set_t *out, verdict_error *err);
 
 /* The report group: how to analyse (each override remembered as given or not), what to
  * export and when to fail. Every analysing command takes these options alike. */
@@ -82,23 +82,21 @@ enum {
 extern const char report_options_help[];
 
 /* Applies one option of the group: 0, -1 with a message, or 1 when opt is not one of it. */
-int report_choice_apply(report_choices *c, int opt, const char *arg, char *err, size_t errlen);
+int report_choice_apply(report_choices *c, int opt, const char *arg, verdict_error *err);
 /* The overrides given, applied over the experiment's own analysis options. */
 void report_choices_override(const report_choices *c, analysis_options *o);
 /* Where the terminal report goes: stderr when an export takes stdout (--markdown -). */
 FILE *report_text_stream(const report_choices *c);
 
 /* Applies one option of a command to its settings; 0, or -1 with a message. */
-typedef int (*option_apply_fn)(int opt, const char *arg, void *settings, char *err,
-                               size_t errlen);
+typedef int (*option_apply_fn)(int opt, const char *arg, void *settings, verdict_error *err);
 #define OPTIONS_HELP (-1)  /* -h or --help was given */
 #define OPTIONS_ERROR (-2) /* with a message in err */
 /* The getopt_long loop every command shares: unknown options and missing values are
  * reported naming the word and the command's --help. Returns the index of the first
  * operand, OPTIONS_HELP or OPTIONS_ERROR. */
 int walk_options(int argc, char **argv, const char *short_options, const struct option *long_options,
-                 const char *command, option_apply_fn apply, void *settings, char *err,
-                 size_t errlen);
+                 const char *command, option_apply_fn apply, void *settings, verdict_error *err);
 
 /* True when some computed comparison triggers the --fail-if rule. */
 bool fail_if_triggered(fail_if_rule rule, const analysis_result *analysis);

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int text_choice_apply(text_choices *c, int opt, const char *arg, char *err, size_t errlen)
+#include "common/error.h"
+
+int text_choice_apply(text_choices *c, int opt, const char *arg, verdict_error *err)
 {
     switch (opt) {
-    case TEXT_OPT_TIME_UNIT: return units_parse_time(arg, &c->time_unit, err, errlen);
-    case TEXT_OPT_STYLE: return text_style_parse_mode(arg, &c->style, err, errlen);
-    case TEXT_OPT_SORT: return text_style_parse_sort(arg, &c->sort, err, errlen);
+    case TEXT_OPT_TIME_UNIT: return units_parse_time(arg, &c->time_unit, err);
+    case TEXT_OPT_STYLE: return text_style_parse_mode(arg, &c->style, err);
+    case TEXT_OPT_SORT: return text_style_parse_sort(arg, &c->sort, err);
     }
     return 1;
 }

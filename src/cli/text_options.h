@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "report/text_style.h"
+#include "common/error.h"
 
 typedef struct {
     units_time time_unit;   /* --time-unit; UNITS_AUTO: adaptive */
@@ -26,7 +27,7 @@ enum { TEXT_OPT_TIME_UNIT = 0x1100, TEXT_OPT_STYLE, TEXT_OPT_SORT };
 
 /* Applies one option of the group: 0, -1 with a message naming the value, or 1 when opt
  * is not one of it. */
-int text_choice_apply(text_choices *c, int opt, const char *arg, char *err, size_t errlen);
+int text_choice_apply(text_choices *c, int opt, const char *arg, verdict_error *err);
 
 /* The report's style for text written to out: colour from --style, whether out is a
  * terminal and NO_COLOR. */

@@ -99,21 +99,3 @@ int error_exit_status(error_kind kind)
 {
     return error_kind_info(kind)->exit_status;
 }
-
-/* TRANSITIONAL (issue 25): removed with the last (char *, size_t) buffer. */
-int error_text(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err == NULL || errlen == 0)
-        return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    int written = vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    mark_if_cut(err, errlen, written);
-    return -1;
-}
-
-int error_from_text(verdict_error *err, error_kind kind, const char *text)
-{
-    return error_set(err, kind, "%s", text && text[0] ? text : "out of memory");
-}

@@ -60,10 +60,4 @@ const error_kind_row *error_kind_info(error_kind kind);
 const char *error_kind_name(error_kind kind);
 int error_exit_status(error_kind kind);
 
-/* TRANSITIONAL, removed when every layer passes a verdict_error (issue 25): the older
- * (char *, size_t) message buffers. */
-int error_from_text(verdict_error *err, error_kind kind, const char *text);
-int error_text(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 #endif

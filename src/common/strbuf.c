@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 
 static bool make_room(strbuf *b, size_t more)
 {
@@ -90,11 +91,11 @@ void strbuf_free(strbuf *b)
     *b = (strbuf)STRBUF_INIT;
 }
 
-int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, size_t errlen)
+int strbuf_append_file(strbuf *b, const char *path, size_t limit, verdict_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        error_set(err, ERROR_BAD_INPUT, "%s: %s", path, strerror(errno));
         return -1;
     }
     char chunk[65536];
@@ -115,8 +116,8 @@ int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, siz
     if (problem == NULL && strbuf_status(b) != 0)
         problem = "out of memory";
     if (problem != NULL && total > limit)
-        snprintf(err, errlen, "%s: longer than %zu bytes", path, limit);
+        error_set(err, ERROR_BAD_INPUT, "%s: longer than %zu bytes", path, limit);
     else if (problem != NULL)
-        snprintf(err, errlen, "%s: %s", path, problem);
+        error_set(err, ERROR_BAD_INPUT, "%s: %s", path, problem);
     return problem ? -1 : 0;
 }

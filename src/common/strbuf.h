@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef struct {
     char *data;          /* NUL-terminated when length > 0 or after any append */
     size_t length, capacity;
@@ -27,6 +29,6 @@ void strbuf_clear(strbuf *b);
 void strbuf_free(strbuf *b);
 /* Appends the whole file at path; 0, or -1 with a message naming the path when it cannot
  * be read, holds a NUL byte, or is longer than limit bytes (never truncated). */
-int strbuf_append_file(strbuf *b, const char *path, size_t limit, char *err, size_t errlen);
+int strbuf_append_file(strbuf *b, const char *path, size_t limit, verdict_error *err);
 
 #endif

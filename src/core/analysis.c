@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/experiment.h"
+#include "core/stats_error.h"
 #include "stats/combine.h"
 #include "stats/diagnostics.h"
 #include "stats/layouts.h"
@@ -368,7 +370,7 @@ static double *collect_p_values(const analysis_result *r)
  * use Bonferroni's level, which is what Holm's first step uses. BH intervals follow
  * Benjamini & Yekutieli (2005): level 1 - R*alpha/m with R the number of discoveries. */
 static int adjust_for_family(const analysis_series *series, const analysis_options *o,
-                             analysis_result *r)
+                             analysis_result *r, verdict_error *err)
 {
     size_t m = r->n_comparisons;
     double alpha = 1.0 - o->confidence;
@@ -380,26 +382,31 @@ static int adjust_for_family(const analysis_series *series, const analysis_optio
     }
     double *p = collect_p_values(r), *adjusted = malloc(m * sizeof *adjusted);
     int rc = -1;
-    if (p == NULL || adjusted == NULL)
+    stats_status st = p == NULL || adjusted == NULL ? STATS_ERR_NOMEM
+                      : o->adjust == ADJUST_HOLM    ? p_adjust_holm(p, m, adjusted)
+                                                    : p_adjust_bh(p, m, adjusted);
+    if (st != STATS_OK) {
+        stats_error_set(err, st, "adjusting the p-values");
         goto done;
-    stats_status st = o->adjust == ADJUST_HOLM ? p_adjust_holm(p, m, adjusted)
-                                               : p_adjust_bh(p, m, adjusted);
-    if (st != STATS_OK)
-        goto done;
+    }
     size_t discoveries = 0;
     for (size_t k = 0; k < m; k++)
         discoveries += adjusted[k] <= alpha;
     double share = o->adjust == ADJUST_HOLM ? 1.0 : (double)(discoveries ? discoveries : 1);
     r->interval_confidence = 1.0 - share * alpha / (double)m;
-    if (compute_comparisons(series, o, r->interval_confidence, r) != 0)
+    if (compute_comparisons(series, o, r->interval_confidence, r) != 0) {
+        stats_error_set(err, STATS_ERR_NOMEM, "analysis");
         goto done;
+    }
     /* Benjamini & Yekutieli's false-coverage guarantee covers the intervals of the selected
      * comparisons only; the others get Bonferroni's level, so that no equivalence is claimed
      * from an interval nothing guarantees. */
     for (size_t k = 0; k < m; k++)
         if (o->adjust == ADJUST_BH && !(adjusted[k] <= alpha) &&
-            compute_one(series, o, 1.0 - alpha / (double)m, &r->comparisons[k]) != 0)
+            compute_one(series, o, 1.0 - alpha / (double)m, &r->comparisons[k]) != 0) {
+            stats_error_set(err, STATS_ERR_NOMEM, "analysis");
             goto done;
+        }
     for (size_t k = 0; k < m; k++)
         r->comparisons[k].p_adjusted = adjusted[k];
     rc = 0;
@@ -471,32 +478,36 @@ static int compute_overall(const analysis_series *series, const analysis_options
 }
 
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
-                 analysis_result *out, char *err, size_t errlen)
+                 analysis_result *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     out->summaries = calloc(n_series ? n_series : 1, sizeof *out->summaries);
     size_t m = count_comparisons(series, n_series);
     out->comparisons = calloc(m ? m : 1, sizeof *out->comparisons);
-    if (out->summaries == NULL || out->comparisons == NULL)
-        goto nomem;
-    for (size_t i = 0; i < n_series; i++) {
-        stats_status st = stats_summarize(series[i].values, series[i].n, &out->summaries[i]);
-        if (st == STATS_ERR_NOMEM)
-            goto nomem;
-        if (diagnose_series(out, &series[i], &out->summaries[i], options) != 0)
-            goto nomem;
+    /* a summary's other failures (too few values) are the summary's to show, not errors */
+    stats_status st = out->summaries == NULL || out->comparisons == NULL ? STATS_ERR_NOMEM
+                                                                         : STATS_OK;
+    for (size_t i = 0; st == STATS_OK && i < n_series; i++) {
+        if (stats_summarize(series[i].values, series[i].n, &out->summaries[i]) == STATS_ERR_NOMEM ||
+            diagnose_series(out, &series[i], &out->summaries[i], options) != 0)
+            st = STATS_ERR_NOMEM;
     }
-    plan_comparisons(series, n_series, out);
-    if (compute_comparisons(series, options, options->confidence, out) != 0 ||
-        adjust_for_family(series, options, out) != 0 || compute_overall(series, options, out) != 0 ||
-        analysis_pool_machines(series, options, out) != 0)
-        goto nomem;
-    for (size_t k = 0; k < out->n_comparisons; k++)
+    if (st == STATS_OK)
+        plan_comparisons(series, n_series, out);
+    if (st == STATS_OK && compute_comparisons(series, options, options->confidence, out) != 0)
+        st = STATS_ERR_NOMEM;
+    if (st == STATS_OK && adjust_for_family(series, options, out, err) != 0)
+        goto fail; /* err says why */
+    if (st == STATS_OK && (compute_overall(series, options, out) != 0 ||
+                           analysis_pool_machines(series, options, out) != 0))
+        st = STATS_ERR_NOMEM;
+    for (size_t k = 0; st == STATS_OK && k < out->n_comparisons; k++)
         if (diagnose_comparison(out, series, &out->comparisons[k]) != 0)
-            goto nomem;
-    return 0;
-nomem:
-    snprintf(err, errlen, "out of memory during analysis");
+            st = STATS_ERR_NOMEM;
+    if (st == STATS_OK)
+        return 0;
+    stats_error_set(err, st, "analysis");
+fail:
     analysis_result_free(out);
     return -1;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "stats/comparison.h"
+#include "common/error.h"
 #include "stats/descriptive.h"
 
 typedef enum {
@@ -124,7 +125,7 @@ const char *analysis_comparison_machine(const analysis_series *series,
                                         const analysis_comparison *c);
 
 int analysis_run(const analysis_series *series, size_t n_series, const analysis_options *options,
-                 analysis_result *out, char *err, size_t errlen);
+                 analysis_result *out, verdict_error *err);
 void analysis_result_free(analysis_result *result);
 /* Adds a warning found outside the analysis (the runner's); copies the strings. */
 int analysis_add_warning(analysis_result *result, const char *code, const char *point,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/analysis.h"
+#include "common/error.h"
 #include "stats/meta_analysis.h"
 #include "stats/multiplicity.h"
 
@@ -76,13 +77,13 @@ static void pool_one(const analysis_series *series, const analysis_options *o, d
         k++;
     }
     meta_result m;
-    char why[256];
+    verdict_error why = {0};
     if (k < 2) {
         f->error = strdup("fewer than two machines have a result to pool");
         return;
     }
-    if (meta_random_effects(yi, vi, k, META_TAU2_REML, level, &m, why, sizeof why) != 0) {
-        f->error = strdup(why);
+    if (meta_random_effects(yi, vi, k, META_TAU2_REML, level, &m, &why) != 0) {
+        f->error = strdup(why.message);
         return;
     }
     f->ok = true;

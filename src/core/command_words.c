@@ -2,6 +2,7 @@
  * spaces and honours \" \\ \$ \`; a backslash outside quotes escapes the next character. */
 #include "core/command_words.h"
 
+#include "common/error.h"
 #include "common/strbuf.h"
 
 #include <stdbool.h>
@@ -70,7 +71,7 @@ static int take_piece(const char **p, strbuf *b)
     return 0;
 }
 
-int command_words_split(const char *line, command_words *out, char *err, size_t errlen)
+int command_words_split(const char *line, command_words *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     strbuf b = STRBUF_INIT;
@@ -87,20 +88,22 @@ int command_words_split(const char *line, command_words *out, char *err, size_t 
         in_word = true;
         int rc = take_piece(&p, &b);
         if (rc < 0) {
-            snprintf(err, errlen, rc == -2 ? "unterminated quote in command: %s"
-                                           : "trailing backslash in command: %s", line);
+            error_set(err, ERROR_USAGE,
+                      rc == -2 ? "unterminated quote in command: %s"
+                                            : "trailing backslash in command: %s",
+                      line);
             goto fail;
         }
     }
     if (in_word && words_push(out, &b) != 0)
         goto nomem;
     if (out->n == 0) {
-        snprintf(err, errlen, "empty command");
+        error_set(err, ERROR_USAGE, "empty command");
         goto fail;
     }
     return 0;
 nomem:
-    snprintf(err, errlen, "out of memory");
+    error_no_memory(err);
 fail:
     strbuf_free(&b);
     command_words_free(out);

@@ -5,13 +5,15 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef struct {
     char **words; /* NULL-terminated, each malloc'ed */
     size_t n;
 } command_words;
 
 /* Returns 0, or -1 with a message (unterminated quote, empty command) in err. */
-int command_words_split(const char *line, command_words *out, char *err, size_t errlen);
+int command_words_split(const char *line, command_words *out, verdict_error *err);
 /* Copies an argv-style list. */
 int command_words_copy(const char *const *words, size_t n, command_words *out);
 /* Adds a copy of word at the end: 0, or -1 when out of memory. */

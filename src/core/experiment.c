@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/experiment_internal.h"
 
 /* ---- the generic top-level keys ---- */
@@ -288,25 +289,25 @@ static int parse_document(experiment_loader *l, struct fy_document *doc)
 
 /* directory: what relative paths are relative to (NULL: the current directory). */
 static int parse_in(const char *name, const char *text, size_t length, const char *directory,
-                    const target_table *targets, experiment *out, char *err, size_t errlen)
+                    const target_table *targets, experiment *out, verdict_error *err)
 {
     experiment_init(out);
     out->reserve_for_more = EXPERIMENT_DEFAULT_RESERVE;
     if (targets == NULL || targets->n == 0) {
-        snprintf(err, errlen, "%s: internal: no targets to read the experiment for", name);
+        error_set(err, ERROR_INTERNAL, "%s: internal: no targets to read the experiment for", name);
         return -1;
     }
     out->path = strdup(name);
     out->text = malloc(length + 1);
     if (out->path == NULL || out->text == NULL) {
-        snprintf(err, errlen, "%s: out of memory", name);
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
         experiment_free(out);
         return -1;
     }
     memcpy(out->text, text, length);
     out->text[length] = '\0';
     out->text_length = length;
-    experiment_loader l = {.r = {name, err, errlen}, .e = out, .targets = targets,
+    experiment_loader l = {.r = {name, err}, .e = out, .targets = targets,
                            .base = directory};
     yaml_source source;
     int rc = yaml_open(&l.r, text, length, &source);
@@ -322,17 +323,17 @@ static int parse_in(const char *name, const char *text, size_t length, const cha
 }
 
 int experiment_parse(const char *name, const char *text, size_t length,
-                     const target_table *targets, experiment *out, char *err, size_t errlen)
+                     const target_table *targets, experiment *out, verdict_error *err)
 {
-    return parse_in(name, text, length, NULL, targets, out, err, errlen);
+    return parse_in(name, text, length, NULL, targets, out, err);
 }
 
-static int read_file(const char *path, char **text, size_t *length, char *err, size_t errlen)
+static int read_file(const char *path, char **text, size_t *length, verdict_error *err)
 {
     enum { MAX_FILE = 16 << 20 };
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot read: %s", path, strerror(errno));
         return -1;
     }
     char *buf = malloc(MAX_FILE + 1);
@@ -340,8 +341,8 @@ static int read_file(const char *path, char **text, size_t *length, char *err, s
     int failed = buf == NULL || ferror(f);
     fclose(f);
     if (failed || n > MAX_FILE) {
-        snprintf(err, errlen, "%s: cannot read: %s", path,
-                 failed ? "read error" : "larger than 16 MiB");
+        error_set(err, ERROR_USAGE, "%s: cannot read: %s", path,
+                  failed ? "read error" : "larger than 16 MiB");
         free(buf);
         return -1;
     }
@@ -408,15 +409,15 @@ static int resolve_directories(experiment *e)
 /* Parses with paths relative to directory (taken: freed on failure, kept on success). */
 static int parse_owning_directory(const char *name, const char *text, size_t length,
                                   char *directory, const target_table *targets,
-                                  experiment *out, char *err, size_t errlen)
+                                  experiment *out, verdict_error *err)
 {
-    int rc = parse_in(name, text, length, directory, targets, out, err, errlen);
+    int rc = parse_in(name, text, length, directory, targets, out, err);
     if (rc == 0)
         out->directory = directory;
     else
         free(directory);
     if (rc == 0 && resolve_directories(out) != 0) {
-        snprintf(err, errlen, "%s: cannot resolve the directory: %s", name, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot resolve the directory: %s", name, strerror(errno));
         experiment_free(out);
         rc = -1;
     }
@@ -424,34 +425,34 @@ static int parse_owning_directory(const char *name, const char *text, size_t len
 }
 
 int experiment_parse_in(const char *name, const char *text, size_t length, const char *directory,
-                        const target_table *targets, experiment *out, char *err, size_t errlen)
+                        const target_table *targets, experiment *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     char *full = realpath(directory, NULL);
     if (full == NULL) {
-        snprintf(err, errlen, "%s: cannot resolve the directory %s: %s", name, directory,
-                 strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot resolve the directory %s: %s", name, directory,
+                  strerror(errno));
         return -1;
     }
-    return parse_owning_directory(name, text, length, full, targets, out, err, errlen);
+    return parse_owning_directory(name, text, length, full, targets, out, err);
 }
 
-int experiment_load(const char *path, const target_table *targets, experiment *out, char *err,
-                    size_t errlen)
+int experiment_load(const char *path, const target_table *targets, experiment *out,
+                    verdict_error *err)
 {
     char *text = NULL;
     size_t length = 0;
     memset(out, 0, sizeof *out);
-    if (read_file(path, &text, &length, err, errlen) != 0)
+    if (read_file(path, &text, &length, err) != 0)
         return -1;
     /* Known before parsing: paths in the file are resolved against it. */
     char *directory = directory_of(path);
     int rc = -1;
     if (directory == NULL)
-        snprintf(err, errlen, "%s: cannot resolve the file's directory: %s", path,
-                 strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot resolve the file's directory: %s", path,
+                  strerror(errno));
     else
-        rc = parse_owning_directory(path, text, length, directory, targets, out, err, errlen);
+        rc = parse_owning_directory(path, text, length, directory, targets, out, err);
     free(text);
     return rc;
 }

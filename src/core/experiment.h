@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+
 typedef struct target_kind target_kind; /* core/target.h */
 
 typedef struct {
@@ -126,15 +128,15 @@ typedef struct {
 
 /* Reads and validates an experiment file. Errors name FILE:LINE:COLUMN and the key or
  * value at fault; returns 0, or -1 with the message in err. */
-int experiment_load(const char *path, const target_table *targets, experiment *out, char *err,
-                    size_t errlen);
+int experiment_load(const char *path, const target_table *targets, experiment *out,
+                    verdict_error *err);
 /* The same from text in memory (name is used in messages); for tests and fuzzing. */
 int experiment_parse(const char *name, const char *text, size_t length,
-                     const target_table *targets, experiment *out, char *err, size_t errlen);
+                     const target_table *targets, experiment *out, verdict_error *err);
 /* The same with relative paths resolved against directory, as experiment_load does: an
  * experiment read back from a store by a worker, with its files in that directory. */
 int experiment_parse_in(const char *name, const char *text, size_t length, const char *directory,
-                        const target_table *targets, experiment *out, char *err, size_t errlen);
+                        const target_table *targets, experiment *out, verdict_error *err);
 /* "survey", "share" or "one". */
 const char *experiment_machines_name(machines_mode mode);
 /* An experiment built by hand (the command line): defaults set, nothing else. */
@@ -153,21 +155,21 @@ void experiment_point_values(const experiment *e, size_t point, size_t *value_in
 char *experiment_point_id(const experiment *e, size_t point);
 /* Replaces {name} by the parameter's value at point p ("{{" and "}}" are literal braces).
  * Returns a malloc'ed string, or NULL with a message (unknown placeholder). */
-char *experiment_substitute(const experiment *e, size_t point, const char *text, char *err,
-                            size_t errlen);
+char *experiment_substitute(const experiment *e, size_t point, const char *text,
+                            verdict_error *err);
 /* The same for a shell line (a `shell: true` command, build, setup, teardown, prepare):
  * each value is inserted single-quoted, so it is exactly one shell word and is never
  * interpreted by the shell, whatever characters it holds. */
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
-                                  char *err, size_t errlen);
+                                  verdict_error *err);
 /* Both for a variant's own texts in one of its layouts, in which {tree} is that layout's
  * built tree (an error until the build is prepared). */
 char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
-                                    size_t layout, size_t point, const char *text, char *err,
-                                    size_t errlen);
+                                    size_t layout, size_t point, const char *text,
+                                        verdict_error *err);
 char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
                                           size_t layout, size_t point, const char *text,
-                                          char *err, size_t errlen);
+                                          verdict_error *err);
 /* A variant's layouts: n_layouts, and 1 for a variant made without the loader (0 there). */
 size_t experiment_variant_layouts(const experiment_variant *v);
 /* A variant's built tree and install prefix in one of its layouts (NULL: not built). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/experiment_internal.h"
 
 experiment *loader_experiment(experiment_loader *l)
@@ -161,11 +162,13 @@ static void parameter_names(const experiment *e, char *out, size_t size)
 int loader_check_placeholders(experiment_loader *l, struct fy_node *where, const char *text,
                               const char *context, loader_text_owner owner)
 {
-    char problem[160], names[256];
-    if (experiment_placeholders_check(l->e, text, owner, problem, sizeof problem) == 0)
+    verdict_error problem = {0};
+    char names[256];
+    if (experiment_placeholders_check(l->e, text, owner, &problem) == 0)
         return 0;
     parameter_names(l->e, names, sizeof names);
-    return yaml_fail(&l->r, where, "%s in %s; parameters are: %s", problem, context, names);
+    return yaml_fail(&l->r, where, "%s in %s; parameters are: %s", problem.message, context,
+                     names);
 }
 
 int loader_read_template(experiment_loader *l, const yaml_field *f, const char *context,
@@ -272,21 +275,21 @@ static int command_from_string(experiment_loader *l, const yaml_field *f, bool s
     char *line = text ? strndup(text, n) : NULL;
     if (line == NULL)
         return yaml_fail_field(&l->r, f, "'%s' must be a list of words or a string", label);
-    char problem[256];
+    verdict_error problem = {0};
     int rc = 0;
     if (!shell) {
-        rc = command_words_split(line, w, problem, sizeof problem);
+        rc = command_words_split(line, w, &problem);
     } else if (line[strspn(line, " \t\r\n")] == '\0') {
-        snprintf(problem, sizeof problem, "empty command");
+        error_set(&problem, ERROR_USAGE, "empty command");
         rc = -1;
     } else {
         const char *one[] = {line};
         rc = command_words_copy(one, 1, w);
-        snprintf(problem, sizeof problem, "out of memory");
+        error_no_memory(&problem);
     }
     free(line);
     if (rc != 0)
-        return yaml_fail_field(&l->r, f, "'%s': %s", label, problem);
+        return yaml_fail_field(&l->r, f, "'%s': %s", label, problem.message);
     return 0;
 }
 

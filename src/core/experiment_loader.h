@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "core/command_words.h"
 #include "core/experiment.h"
 #include "core/yaml_reader.h"
@@ -69,7 +70,7 @@ void loader_free_pairs(experiment_env *pairs, size_t n);
  * owner is LOADER_VARIANT_TEXT): 0, or -1 with the problem ("unknown placeholder {m}",
  * "unmatched '{'") in problem. */
 int experiment_placeholders_check(const experiment *e, const char *text,
-                                  loader_text_owner owner, char *problem, size_t problem_len);
+                                  loader_text_owner owner, verdict_error *problem);
 /* Whether text (which passed the check) names {tree}; "{{tree}}" is a literal. */
 bool experiment_names_tree(const experiment *e, const char *text);
 /* Calls visit with every text that text becomes over the points: once per combination of

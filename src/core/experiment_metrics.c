@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/experiment_internal.h"
+#include "common/error.h"
 #include "core/regex_budget.h"
 
 
@@ -42,13 +43,14 @@ static int metric_regex(experiment_loader *l, const yaml_field *f, void *target)
     metric_draft *m = target;
     if (yaml_string(&l->r, f, "a POSIX extended regular expression", &m->regex) != 0)
         return -1;
-    char why[192];
+    verdict_error why = {0};
     regex_t compiled;
-    regex_outcome outcome = regex_compile(&compiled, m->regex, 0, why, sizeof why);
+    regex_outcome outcome = regex_compile(&compiled, m->regex, 0, &why);
     if (outcome == REGEX_OVER_BUDGET)
-        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why);
+        return yaml_fail_field(&l->r, f, "metric regex refused: %s", why.message);
     if (outcome == REGEX_INVALID)
-        return yaml_fail_field(&l->r, f, "metric regex '%s' does not compile: %s", m->regex, why);
+        return yaml_fail_field(&l->r, f, "metric regex '%s' does not compile: %s", m->regex,
+                               why.message);
     size_t groups = compiled.re_nsub;
     regfree(&compiled);
     if (groups == 0)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "core/experiment_internal.h"
@@ -134,18 +135,18 @@ typedef struct {
 } expansion;
 
 /* {tree}: written when a variant's tree is known; when checking, allowed or refused. */
-static int expand_tree(expansion *x, text_buffer *out, char *problem, size_t problem_len)
+static int expand_tree(expansion *x, text_buffer *out, verdict_error *problem)
 {
     x->names_tree = true;
     if (out == NULL && !x->tree_allowed) {
-        snprintf(problem, problem_len, "{tree} names a variant's built tree, so it belongs in "
-                 "a variant's command, cwd or env");
+        error_set(problem, ERROR_USAGE, "{tree} names a variant's built tree, so it belongs in a "
+                  "variant's command, cwd or env");
         return -1;
     }
     const char *tree = x->v ? experiment_variant_tree(x->v, x->layout) : NULL;
     if (out && tree == NULL) {
-        snprintf(problem, problem_len, "{tree} names the built tree of a variant with "
-                 "'source', and %s has none", x->v ? x->v->name : "this text");
+        error_set(problem, ERROR_USAGE, "{tree} names the built tree of a variant with 'source', "
+                  "and %s has none", x->v ? x->v->name : "this text");
         return -1;
     }
     if (out)
@@ -155,8 +156,7 @@ static int expand_tree(expansion *x, text_buffer *out, char *problem, size_t pro
 
 /* One pass over text: literal runs, "{{" and "}}" as braces, {name} looked up. With out
  * NULL it only checks. */
-static int expand(expansion *x, const char *text, text_buffer *out, char *problem,
-                  size_t problem_len)
+static int expand(expansion *x, const char *text, text_buffer *out, verdict_error *problem)
 {
     for (const char *p = text; *p;) {
         size_t literal = strcspn(p, "{}");
@@ -172,22 +172,22 @@ static int expand(expansion *x, const char *text, text_buffer *out, char *proble
             continue;
         }
         if (*p == '}') {
-            snprintf(problem, problem_len, "unmatched '}' (write }} for a literal brace)");
+            error_set(problem, ERROR_USAGE, "unmatched '}' (write }} for a literal brace)");
             return -1;
         }
         const char *close = strchr(p + 1, '}');
         if (close == NULL) {
-            snprintf(problem, problem_len, "unmatched '{' (write {{ for a literal brace)");
+            error_set(problem, ERROR_USAGE, "unmatched '{' (write {{ for a literal brace)");
             return -1;
         }
         size_t length = (size_t)(close - p - 1), which = 0;
         const experiment_parameter *param = find_parameter(x->e, p + 1, length, &which);
         if (param == NULL && tree_placeholder(p + 1, length)) {
-            if (expand_tree(x, out, problem, problem_len) != 0)
+            if (expand_tree(x, out, problem) != 0)
                 return -1;
         } else if (param == NULL) {
-            snprintf(problem, problem_len, "unknown placeholder {%.*s}",
-                     (int)(length > 60 ? 60 : length), p + 1);
+            error_set(problem, ERROR_USAGE, "unknown placeholder {%.*s}",
+                      (int)(length > 60 ? 60 : length), p + 1);
             return -1;
         } else if (out) {
             put_value(out, param->values[x->index[which]], x->quote);
@@ -198,35 +198,35 @@ static int expand(expansion *x, const char *text, text_buffer *out, char *proble
 }
 
 int experiment_placeholders_check(const experiment *e, const char *text,
-                                  loader_text_owner owner, char *problem, size_t problem_len)
+                                  loader_text_owner owner, verdict_error *problem)
 {
     expansion x = {.e = e, .tree_allowed = owner == LOADER_VARIANT_TEXT};
-    return expand(&x, text, NULL, problem, problem_len);
+    return expand(&x, text, NULL, problem);
 }
 
 bool experiment_names_tree(const experiment *e, const char *text)
 {
-    char problem[160];
+    verdict_error problem = {0};
     expansion x = {.e = e, .tree_allowed = true};
-    return text && expand(&x, text, NULL, problem, sizeof problem) == 0 && x.names_tree;
+    return text && expand(&x, text, NULL, &problem) == 0 && x.names_tree;
 }
 
 static char *substitute(const experiment *e, const experiment_variant *v, size_t layout,
-                        size_t point, const char *text, bool quote, char *err, size_t errlen)
+                        size_t point, const char *text, bool quote, verdict_error *err)
 {
     if (point >= experiment_point_count(e)) {
-        snprintf(err, errlen, "point %zu does not exist", point);
+        error_set(err, ERROR_USAGE, "point %zu does not exist", point);
         return NULL;
     }
     size_t *index = calloc(e->n_parameters + 1, sizeof *index);
     if (index == NULL) {
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
         return NULL;
     }
     experiment_point_values(e, point, index);
     text_buffer b = STRBUF_INIT;
     expansion x = {.e = e, .v = v, .layout = layout, .index = index, .quote = quote};
-    int rc = expand(&x, text, &b, err, errlen);
+    int rc = expand(&x, text, &b, err);
     free(index);
     if (rc != 0) {
         strbuf_free(&b);
@@ -234,34 +234,33 @@ static char *substitute(const experiment *e, const experiment_variant *v, size_t
     }
     char *result = finish(&b);
     if (result == NULL)
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
     return result;
 }
 
-char *experiment_substitute(const experiment *e, size_t point, const char *text, char *err,
-                            size_t errlen)
+char *experiment_substitute(const experiment *e, size_t point, const char *text, verdict_error *err)
 {
-    return substitute(e, NULL, 0, point, text, false, err, errlen);
+    return substitute(e, NULL, 0, point, text, false, err);
 }
 
 char *experiment_substitute_shell(const experiment *e, size_t point, const char *text,
-                                  char *err, size_t errlen)
+                                  verdict_error *err)
 {
-    return substitute(e, NULL, 0, point, text, true, err, errlen);
+    return substitute(e, NULL, 0, point, text, true, err);
 }
 
 char *experiment_substitute_variant(const experiment *e, const experiment_variant *v,
-                                    size_t layout, size_t point, const char *text, char *err,
-                                    size_t errlen)
+                                    size_t layout, size_t point, const char *text,
+                                        verdict_error *err)
 {
-    return substitute(e, v, layout, point, text, false, err, errlen);
+    return substitute(e, v, layout, point, text, false, err);
 }
 
 char *experiment_substitute_variant_shell(const experiment *e, const experiment_variant *v,
                                           size_t layout, size_t point, const char *text,
-                                          char *err, size_t errlen)
+                                          verdict_error *err)
 {
-    return substitute(e, v, layout, point, text, true, err, errlen);
+    return substitute(e, v, layout, point, text, true, err);
 }
 
 /* Marks the parameters that text names (text is known to be well formed). */
@@ -306,9 +305,9 @@ int experiment_each_substitution(const experiment *e, const char *text,
         mark_used(e, text, used);
     do {
         text_buffer b = STRBUF_INIT;
-        char problem[128];
+        verdict_error problem = {0};
         expansion x = {.e = e, .index = index};
-        if (rc == 0 && expand(&x, text, &b, problem, sizeof problem) != 0)
+        if (rc == 0 && expand(&x, text, &b, &problem) != 0)
             rc = -1;
         char *value = rc == 0 ? finish(&b) : (strbuf_free(&b), NULL);
         if (rc == 0)

@@ -71,7 +71,7 @@ static void report_yaml_error(yaml_reader *r, struct fy_diag *diag, const diag_c
     } else if (parse_diag(c->text, &line, &column, message, sizeof message) != 0) {
         snprintf(message, sizeof message, "not a valid YAML document");
     }
-    snprintf(r->err, r->errlen, "%s:%d:%d: invalid YAML: %s", r->file, line, column, message);
+    error_set(r->err, ERROR_USAGE, "%s:%d:%d: invalid YAML: %s", r->file, line, column, message);
 }
 
 static struct fy_diag *capturing_diag(diag_capture *capture)
@@ -106,7 +106,7 @@ static struct fy_document *load_single_document(yaml_reader *r, struct fy_parser
         if (fy_diag_got_error(diag))
             report_yaml_error(r, diag, capture);
         else
-            snprintf(r->err, r->errlen, "%s:1:1: the file holds no YAML document", r->file);
+            error_set(r->err, ERROR_USAGE, "%s:1:1: the file holds no YAML document", r->file);
         return NULL;
     }
     struct fy_document *extra = fy_parse_load_document(parser);
@@ -116,8 +116,8 @@ static struct fy_document *load_single_document(yaml_reader *r, struct fy_parser
         } else {
             int line = 0, column = 0;
             yaml_position(fy_document_root(extra), &line, &column);
-            snprintf(r->err, r->errlen, "%s:%d:%d: only one YAML document is allowed per file",
-                     r->file, line ? line : 1, column ? column : 1);
+            error_set(r->err, ERROR_USAGE, "%s:%d:%d: only one YAML document is allowed per file",
+                      r->file, line ? line : 1, column ? column : 1);
         }
         if (extra)
             fy_parse_document_destroy(parser, extra);
@@ -137,8 +137,8 @@ static int check_text(yaml_reader *r, const char *text, size_t length)
     for (size_t i = 0; i < length; column++) {
         size_t n = p[i] ? utf8_sequence(p + i, length - i) : 0;
         if (n == 0) {
-            snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, line, column,
-                     p[i] ? "not UTF-8 text (a malformed byte sequence)" : "holds a NUL byte");
+            error_set(r->err, ERROR_USAGE, "%s:%d:%d: %s", r->file, line, column,
+                      p[i] ? "not UTF-8 text (a malformed byte sequence)" : "holds a NUL byte");
             return -1;
         }
         if (p[i] == '\n') {
@@ -198,9 +198,9 @@ static int check_no_complex_keys(yaml_reader *r, const char *text, size_t length
         bool indicator_place = i == 0 || strchr(" \t\r\n[{,", text[i - 1]) != NULL;
         if (text[i] == '?' && !s.in_single && !s.in_double && !s.in_comment && indicator_place &&
             blank_or_end(text, length, i + 1)) {
-            snprintf(r->err, r->errlen,
-                     "%s:%d:%d: '?' (a YAML complex key) is not supported in experiment files; "
-                     "quote the text if it is part of a value", r->file, line, column);
+            error_set(r->err, ERROR_USAGE, "%s:%d:%d: '?' (a YAML complex key) is not supported "
+                      "in experiment files; quote the text if it is part of a value", r->file, line,
+                      column);
             return -1;
         }
     }
@@ -235,13 +235,13 @@ static int check_sequence_sizes(yaml_reader *r, const char *text, size_t length)
         if (item && depth > 0 && open[depth - 1] >= 0 &&
             ++open[depth - 1] > YAML_SEQUENCE_MAX) {
             const struct fy_mark *at = fy_event_start_mark(event);
-            snprintf(r->err, r->errlen, "%s:%d:%d: a list of more than %d items; a "
-                     "parameter has at most %d values", r->file, at ? at->line + 1 : 0,
-                     at ? at->column + 1 : 0, YAML_SEQUENCE_MAX, YAML_SEQUENCE_MAX);
+            error_set(r->err, ERROR_USAGE, "%s:%d:%d: a list of more than %d items; a parameter "
+                      "has at most %d values", r->file, at ? at->line + 1 : 0,
+                      at ? at->column + 1 : 0, YAML_SEQUENCE_MAX, YAML_SEQUENCE_MAX);
             rc = -1;
         } else if (type == FYET_MAPPING_START || type == FYET_SEQUENCE_START) {
             if (array_reserve((void **)&open, &capacity, depth + 1, sizeof *open) != 0) {
-                snprintf(r->err, r->errlen, "%s: out of memory", r->file);
+                error_set(r->err, ERROR_NO_MEMORY, "%s: out of memory", r->file);
                 rc = -1;
             } else {
                 open[depth++] = type == FYET_SEQUENCE_START ? 0 : -1;
@@ -265,7 +265,7 @@ int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out)
         return -1;
     out->diag = capturing_diag(&out->capture);
     if (out->diag == NULL) {
-        snprintf(r->err, r->errlen, "%s: out of memory", r->file);
+        error_set(r->err, ERROR_NO_MEMORY, "%s: out of memory", r->file);
         return -1;
     }
     struct fy_parse_cfg cfg = {
@@ -274,7 +274,7 @@ int yaml_open(yaml_reader *r, const char *text, size_t length, yaml_source *out)
     };
     out->parser = fy_parser_create(&cfg);
     if (out->parser == NULL || fy_parser_set_string(out->parser, text, length) != 0) {
-        snprintf(r->err, r->errlen, "%s: cannot start the YAML parser", r->file);
+        error_set(r->err, ERROR_USAGE, "%s: cannot start the YAML parser", r->file);
         yaml_close(out);
         return -1;
     }
@@ -349,8 +349,8 @@ static int fail_at(yaml_reader *r, int line, int column, const char *fmt, va_lis
 {
     char message[512];
     vsnprintf(message, sizeof message, fmt, ap);
-    snprintf(r->err, r->errlen, "%s:%d:%d: %s", r->file, line ? line : 1, column ? column : 1,
-             message);
+    error_set(r->err, ERROR_USAGE, "%s:%d:%d: %s", r->file, line ? line : 1, column ? column : 1,
+              message);
     return -1;
 }
 

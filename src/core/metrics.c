@@ -2,6 +2,7 @@
  * POSIX regcomp/regexec (libc, REG_STARTEND) does the matching; the captured text is
  * read as a decimal number by the sample-file parser's rules. */
 #include "core/metrics.h"
+#include "common/error.h"
 #include "core/regex_budget.h"
 #include "core/sample_file.h"
 
@@ -20,39 +21,40 @@ static const struct {
 };
 
 int metric_from_regex(const char *name, const char *pattern, bool higher_is_better,
-                      metric_def *out, char *err, size_t errlen)
+                      metric_def *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     out->kind = METRIC_REGEX;
     out->higher_is_better = higher_is_better;
-    char why[192];
-    regex_outcome outcome = regex_compile(&out->regex, pattern, REG_NEWLINE, why, sizeof why);
+    verdict_error why = {0};
+    regex_outcome outcome = regex_compile(&out->regex, pattern, REG_NEWLINE, &why);
     if (outcome == REGEX_OVER_BUDGET) {
-        snprintf(err, errlen, "metric %s: regular expression refused: %s", name, why);
+        error_set(err, ERROR_USAGE, "metric %s: regular expression refused: %s", name, why.message);
         return -1;
     }
     if (outcome == REGEX_INVALID) {
-        snprintf(err, errlen, "metric %s: bad regular expression /%s/: %s", name, pattern, why);
+        error_set(err, ERROR_USAGE, "metric %s: bad regular expression /%s/: %s", name, pattern,
+                  why.message);
         return -1;
     }
     out->has_regex = true;
     if (out->regex.re_nsub < 1) {
-        snprintf(err, errlen, "metric %s: /%s/ has no capture group; put the number in ( )",
-                 name, pattern);
+        error_set(err, ERROR_USAGE, "metric %s: /%s/ has no capture group; put the number in ( )",
+                  name, pattern);
         metric_free(out);
         return -1;
     }
     out->name = strdup(name);
     out->pattern = strdup(pattern);
     if (out->name == NULL || out->pattern == NULL) {
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
         metric_free(out);
         return -1;
     }
     return 0;
 }
 
-int metric_parse(const char *spec, metric_def *out, char *err, size_t errlen)
+int metric_parse(const char *spec, metric_def *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
@@ -65,14 +67,14 @@ int metric_parse(const char *spec, metric_def *out, char *err, size_t errlen)
     size_t length = spec + strlen(spec) - (equals ? equals + 1 : spec);
     if (equals == NULL || equals == spec || length < 3 || equals[1] != '/' ||
         spec[strlen(spec) - 1] != '/') {
-        snprintf(err, errlen,
-                 "--metric '%s': expected wall, user, sys, cpu, maxrss or NAME=/REGEX/", spec);
+        error_set(err, ERROR_USAGE, "--metric '%s': expected wall, user, sys, cpu, maxrss or "
+                  "NAME=/REGEX/", spec);
         return -1;
     }
     char name[128], pattern[1024];
     snprintf(name, sizeof name, "%.*s", (int)(equals - spec), spec);
     snprintf(pattern, sizeof pattern, "%.*s", (int)(length - 2), equals + 2);
-    return metric_from_regex(name, pattern, false, out, err, errlen);
+    return metric_from_regex(name, pattern, false, out, err);
 }
 
 /* Where the metric's number is: the first match in the whole captured output. With
@@ -99,36 +101,35 @@ static void describe_cut(const run_result *run, char *out, size_t outlen)
         out[0] = '\0';
 }
 
-static int extract_number(const metric_def *m, const run_result *run, double *value, char *err,
-                          size_t errlen)
+static int extract_number(const metric_def *m, const run_result *run, double *value,
+                          verdict_error *err)
 {
     regmatch_t capture;
     char cut[160];
     describe_cut(run, cut, sizeof cut);
     if (!find_capture(m, run, &capture)) {
-        snprintf(err, errlen, "metric %s: no line of the output matches /%s/%s", m->name,
-                 m->pattern, cut);
+        error_set(err, ERROR_USAGE, "metric %s: no line of the output matches /%s/%s", m->name,
+                  m->pattern, cut);
         return -1;
     }
     const char *number = run->stdout_text + capture.rm_so;
     size_t length = (size_t)(capture.rm_eo - capture.rm_so);
     /* A head that ends inside a line over the limit may have cut the number itself. */
     if (run->stdout_cut && (size_t)capture.rm_eo == run->stdout_length) {
-        snprintf(err, errlen, "metric %s: the output was cut after %zu bytes, where /%s/ "
-                 "matched: the number may be cut too", m->name, run->stdout_length, m->pattern);
+        error_set(err, ERROR_USAGE, "metric %s: the output was cut after %zu bytes, where /%s/ "
+                  "matched: the number may be cut too", m->name, run->stdout_length, m->pattern);
         return -1;
     }
-    char why[512];
-    if (sample_number_parse(number, length, value, why, sizeof why) != 0) {
-        snprintf(err, errlen, "metric %s: what /%s/ captured is refused: %s", m->name,
-                 m->pattern, why);
+    verdict_error why = {0};
+    if (sample_number_parse(number, length, value, &why) != 0) {
+        error_set(err, ERROR_USAGE, "metric %s: what /%s/ captured is refused: %s", m->name,
+                  m->pattern, why.message);
         return -1;
     }
     return 0;
 }
 
-int metric_value(const metric_def *metric, const run_result *run, double *value, char *err,
-                 size_t errlen)
+int metric_value(const metric_def *metric, const run_result *run, double *value, verdict_error *err)
 {
     switch (metric->kind) {
     case METRIC_WALL: *value = run->wall; return 0;
@@ -136,9 +137,9 @@ int metric_value(const metric_def *metric, const run_result *run, double *value,
     case METRIC_SYS: *value = run->sys; return 0;
     case METRIC_CPU: *value = run->user + run->sys; return 0;
     case METRIC_MAXRSS: *value = run->maxrss_kib; return 0;
-    case METRIC_REGEX: return extract_number(metric, run, value, err, errlen);
+    case METRIC_REGEX: return extract_number(metric, run, value, err);
     case METRIC_CUSTOM:
-        return metric->extract(metric->extract_context, metric->name, run, value, err, errlen);
+        return metric->extract(metric->extract_context, metric->name, run, value, err);
     }
     return -1;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/runner.h"
+#include "common/error.h"
 
 typedef enum {
     METRIC_WALL, METRIC_USER, METRIC_SYS, METRIC_CPU, METRIC_MAXRSS, METRIC_REGEX,
@@ -16,7 +17,7 @@ typedef enum {
 
 /* Reads a custom metric from a finished run; 0, or -1 with a message. */
 typedef int (*metric_extract_fn)(void *context, const char *name, const run_result *run,
-                                 double *value, char *err, size_t errlen);
+                                 double *value, verdict_error *err);
 
 typedef struct {
     char *name;
@@ -31,13 +32,13 @@ typedef struct {
 
 /* Parses "wall" (or user, sys, cpu, maxrss) or "NAME=/REGEX/" (POSIX extended syntax;
  * the first capture group is the number). Returns 0, or -1 with a message. */
-int metric_parse(const char *spec, metric_def *out, char *err, size_t errlen);
+int metric_parse(const char *spec, metric_def *out, verdict_error *err);
 /* Builds a regex metric from its parts (experiment files). */
 int metric_from_regex(const char *name, const char *pattern, bool higher_is_better,
-                      metric_def *out, char *err, size_t errlen);
+                      metric_def *out, verdict_error *err);
 /* The metric's value for one run; regex metrics need the run's captured stdout. */
-int metric_value(const metric_def *metric, const run_result *run, double *value, char *err,
-                 size_t errlen);
+int metric_value(const metric_def *metric, const run_result *run, double *value,
+                 verdict_error *err);
 /* A metric read by extract (which needs the run's stdout). */
 int metric_custom(const char *name, bool higher_is_better, metric_extract_fn extract,
                   void *context, metric_def *out);

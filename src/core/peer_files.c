@@ -79,43 +79,43 @@ peer_series *peer_series_find(peer_file *f, const char *point)
 }
 
 int peer_keep_value(peer_series *s, double value, double divisor, size_t line,
-                    const char *where, char *err, size_t errlen)
+                    const char *where, verdict_error *err)
 {
     if (!isfinite(value) || value <= 0.0)
-        return error_text(err, errlen,
-                          "%s: %.15g is not positive and finite; verdict compares ratios (on a "
-                          "log scale), which need positive finite data", where, value);
+        return error_set(err, ERROR_BAD_INPUT, "%s: %.15g is not positive and finite; verdict "
+                         "compares ratios (on a log scale), which need positive finite data", where,
+                         value);
     if (!(value / divisor > 0.0))
-        return error_text(err, errlen, "%s: %.15g is too small to hold in seconds", where,
-                          value);
+        return error_set(err, ERROR_BAD_INPUT, "%s: %.15g is too small to hold in seconds", where,
+                         value);
     if (sample_series_push(&s->samples, value / divisor, line) != 0)
-        return error_text(err, errlen, "%s: out of memory", where);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", where);
     return 0;
 }
 
 int peer_check_metric(const char *name, const char *format, const char *asked,
-                      const char *const *accepted, char *err, size_t errlen)
+                      const char *const *accepted, verdict_error *err)
 {
     if (asked == NULL)
         return 0;
     for (size_t i = 0; accepted[i]; i++)
         if (strcmp(asked, accepted[i]) == 0)
             return 0;
-    return error_text(err, errlen, "%s: --metric %s: %s files have the metric %s only", name,
-                      asked, format, accepted[0]);
+    return error_set(err, ERROR_BAD_INPUT, "%s: --metric %s: %s files have the metric %s only",
+                     name, asked, format, accepted[0]);
 }
 
 /* Bare numbers: the whole file is one variant of one metric. */
 static int read_numbers(const char *name, const char *text, size_t length,
-                        const peer_options *o, peer_file *out, char *err, size_t errlen)
+                        const peer_options *o, peer_file *out, verdict_error *err)
 {
     static const char *const metrics[] = {"value", NULL};
-    if (peer_check_metric(name, "bare-number", o->metric, metrics, err, errlen) != 0)
+    if (peer_check_metric(name, "bare-number", o->metric, metrics, err) != 0)
         return -1;
     peer_series *s = peer_series_add(out, NULL, NULL, "value", false);
     if (s == NULL)
-        return error_text(err, errlen, "%s: out of memory", name);
-    return sample_text_parse_layout(name, text, length, &o->layout, &s->samples, err, errlen);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
+    return sample_text_parse_layout(name, text, length, &o->layout, &s->samples, err);
 }
 
 /* The length of a UTF-8 byte-order mark at the start (editors on Windows write one). */
@@ -155,7 +155,7 @@ static peer_format json_format(const json_t *root)
 }
 
 /* The message for JSON of no known format: the formats tried, and the keys found. */
-static int unknown_json(const char *name, const json_t *root, char *err, size_t errlen)
+static int unknown_json(const char *name, const json_t *root, verdict_error *err)
 {
     strbuf found = STRBUF_INIT;
     if (!json_is_object(root)) {
@@ -174,10 +174,10 @@ static int unknown_json(const char *name, const json_t *root, char *err, size_t 
         else if (k > KEYS_SHOWN)
             strbuf_appendf(&found, " and %zu more", k - KEYS_SHOWN);
     }
-    error_text(err, errlen,
-               "%s:1: JSON of no format verdict reads: tried hyperfine (\"results\"), Google "
-               "Benchmark (\"context\" and \"benchmarks\") and pyperf (\"benchmarks\" with "
-               "\"runs\"); found %s", name, strbuf_status(&found) == 0 ? strbuf_text(&found) : "?");
+    error_set(err, ERROR_BAD_INPUT, "%s:1: JSON of no format verdict reads: tried hyperfine "
+               "(\"results\"), Google Benchmark (\"context\" and \"benchmarks\") and pyperf "
+              "(\"benchmarks\" with \"runs\"); found %s", name,
+              strbuf_status(&found) == 0 ? strbuf_text(&found) : "?");
     strbuf_free(&found);
     return -1;
 }
@@ -190,13 +190,13 @@ static peer_format detect(const char *text, size_t length, const json_t *root)
 }
 
 static int read_json(const char *name, peer_format format, const json_t *root,
-                     const peer_options *o, peer_file *out, char *err, size_t errlen)
+                     const peer_options *o, peer_file *out, verdict_error *err)
 {
     switch (format) {
-    case PEER_HYPERFINE: return peer_hyperfine_read(name, root, o, out, err, errlen);
-    case PEER_GBENCH: return peer_gbench_read(name, root, o, out, err, errlen);
-    case PEER_PYPERF: return peer_pyperf_read(name, root, o, out, err, errlen);
-    default: return unknown_json(name, root, err, errlen);
+    case PEER_HYPERFINE: return peer_hyperfine_read(name, root, o, out, err);
+    case PEER_GBENCH: return peer_gbench_read(name, root, o, out, err);
+    case PEER_PYPERF: return peer_pyperf_read(name, root, o, out, err);
+    default: return unknown_json(name, root, err);
     }
 }
 
@@ -206,72 +206,70 @@ static bool is_json_format(peer_format format)
 }
 
 /* Says, after a failure of text detected as bare numbers, what else was tried. */
-static void add_detection_hint(char *err, size_t errlen)
+static void add_detection_hint(verdict_error *err)
 {
-    size_t used = strlen(err);
-    if (used + 1 < errlen)
-        error_text(err + used, errlen - used,
-                   " (read as bare numbers: no '{' of hyperfine, Google Benchmark or pyperf "
-                   "JSON, no Go \"Benchmark\" lines; --format forces one)");
+    verdict_error first;
+    error_copy(&first, err);
+    error_set(err, first.kind, "%s (read as bare numbers: no '{' of hyperfine, Google Benchmark "
+              "or pyperf JSON, no Go \"Benchmark\" lines; --format forces one)", first.message);
 }
 
 static int read_detected(const char *name, const char *text, size_t length,
-                         const peer_options *o, peer_file *out, char *err, size_t errlen)
+                         const peer_options *o, peer_file *out, verdict_error *err)
 {
     json_t *root = NULL;
     bool json = o->format == PEER_AUTO ? looks_like_json(text, length) : is_json_format(o->format);
     size_t bom = bom_length(text, length);
-    if (json && peer_json_load(name, text + bom, length - bom, &root, err, errlen) != 0)
+    if (json && peer_json_load(name, text + bom, length - bom, &root, err) != 0)
         return -1;
     peer_format format = o->format == PEER_AUTO ? detect(text, length, root) : o->format;
     out->format = format;
     int rc = -1;
     if ((o->layout.column || o->layout.delimiters) && format != PEER_NUMBERS)
-        error_text(err, errlen, "%s: -C and -d pick a column of bare numbers; this file is %s",
-                   name, format == PEER_AUTO ? "JSON" : peer_format_name(format));
+        error_set(err, ERROR_BAD_INPUT, "%s: -C and -d pick a column of bare numbers; this file "
+                  "is %s", name, format == PEER_AUTO ? "JSON" : peer_format_name(format));
     else if (root)
-        rc = read_json(name, format, root, o, out, err, errlen);
+        rc = read_json(name, format, root, o, out, err);
     else if (format == PEER_GO)
-        rc = peer_go_read(name, text, length, o, out, err, errlen);
-    else if ((rc = read_numbers(name, text, length, o, out, err, errlen)) != 0 &&
+        rc = peer_go_read(name, text, length, o, out, err);
+    else if ((rc = read_numbers(name, text, length, o, out, err)) != 0 &&
              o->format == PEER_AUTO)
-        add_detection_hint(err, errlen);
+        add_detection_hint(err);
     json_decref(root);
     return rc;
 }
 
 int peer_text_parse(const char *name, const char *text, size_t length, const peer_options *o,
-                    peer_file *out, char *err, size_t errlen)
+                    peer_file *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc = -1;
     if (length >= 2 && (unsigned char)text[0] == 0x1f && (unsigned char)text[1] == 0x8b)
-        error_text(err, errlen, "%s: compressed with gzip: decompress it first (gunzip -k)",
-                   name);
+        error_set(err, ERROR_BAD_INPUT, "%s: compressed with gzip: decompress it first (gunzip -k)",
+                  name);
     else
-        rc = read_detected(name, text, length, o, out, err, errlen);
+        rc = read_detected(name, text, length, o, out, err);
     for (size_t i = 0; rc == 0 && i < out->n; i++)
         if (out->series[i].samples.n == 0)
-            rc = error_text(err, errlen, "%s: %s has no values", name,
-                            out->series[i].point    ? out->series[i].point
-                            : out->series[i].variant ? out->series[i].variant : "the file");
+            rc = error_set(err, ERROR_BAD_INPUT, "%s: %s has no values", name,
+                           out->series[i].point    ? out->series[i].point
+                           : out->series[i].variant ? out->series[i].variant : "the file");
     if (rc == 0 && out->n == 0)
-        rc = error_text(err, errlen, "%s: no samples", name);
+        rc = error_set(err, ERROR_BAD_INPUT, "%s: no samples", name);
     if (rc != 0)
         peer_file_free(out);
     return rc;
 }
 
-int peer_file_read(const char *path, const peer_options *o, peer_file *out, char *err,
-                   size_t errlen)
+int peer_file_read(const char *path, const peer_options *o, peer_file *out, verdict_error *err)
 {
     char *text = NULL;
     size_t length = 0;
     memset(out, 0, sizeof *out);
-    if (sample_file_load(path, &text, &length, err, errlen) != 0)
+    if (sample_file_load(path, &text, &length, err) != 0)
         return -1;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    int rc = peer_text_parse(name, text, length, o, out, err, errlen);
+    int rc = peer_text_parse(name, text, length, o, out, err);
     free(text);
     return rc;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/sample_file.h"
+#include "common/error.h"
 
 typedef enum {
     PEER_AUTO,      /* detect by content */
@@ -42,10 +43,9 @@ typedef struct {
  * at least one series of at least one value, or -1 with a message naming the file, the
  * line or JSON path (results[2].times[5]) and the value at fault. */
 int peer_text_parse(const char *name, const char *text, size_t length, const peer_options *o,
-                    peer_file *out, char *err, size_t errlen);
+                    peer_file *out, verdict_error *err);
 /* Reads the file at path ("-" is standard input) and parses it as above. */
-int peer_file_read(const char *path, const peer_options *o, peer_file *out, char *err,
-                   size_t errlen);
+int peer_file_read(const char *path, const peer_options *o, peer_file *out, verdict_error *err);
 void peer_file_free(peer_file *file);
 
 /* "hyperfine", "go", "gbench", "pyperf", "numbers" (and "auto"); parse returns 0 or -1. */

@@ -30,7 +30,7 @@ static bool is_rate(const char *metric)
 /* Aggregates (mean, median, stddev, cv, BigO, RMS) summarise the iterations: not samples.
  * Versions before run_type name them by aggregate_name alone. */
 static int is_iteration(const char *name, const json_t *entry, const char *where, bool *yes,
-                        char *err, size_t errlen)
+                        verdict_error *err)
 {
     const json_t *type = json_object_get(entry, "run_type");
     if (type == NULL) {
@@ -42,13 +42,13 @@ static int is_iteration(const char *name, const json_t *entry, const char *where
         *yes = strcmp(text, "iteration") == 0;
         return 0;
     }
-    return error_text(err, errlen, "%s: %s.run_type: %s%.40s%s, where \"iteration\" or "
-                      "\"aggregate\" was expected", name, where, text ? "\"" : "",
-                      text ? text : peer_json_kind(type), text ? "\"" : "");
+    return error_set(err, ERROR_BAD_INPUT, "%s: %s.run_type: %s%.40s%s, where \"iteration\" or "
+                     "\"aggregate\" was expected", name, where, text ? "\"" : "",
+                     text ? text : peer_json_kind(type), text ? "\"" : "");
 }
 
 static int unit_divisor(const char *name, const json_t *entry, const char *where, double *divisor,
-                      char *err, size_t errlen)
+                      verdict_error *err)
 {
     const json_t *unit = json_object_get(entry, "time_unit");
     const char *text = unit ? json_string_value(unit) : "ns"; /* the library's default */
@@ -57,8 +57,8 @@ static int unit_divisor(const char *name, const json_t *entry, const char *where
             *divisor = time_units[i].per_second;
             return 0;
         }
-    return error_text(err, errlen, "%s: %s.time_unit: %.40s, where ns, us, ms or s was "
-                      "expected", name, where, text ? text : peer_json_kind(unit));
+    return error_set(err, ERROR_BAD_INPUT, "%s: %s.time_unit: %.40s, where ns, us, ms or s was "
+                     "expected", name, where, text ? text : peer_json_kind(unit));
 }
 
 static const char *entry_name(const json_t *entry)
@@ -71,42 +71,42 @@ static const char *entry_name(const json_t *entry)
 
 /* A run that failed (SkipWithError) has no time to compare: refused, saying why. */
 static int check_not_failed(const char *name, const json_t *entry, const char *where,
-                            const char *run, char *err, size_t errlen)
+                            const char *run, verdict_error *err)
 {
     if (!json_is_true(json_object_get(entry, "error_occurred")))
         return 0;
     const char *why = json_string_value(json_object_get(entry, "error_message"));
-    return error_text(err, errlen, "%s: %s (%.200s) failed: %.200s", name, where, run,
-                      why ? why : "no error_message");
+    return error_set(err, ERROR_BAD_INPUT, "%s: %s (%.200s) failed: %.200s", name, where, run,
+                     why ? why : "no error_message");
 }
 
 static int read_entry(const char *name, const json_t *entry, const char *where,
-                      const char *metric, peer_file *out, char *err, size_t errlen)
+                      const char *metric, peer_file *out, verdict_error *err)
 {
     const char *run = entry_name(entry);
     if (run == NULL)
-        return error_text(err, errlen, "%s: %s.name: missing or not a string", name, where);
-    if (check_not_failed(name, entry, where, run, err, errlen) != 0)
+        return error_set(err, ERROR_BAD_INPUT, "%s: %s.name: missing or not a string", name, where);
+    if (check_not_failed(name, entry, where, run, err) != 0)
         return -1;
     double divisor = 1.0, value;
     char path[PEER_WHERE_SIZE + 80];
     snprintf(path, sizeof path, "%s.%.60s", where, metric);
-    if ((is_time_metric(metric) && unit_divisor(name, entry, where, &divisor, err, errlen) != 0) ||
-        peer_json_number(name, json_object_get(entry, metric), path, &value, err, errlen) != 0)
+    if ((is_time_metric(metric) && unit_divisor(name, entry, where, &divisor, err) != 0) ||
+        peer_json_number(name, json_object_get(entry, metric), path, &value, err) != 0)
         return -1;
     peer_series *s = peer_series_find(out, run);
     if (s == NULL && (s = peer_series_add(out, run, NULL, metric, is_rate(metric))) == NULL)
-        return error_text(err, errlen, "%s: out of memory", name);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
     char place[sizeof path + 512];
     snprintf(place, sizeof place, "%s: %s", name, path);
-    return peer_keep_value(s, value, divisor, 0, place, err, errlen);
+    return peer_keep_value(s, value, divisor, 0, place, err);
 }
 
 int peer_gbench_read(const char *name, const json_t *root, const peer_options *o,
-                     peer_file *out, char *err, size_t errlen)
+                     peer_file *out, verdict_error *err)
 {
     const char *metric = o->metric ? o->metric : "real_time";
-    const json_t *benchmarks = peer_json_array(name, root, "benchmarks", "", err, errlen);
+    const json_t *benchmarks = peer_json_array(name, root, "benchmarks", "", err);
     if (benchmarks == NULL)
         return -1;
     size_t i;
@@ -116,14 +116,14 @@ int peer_gbench_read(const char *name, const json_t *root, const peer_options *o
         bool iteration = false;
         snprintf(where, sizeof where, "benchmarks[%zu]", i);
         if (!json_is_object(entry))
-            return error_text(err, errlen, "%s: %s: %s, where an object was expected", name,
-                              where, peer_json_kind(entry));
-        if (is_iteration(name, entry, where, &iteration, err, errlen) != 0 ||
-            (iteration && read_entry(name, entry, where, metric, out, err, errlen) != 0))
+            return error_set(err, ERROR_BAD_INPUT, "%s: %s: %s, where an object was expected", name,
+                             where, peer_json_kind(entry));
+        if (is_iteration(name, entry, where, &iteration, err) != 0 ||
+            (iteration && read_entry(name, entry, where, metric, out, err) != 0))
             return -1;
     }
     if (out->n == 0)
-        return error_text(err, errlen, "%s: benchmarks: no iteration entries (only aggregates, "
-                          "or none)", name);
+        return error_set(err, ERROR_BAD_INPUT, "%s: benchmarks: no iteration entries (only "
+                         "aggregates, or none)", name);
     return 0;
 }

@@ -96,8 +96,7 @@ typedef struct {
     const char *metric;    /* its name in the report: sec/op for ns/op, as benchstat */
     double divisor;        /* 1e9 from ns to seconds: a division rounds exactly */
     peer_file *out;
-    char *err;
-    size_t errlen;
+    verdict_error *err;
     size_t results;
     go_span pkg;           /* of the last pkg: header (go test ./... prints one per package) */
     go_span *pkg_of;       /* the package of each series of out, by index */
@@ -121,7 +120,8 @@ static int line_error(go_reader *r, size_t lineno, go_span line, const char *wha
 {
     char quoted[4 * QUOTE_MAX + 8];
     quote(line, quoted, sizeof quoted);
-    return error_text(r->err, r->errlen, "%s:%zu: %s in \"%s\"", r->name, lineno, what, quoted);
+    return error_set(r->err, ERROR_BAD_INPUT, "%s:%zu: %s in \"%s\"", r->name, lineno, what,
+                     quoted);
 }
 
 static bool is_count(go_span s)
@@ -148,12 +148,12 @@ static int read_pairs(go_reader *r, go_span line, size_t pos, size_t lineno, dou
     go_span number, unit;
     *found = false;
     while (next_field(line, &pos, &number)) {
-        char why[512];
+        verdict_error why = {0};
         double v;
         if (!next_field(line, &pos, &unit))
             return line_error(r, lineno, line, "a value without its unit");
-        if (sample_number_parse(number.start, number.length, &v, why, sizeof why) != 0)
-            return error_text(r->err, r->errlen, "%s:%zu: %s", r->name, lineno, why);
+        if (sample_number_parse(number.start, number.length, &v, &why) != 0)
+            return error_set(r->err, ERROR_BAD_INPUT, "%s:%zu: %s", r->name, lineno, why.message);
         if (!*found && span_is(unit, r->unit)) {
             *value = v;
             *found = true;
@@ -174,9 +174,9 @@ static int check_package(go_reader *r, const peer_series *s, const char *point, 
     go_span first = r->pkg_of[s - r->out->series]; /* every series has its package */
     if (same_span(first, r->pkg))
         return 0;
-    return error_text(r->err, r->errlen, "%s:%zu: benchmark %s is in two packages (\"%.*s\" "
-                      "and \"%.*s\"): give one package's output per file", r->name, lineno,
-                      point, (int)first.length, first.start, (int)r->pkg.length, r->pkg.start);
+    return error_set(r->err, ERROR_BAD_INPUT, "%s:%zu: benchmark %s is in two packages (\"%.*s\" "
+                     "and \"%.*s\"): give one package's output per file", r->name, lineno, point,
+                     (int)first.length, first.start, (int)r->pkg.length, r->pkg.start);
 }
 
 static peer_series *add_series(go_reader *r, const char *point)
@@ -194,19 +194,19 @@ static int keep_result(go_reader *r, go_span name, double value, size_t lineno)
 {
     char point[4096];
     if (name.length >= sizeof point)
-        return error_text(r->err, r->errlen, "%s:%zu: a benchmark name of %zu bytes", r->name,
-                          lineno, name.length);
+        return error_set(r->err, ERROR_BAD_INPUT, "%s:%zu: a benchmark name of %zu bytes", r->name,
+                         lineno, name.length);
     memcpy(point, name.start, name.length);
     point[name.length] = '\0';
     peer_series *s = peer_series_find(r->out, point);
     if (s != NULL && check_package(r, s, point, lineno) != 0)
         return -1;
     if (s == NULL && (s = add_series(r, point)) == NULL)
-        return error_text(r->err, r->errlen, "%s: out of memory", r->name);
+        return error_set(r->err, ERROR_NO_MEMORY, "%s: out of memory", r->name);
     char where[4096 + 64];
     snprintf(where, sizeof where, "%s:%zu: %s of %s", r->name, lineno, r->unit, point);
     r->results++;
-    return peer_keep_value(s, value, r->divisor, lineno, where, r->err, r->errlen);
+    return peer_keep_value(s, value, r->divisor, lineno, where, r->err);
 }
 
 static int read_line(go_span line, size_t lineno, void *context)
@@ -238,17 +238,17 @@ static int read_line(go_span line, size_t lineno, void *context)
 }
 
 int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,
-                 peer_file *out, char *err, size_t errlen)
+                 peer_file *out, verdict_error *err)
 {
     bool time = o->metric == NULL || strcmp(o->metric, TIME_UNIT) == 0 ||
                 strcmp(o->metric, "sec/op") == 0;
     go_reader r = {.name = name, .unit = time ? TIME_UNIT : o->metric,
                    .metric = time ? "sec/op" : o->metric, .divisor = time ? 1e9 : 1.0,
-                   .out = out, .err = err, .errlen = errlen, .pkg = {"", 0}};
+                   .out = out, .err = err, .pkg = {"", 0}};
     int rc = for_each_line(text, length, read_line, &r);
     if (rc == 0 && r.results == 0)
-        rc = error_text(err, errlen, "%s: no Go benchmark results (lines like "
-                        "\"BenchmarkName-8  1000  1234 ns/op\")", name);
+        rc = error_set(err, ERROR_BAD_INPUT, "%s: no Go benchmark results (lines like "
+                       "\"BenchmarkName-8  1000  1234 ns/op\")", name);
     free(r.pkg_of);
     return rc;
 }

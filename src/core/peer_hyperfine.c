@@ -20,43 +20,45 @@ static const char *result_name(const json_t *result)
 }
 
 static int read_result(const char *name, const json_t *result, size_t i, peer_file *out,
-                       char *err, size_t errlen)
+                       verdict_error *err)
 {
     char where[PEER_WHERE_SIZE];
     snprintf(where, sizeof where, "results[%zu]", i);
     if (!json_is_object(result))
-        return error_text(err, errlen, "%s: %s: %s, where a result object was expected", name,
-                          where, peer_json_kind(result));
+        return error_set(err, ERROR_BAD_INPUT, "%s: %s: %s, where a result object was expected",
+                         name, where, peer_json_kind(result));
     const char *command = result_name(result);
     if (command == NULL)
-        return error_text(err, errlen, "%s: %s.command: missing or not a string", name, where);
-    const json_t *times = peer_json_array(name, result, "times", where, err, errlen);
+        return error_set(err, ERROR_BAD_INPUT, "%s: %s.command: missing or not a string", name,
+                         where);
+    const json_t *times = peer_json_array(name, result, "times", where, err);
     if (times == NULL)
         return -1;
     peer_series *s = peer_series_add(out, NULL, command, "time", false);
     if (s == NULL)
-        return error_text(err, errlen, "%s: out of memory", name);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
     char path[PEER_WHERE_SIZE + 8];
     snprintf(path, sizeof path, "%s.times", where);
     if (json_array_size(times) == 0)
-        return error_text(err, errlen, "%s: %s: no times", name, path);
-    return peer_keep_json_values(name, times, path, s, err, errlen);
+        return error_set(err, ERROR_BAD_INPUT, "%s: %s: no times", name, path);
+    return peer_keep_json_values(name, times, path, s, err);
 }
 
 int peer_hyperfine_read(const char *name, const json_t *root, const peer_options *o,
-                        peer_file *out, char *err, size_t errlen)
+                        peer_file *out, verdict_error *err)
 {
-    if (peer_check_metric(name, "hyperfine", o->metric, hyperfine_metrics, err, errlen) != 0)
+    if (peer_check_metric(name, "hyperfine", o->metric, hyperfine_metrics, err) != 0)
         return -1;
-    const json_t *results = peer_json_array(name, root, "results", "", err, errlen);
+    const json_t *results = peer_json_array(name, root, "results", "", err);
     if (results == NULL)
         return -1;
     if (json_array_size(results) == 0)
-        return error_text(err, errlen, "%s: results: empty (hyperfine measured nothing)", name);
+        return error_set(err, ERROR_BAD_INPUT, "%s: results: empty (hyperfine measured nothing)",
+                         name);
     size_t i;
     const json_t *result;
     json_array_foreach((json_t *)results, i, result) {
-        if (read_result(name, result, i, out, err, errlen) != 0)
+        if (read_result(name, result, i, out, err) != 0)
             return -1;
     }
     return 0;

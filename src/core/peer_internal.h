@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "core/peer_files.h"
+#include "common/error.h"
 
 /* Longest JSON path in messages ("benchmarks[12].runs[3].values[40]"). */
 #define PEER_WHERE_SIZE 160
@@ -21,35 +22,35 @@ peer_series *peer_series_find(peer_file *f, const char *point);
  * file has it, is positive and finite (comparisons are ratios, on a log scale); `where`
  * names it in the message ("a.json: results[0].times[3]"). */
 int peer_keep_value(peer_series *s, double value, double divisor, size_t line,
-                    const char *where, char *err, size_t errlen);
+                    const char *where, verdict_error *err);
 /* Whether a metric other than the format's one was asked for: an error naming the format's. */
 int peer_check_metric(const char *name, const char *format, const char *asked,
-                      const char *const *accepted, char *err, size_t errlen);
+                      const char *const *accepted, verdict_error *err);
 
 /* Parses JSON text (duplicate keys refused); -1 with "name:line:column: ..." otherwise. */
 int peer_json_load(const char *name, const char *text, size_t length, json_t **root,
-                   char *err, size_t errlen);
+                   verdict_error *err);
 /* "an object", "a string", ...: what a JSON value is, for messages. */
 const char *peer_json_kind(const json_t *value);
 /* The array at key of object, or NULL with a message naming where and what is there. */
 json_t *peer_json_array(const char *name, const json_t *object, const char *key,
-                        const char *where, char *err, size_t errlen);
+                        const char *where, verdict_error *err);
 /* The number value is, or -1 with a message naming where. */
 int peer_json_number(const char *name, const json_t *value, const char *where, double *out,
-                     char *err, size_t errlen);
+                     verdict_error *err);
 /* Keeps every element of a JSON array of numbers; path names the array. */
 int peer_keep_json_values(const char *name, const json_t *array, const char *path,
-                          peer_series *s, char *err, size_t errlen);
+                          peer_series *s, verdict_error *err);
 
 /* The readers, one per format (peer_hyperfine.c, peer_gobench.c, ...). */
 int peer_hyperfine_read(const char *name, const json_t *root, const peer_options *o,
-                        peer_file *out, char *err, size_t errlen);
+                        peer_file *out, verdict_error *err);
 int peer_gbench_read(const char *name, const json_t *root, const peer_options *o,
-                     peer_file *out, char *err, size_t errlen);
+                     peer_file *out, verdict_error *err);
 int peer_pyperf_read(const char *name, const json_t *root, const peer_options *o,
-                     peer_file *out, char *err, size_t errlen);
+                     peer_file *out, verdict_error *err);
 int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,
-                 peer_file *out, char *err, size_t errlen);
+                 peer_file *out, verdict_error *err);
 /* True when text holds a Go benchmark result line or a goos:/goarch:/pkg:/cpu: header. */
 bool peer_go_detect(const char *text, size_t length);
 

@@ -130,25 +130,25 @@ static const char *common_metric(const peer_file *files, size_t n)
 }
 
 static int plan_variants(const peer_file *files, const char *const *names, size_t n,
-                         peer_plan *p, char *err, size_t errlen)
+                         peer_plan *p, verdict_error *err)
 {
     size_t total = count_series(files, n);
     const char *metric = common_metric(files, n);
     if (plan_reserve(p, total, total, 1) != 0)
-        return error_text(err, errlen, "out of memory");
+        return error_no_memory(err);
     for (size_t f = 0; f < n; f++)
         for (size_t i = 0; i < files[f].n; i++) {
             const peer_series *s = &files[f].series[i];
             if (add_variant(p, s->variant ? s->variant : names[f], f) != 0)
-                return error_text(err, errlen, "out of memory");
+                return error_no_memory(err);
             p->columns[p->n_columns++] = (peer_column){PEER_PLAN_POINT, NULL, metric,
                                                        s->higher_is_better, s, f};
         }
     if (total < 2)
-        return error_text(err, errlen, "%s holds one variant only: compare needs two (another "
-                          "file, or a hyperfine export of two commands)", names[0]);
+        return error_set(err, ERROR_BAD_INPUT, "%s holds one variant only: compare needs two "
+                         "(another file, or a hyperfine export of two commands)", names[0]);
     if (prefix_repeated(p, names) != 0 || number_repeated(p) != 0)
-        return error_text(err, errlen, "out of memory");
+        return error_no_memory(err);
     for (size_t k = 0; k < p->n_columns; k++)
         p->columns[k].variant = p->variants[k];
     p->points[p->n_points++] = PEER_PLAN_POINT;
@@ -156,30 +156,29 @@ static int plan_variants(const peer_file *files, const char *const *names, size_
 }
 
 static int check_same_format(const peer_file *files, const char *const *names, size_t n,
-                             char *err, size_t errlen)
+                             verdict_error *err)
 {
     for (size_t f = 1; f < n; f++)
         if (files[f].format != files[0].format)
-            return error_text(err, errlen, "%s is %s and %s is %s: files of benchmarks are "
-                              "compared with files of the same format", names[0],
-                              peer_format_name(files[0].format), names[f],
-                              peer_format_name(files[f].format));
+            return error_set(err, ERROR_BAD_INPUT, "%s is %s and %s is %s: files of benchmarks "
+                             "are compared with files of the same format", names[0],
+                             peer_format_name(files[0].format), names[f],
+                             peer_format_name(files[f].format));
     return 0;
 }
 
 /* Adds a column for every candidate file that has the baseline's benchmark; the files
  * that lack it are listed in missing. */
 static int add_matches(const peer_file *files, const char *const *names, size_t n,
-                       const peer_series *base, peer_plan *p, strbuf *missing, char *err,
-                       size_t errlen)
+                       const peer_series *base, peer_plan *p, strbuf *missing, verdict_error *err)
 {
     for (size_t f = 1; f < n; f++) {
         const peer_series *s = find_point(&files[f], base->point);
         if (s == NULL) {
             strbuf_appendf(missing, "%s%s", missing->length ? ", " : "", names[f]);
         } else if (strcmp(s->metric, base->metric) != 0) {
-            return error_text(err, errlen, "benchmark %s is in %s in %s, in %s in %s",
-                              base->point, base->metric, names[0], s->metric, names[f]);
+            return error_set(err, ERROR_BAD_INPUT, "benchmark %s is in %s in %s, in %s in %s",
+                             base->point, base->metric, names[0], s->metric, names[f]);
         } else {
             p->columns[p->n_columns++] = (peer_column){base->point, p->variants[f], s->metric,
                                                        s->higher_is_better, s, f};
@@ -190,13 +189,13 @@ static int add_matches(const peer_file *files, const char *const *names, size_t 
 
 /* Adds the columns of one baseline benchmark: itself and every file that has it. */
 static int plan_point(const peer_file *files, const char *const *names, size_t n,
-                      const peer_series *base, peer_plan *p, char *err, size_t errlen)
+                      const peer_series *base, peer_plan *p, verdict_error *err)
 {
     size_t start = p->n_columns;
     strbuf missing = STRBUF_INIT, warning = STRBUF_INIT;
     p->columns[p->n_columns++] = (peer_column){base->point, p->variants[0], base->metric,
                                                base->higher_is_better, base, 0};
-    int rc = add_matches(files, names, n, base, p, &missing, err, errlen);
+    int rc = add_matches(files, names, n, base, p, &missing, err);
     if (rc == 0 && p->n_columns - start == 1) {
         p->n_columns = start;
         strbuf_appendf(&warning, "benchmark %s is only in the baseline %s: not compared",
@@ -209,7 +208,7 @@ static int plan_point(const peer_file *files, const char *const *names, size_t n
     }
     if (rc == 0 && (strbuf_status(&missing) != 0 || strbuf_status(&warning) != 0 ||
                     (warning.length && add_warning(p, &warning) != 0)))
-        rc = error_text(err, errlen, "out of memory");
+        rc = error_no_memory(err);
     strbuf_free(&missing);
     strbuf_free(&warning);
     return rc;
@@ -217,7 +216,7 @@ static int plan_point(const peer_file *files, const char *const *names, size_t n
 
 /* Benchmarks of a candidate that the baseline lacks cannot be compared: each is named. */
 static int warn_unmatched(const peer_file *files, const char *const *names, size_t n,
-                          peer_plan *p, char *err, size_t errlen)
+                          peer_plan *p, verdict_error *err)
 {
     for (size_t f = 1; f < n; f++)
         for (size_t i = 0; i < files[f].n; i++) {
@@ -230,63 +229,62 @@ static int warn_unmatched(const peer_file *files, const char *const *names, size
             int rc = strbuf_status(&warning) == 0 ? add_warning(p, &warning) : -1;
             strbuf_free(&warning);
             if (rc != 0)
-                return error_text(err, errlen, "out of memory");
+                return error_no_memory(err);
         }
     return 0;
 }
 
-static int nothing_in_common(const peer_file *files, const char *const *names, char *err,
-                             size_t errlen)
+static int nothing_in_common(const peer_file *files, const char *const *names, verdict_error *err)
 {
     strbuf list = STRBUF_INIT;
     for (size_t i = 0; i < files[0].n && i < NAMES_SHOWN; i++)
         strbuf_appendf(&list, "%s%s", i ? ", " : "", files[0].series[i].point);
     if (files[0].n > NAMES_SHOWN)
         strbuf_appendf(&list, " and %zu more", files[0].n - NAMES_SHOWN);
-    error_text(err, errlen, "no benchmark of the baseline %s (%s) is in the other files: "
-               "benchmarks are matched by name", names[0],
-               strbuf_status(&list) == 0 ? strbuf_text(&list) : "?");
+    error_set(err, ERROR_BAD_INPUT, "no benchmark of the baseline %s (%s) is in the other files: "
+              "benchmarks are matched by name", names[0],
+              strbuf_status(&list) == 0 ? strbuf_text(&list) : "?");
     strbuf_free(&list);
     return -1;
 }
 
 static int plan_points(const peer_file *files, const char *const *names, size_t n,
-                       peer_plan *p, char *err, size_t errlen)
+                       peer_plan *p, verdict_error *err)
 {
     if (n < 2)
-        return error_text(err, errlen, "%s is one variant (its benchmarks are points): give "
-                          "the files to compare it with (the first is the baseline)", names[0]);
-    if (check_same_format(files, names, n, err, errlen) != 0)
+        return error_set(err, ERROR_BAD_INPUT, "%s is one variant (its benchmarks are points): "
+                         "give the files to compare it with (the first is the baseline)", names[0]);
+    if (check_same_format(files, names, n, err) != 0)
         return -1;
     size_t columns;
     if (size_multiply(files[0].n, n, &columns) != 0 || plan_reserve(p, n, columns, files[0].n) != 0)
-        return error_text(err, errlen, "out of memory");
+        return error_no_memory(err);
     for (size_t f = 0; f < n; f++)
         if (add_variant(p, names[f], f) != 0)
-            return error_text(err, errlen, "out of memory");
+            return error_no_memory(err);
     if (number_repeated(p) != 0)
-        return error_text(err, errlen, "out of memory");
+        return error_no_memory(err);
     for (size_t i = 0; i < files[0].n; i++)
-        if (plan_point(files, names, n, &files[0].series[i], p, err, errlen) != 0)
+        if (plan_point(files, names, n, &files[0].series[i], p, err) != 0)
             return -1;
-    if (warn_unmatched(files, names, n, p, err, errlen) != 0)
+    if (warn_unmatched(files, names, n, p, err) != 0)
         return -1;
-    return p->n_points ? 0 : nothing_in_common(files, names, err, errlen);
+    return p->n_points ? 0 : nothing_in_common(files, names, err);
 }
 
 int peer_plan_build(const peer_file *files, const char *const *names, size_t n,
-                    peer_plan *out, char *err, size_t errlen)
+                    peer_plan *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     bool points = n > 0 && peer_format_has_points(files[0].format);
     for (size_t f = 1; f < n; f++)
         if (peer_format_has_points(files[f].format) != points)
-            return error_text(err, errlen, "%s is %s and %s is %s: files of benchmarks (go, "
-                              "gbench, pyperf) are not compared with variants (numbers, "
-                              "hyperfine)", names[0], peer_format_name(files[0].format),
-                              names[f], peer_format_name(files[f].format));
-    int rc = points ? plan_points(files, names, n, out, err, errlen)
-                    : plan_variants(files, names, n, out, err, errlen);
+            return error_set(err, ERROR_BAD_INPUT, "%s is %s and %s is %s: files of benchmarks "
+                              "(go, gbench, pyperf) are not compared with variants (numbers, "
+                             "hyperfine)", names[0], peer_format_name(files[0].format), names[f],
+                             peer_format_name(files[f].format));
+    int rc = points ? plan_points(files, names, n, out, err)
+                    : plan_variants(files, names, n, out, err);
     if (rc != 0)
         peer_plan_free(out);
     return rc;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/peer_files.h"
+#include "common/error.h"
 
 #define PEER_PLAN_POINT "default" /* the one point of files without benchmarks */
 
@@ -37,7 +38,7 @@ typedef struct {
  * may be mixed; files of benchmarks must all be of one format. Returns 0 with at least one
  * comparison, or -1 with a message; the plan borrows from files, which must outlive it. */
 int peer_plan_build(const peer_file *files, const char *const *names, size_t n,
-                    peer_plan *out, char *err, size_t errlen);
+                    peer_plan *out, verdict_error *err);
 void peer_plan_free(peer_plan *plan);
 
 #endif

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #define MAX_GROUP_DEPTH 32
 
 /* Sizes are estimates in copies of atoms, capped just above the budget so they cannot
@@ -63,12 +65,12 @@ static size_t bracket_length(const char *p)
     return p[i] ? i + 1 : i;
 }
 
-static int regex_within_budget(const char *pattern, char *why, size_t whylen)
+static int regex_within_budget(const char *pattern, verdict_error *why)
 {
     size_t length = strlen(pattern);
     if (length > REGEX_MAX_LENGTH) {
-        snprintf(why, whylen, "it is %zu characters long; at most %d are accepted", length,
-                 REGEX_MAX_LENGTH);
+        error_set(why, ERROR_USAGE, "it is %zu characters long; at most %d are accepted", length,
+                  REGEX_MAX_LENGTH);
         return -1;
     }
     size_t sum[MAX_GROUP_DEPTH + 1] = {0}; /* size of each open group so far */
@@ -81,8 +83,8 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
         /* POSIX leaves adjacent repetition operators undefined, and glibc spends seconds
          * on a dozen of them (the fuzzer's "x?????++++++"). */
         if (step > 0 && after_repetition) {
-            snprintf(why, whylen, "repetition operators in a row ('%.*s' at character %zu) "
-                     "are undefined in POSIX regular expressions", (int)step, p, i + 1);
+            error_set(why, ERROR_USAGE, "repetition operators in a row ('%.*s' at character %zu) "
+                      "are undefined in POSIX regular expressions", (int)step, p, i + 1);
             return -1;
         }
         after_repetition = step > 0;
@@ -91,7 +93,7 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
             last[depth] = capped((double)last[depth] * (double)factor);
         } else if (*p == '(') {
             if (++depth > MAX_GROUP_DEPTH) {
-                snprintf(why, whylen, "its groups nest deeper than %d", MAX_GROUP_DEPTH);
+                error_set(why, ERROR_USAGE, "its groups nest deeper than %d", MAX_GROUP_DEPTH);
                 return -1;
             }
             sum[depth] = last[depth] = 0;
@@ -109,9 +111,9 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
         }
         for (int d = depth; d >= 0; d--)
             if (sum[d] > REGEX_MAX_COPIES) {
-                snprintf(why, whylen, "its nested repetitions ('(…(x+)+…)+', "
-                         "'{m,n}' inside '{m,n}') would make the regex library copy it more than %d times",
-                         REGEX_MAX_COPIES);
+                error_set(why, ERROR_USAGE, "its nested repetitions ('(…(x+)+…)+', '{m,n}' inside "
+                          "'{m,n}') would make the regex library copy it more than %d times",
+                          REGEX_MAX_COPIES);
                 return -1;
             }
         i += step;
@@ -119,14 +121,15 @@ static int regex_within_budget(const char *pattern, char *why, size_t whylen)
     return 0;
 }
 
-regex_outcome regex_compile(regex_t *out, const char *pattern, int flags, char *why,
-                            size_t whylen)
+regex_outcome regex_compile(regex_t *out, const char *pattern, int flags, verdict_error *why)
 {
-    if (regex_within_budget(pattern, why, whylen) != 0)
+    if (regex_within_budget(pattern, why) != 0)
         return REGEX_OVER_BUDGET;
     int rc = regcomp(out, pattern, flags | REG_EXTENDED);
     if (rc == 0)
         return REGEX_COMPILED;
-    regerror(rc, out, why, whylen);
+    char text[256];
+    regerror(rc, out, text, sizeof text);
+    error_set(why, ERROR_USAGE, "%s", text);
     return REGEX_INVALID;
 }

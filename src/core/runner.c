@@ -3,6 +3,7 @@
 #include "core/runner.h"
 
 #include "common/array.h"
+#include "common/error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,17 +48,17 @@ static bool is_executable_file(const char *path)
 }
 
 int runner_find_executable(const char *cwd, const char *name, char *path, size_t pathlen,
-                           char *err, size_t errlen)
+                           verdict_error *err)
 {
     if (strchr(name, '/')) {
         int n = name[0] != '/' && cwd ? snprintf(path, pathlen, "%s/%s", cwd, name)
                                       : snprintf(path, pathlen, "%s", name);
         if (n >= 0 && (size_t)n < pathlen && is_executable_file(path))
             return 0;
-        snprintf(err, errlen, "'%s': %s%s%s", name,
-                 n >= 0 && (size_t)n < pathlen && access(path, F_OK) == 0
-                     ? "not an executable file" : "no such file",
-                 cwd && name[0] != '/' ? " in " : "", cwd && name[0] != '/' ? cwd : "");
+        error_set(err, ERROR_USAGE, "'%s': %s%s%s", name,
+                  n >= 0 && (size_t)n < pathlen && access(path, F_OK) == 0
+                      ? "not an executable file" : "no such file",
+                  cwd && name[0] != '/' ? " in " : "", cwd && name[0] != '/' ? cwd : "");
         return -1;
     }
     const char *search = getenv("PATH");
@@ -71,17 +72,17 @@ int runner_find_executable(const char *cwd, const char *name, char *path, size_t
             return 0;
         dir += length + (end != NULL);
     }
-    snprintf(err, errlen, "'%s': command not found (not in PATH)", name);
+    error_set(err, ERROR_USAGE, "'%s': command not found (not in PATH)", name);
     return -1;
 }
 
-int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen)
+int runner_check_executable(const char *cwd, const char *name, verdict_error *err)
 {
     char path[4096];
-    return runner_find_executable(cwd, name, path, sizeof path, err, errlen);
+    return runner_find_executable(cwd, name, path, sizeof path, err);
 }
 
-int runner_check_directory(const char *dir, char *err, size_t errlen)
+int runner_check_directory(const char *dir, verdict_error *err)
 {
     struct stat st;
     const char *why = stat(dir, &st) != 0 ? strerror(errno)
@@ -89,7 +90,7 @@ int runner_check_directory(const char *dir, char *err, size_t errlen)
                       : access(dir, X_OK) != 0 ? strerror(errno) : NULL;
     if (why == NULL)
         return 0;
-    snprintf(err, errlen, "cwd %s: %s", dir, why);
+    error_set(err, ERROR_USAGE, "cwd %s: %s", dir, why);
     return -1;
 }
 
@@ -207,16 +208,17 @@ static int spawn_child(child_setup *setup, pid_t *pid)
 
 /* Why the child did not start, for "cannot run 'CMD': ..." */
 static void describe_failure(const run_request *request, const child_setup *setup, int error,
-                             char *err, size_t errlen)
+                             verdict_error *err)
 {
     if (setup->failed_step == NULL || strcmp(setup->failed_step, "exec") == 0)
-        snprintf(err, errlen, "cannot run '%s': %s", request->argv[0], strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': %s", request->argv[0],
+                  strerror(error));
     else if (strcmp(setup->failed_step, "changing to its directory") == 0)
-        snprintf(err, errlen, "cannot run '%s': its directory %s: %s", request->argv[0],
-                 request->cwd, strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its directory %s: %s",
+                  request->argv[0], request->cwd, strerror(error));
     else
-        snprintf(err, errlen, "cannot run '%s': %s failed: %s", request->argv[0],
-                 setup->failed_step, strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': %s failed: %s", request->argv[0],
+                  setup->failed_step, strerror(error));
 }
 
 /* The files of a run, opened before its clock starts: its input, its output file, and
@@ -234,20 +236,20 @@ static void close_run_files(run_files *f)
     close_fd(&f->output_fd);
 }
 
-static int open_run_files(const run_request *r, run_files *f, char *err, size_t errlen)
+static int open_run_files(const run_request *r, run_files *f, verdict_error *err)
 {
     *f = (run_files){.input_fd = -1, .output_fd = -1, .copy_fd = -1,
                      .pipe_stdout = r->capture_stdout || r->output == RUN_OUTPUT_PIPE,
                      .inherit = r->output == RUN_OUTPUT_INHERIT};
     if (r->input && (f->input_fd = open(r->input, O_RDONLY | O_CLOEXEC)) < 0) {
-        snprintf(err, errlen, "cannot run '%s': its input %s: %s", r->argv[0], r->input,
-                 strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its input %s: %s", r->argv[0],
+                  r->input, strerror(errno));
         return -1;
     }
     if (r->output == RUN_OUTPUT_FILE &&
         (f->output_fd = open(r->output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
-        snprintf(err, errlen, "cannot run '%s': its output %s: %s", r->argv[0],
-                 r->output_path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s': its output %s: %s", r->argv[0],
+                  r->output_path, strerror(errno));
         close_run_files(f);
         return -1;
     }
@@ -264,12 +266,12 @@ static int direct_stdout(const run_files *f)
 }
 
 static int start_child(const run_request *request, const run_files *files, child_handles *h,
-                       char *err, size_t errlen)
+                       verdict_error *err)
 {
     int stdout_pipe[2] = {-1, -1}, stderr_pipe[2] = {-1, -1};
     if ((files->pipe_stdout && pipe2(stdout_pipe, O_CLOEXEC) != 0) ||
         (!files->inherit && pipe2(stderr_pipe, O_CLOEXEC) != 0)) {
-        snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+        error_set(err, ERROR_INTERNAL, "cannot create a pipe: %s", strerror(errno));
         close_fd(&stdout_pipe[0]);
         close_fd(&stdout_pipe[1]);
         return -1;
@@ -289,7 +291,7 @@ static int start_child(const run_request *request, const run_files *files, child
     h->stdout_fd = stdout_pipe[0];
     h->stderr_fd = stderr_pipe[0];
     if (rc != 0) {
-        describe_failure(request, &setup, rc, err, errlen);
+        describe_failure(request, &setup, rc, err);
         close_fd(&h->stdout_fd);
         close_fd(&h->stderr_fd);
         return -1;
@@ -485,8 +487,8 @@ static void finish_child(child_handles *h, byte_buffer *captured, run_result *ou
 
 /* From a started child to its result: output read while it runs, then its usage. */
 static int wait_child(const run_request *request, const run_files *files, child_handles *h,
-                      volatile sig_atomic_t *stop, double start, run_result *out, char *err,
-                      size_t errlen)
+                      volatile sig_atomic_t *stop, double start, run_result *out,
+                          verdict_error *err)
 {
     byte_buffer captured = {NULL, 0, 0, !request->capture_stdout, 0, files->copy_fd};
     byte_buffer *piped = files->pipe_stdout ? &captured : NULL;
@@ -507,7 +509,8 @@ static int wait_child(const run_request *request, const run_files *files, child_
         out->stdout_dropped = captured.dropped;
     }
     if (waited < 0) {
-        snprintf(err, errlen, "waiting for '%s' failed: %s", request->argv[0], strerror(errno));
+        error_set(err, ERROR_INTERNAL, "waiting for '%s' failed: %s", request->argv[0],
+                  strerror(errno));
         run_result_free(out);
         return -1;
     }
@@ -515,16 +518,16 @@ static int wait_child(const run_request *request, const run_files *files, child_
 }
 
 int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
-                   char *err, size_t errlen)
+                   verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     child_handles h = {-1, -1, -1, 0};
     run_files files;
-    if (open_run_files(request, &files, err, errlen) != 0)
+    if (open_run_files(request, &files, err) != 0)
         return -1;
     double start = runner_monotonic_seconds();
-    int rc = start_child(request, &files, &h, err, errlen) == 0
-                 ? wait_child(request, &files, &h, stop, start, out, err, errlen)
+    int rc = start_child(request, &files, &h, err) == 0
+                 ? wait_child(request, &files, &h, stop, start, out, err)
                  : -1;
     close_run_files(&files);
     return rc;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 #define RUNNER_STDERR_TAIL 2048
 /* Captured stdout keeps at most this much (less one byte), from the start. */
 #define RUNNER_STDOUT_LIMIT ((size_t)64 << 20)
@@ -58,7 +60,7 @@ typedef struct {
  * its process group when it ends, or when verdict stops it; the parent-death signal
  * reaches only the command itself. */
 int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_result *out,
-                   char *err, size_t errlen);
+                   verdict_error *err);
 void run_result_free(run_result *result);
 
 /* CLOCK_MONOTONIC in seconds: the one clock every measurement of verdict uses. */
@@ -66,12 +68,12 @@ double runner_monotonic_seconds(void);
 
 /* Finds an executable for argv[0] as execvp would, a relative path being taken from cwd
  * (NULL: verdict's own), as the run will see it; returns 0, or -1 with a message. */
-int runner_check_executable(const char *cwd, const char *name, char *err, size_t errlen);
+int runner_check_executable(const char *cwd, const char *name, verdict_error *err);
 /* 0 when dir is a directory a run can change to; otherwise -1 with "cwd DIR: why", so that
  * a missing directory is refused before anything runs rather than blamed on the program. */
-int runner_check_directory(const char *dir, char *err, size_t errlen);
+int runner_check_directory(const char *dir, verdict_error *err);
 /* The same, with the file that would run in path (name itself when it has a '/'). */
 int runner_find_executable(const char *cwd, const char *name, char *path, size_t pathlen,
-                           char *err, size_t errlen);
+                           verdict_error *err);
 
 #endif

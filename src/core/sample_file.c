@@ -3,6 +3,7 @@
 #include "core/sample_file.h"
 
 #include "common/array.h"
+#include "common/error.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -201,31 +202,32 @@ static field_kind parse_number(text_span field, double *value)
 }
 
 /* The message for a field that is not a usable number; "" when it is one. */
-static void describe_field(field_kind kind, const char *bad, char *out, size_t outlen)
+static void describe_field(field_kind kind, const char *bad, verdict_error *why)
 {
     switch (kind) {
-    case FIELD_NUMBER: out[0] = '\0'; return;
-    case FIELD_NOT_NUMBER: snprintf(out, outlen, "not a number: \"%s\"", bad); return;
+    case FIELD_NUMBER: return;
+    case FIELD_NOT_NUMBER: error_set(why, ERROR_BAD_INPUT, "not a number: \"%s\"", bad); return;
     case FIELD_HEXADECIMAL:
-        snprintf(out, outlen, "\"%s\" is hexadecimal; only decimal numbers are read", bad);
+        error_set(why, ERROR_BAD_INPUT, "\"%s\" is hexadecimal; only decimal numbers are read",
+                  bad);
         return;
     case FIELD_NOT_FINITE:
-        snprintf(out, outlen, "\"%s\" is not a finite number; verdict compares ratios, which "
-                 "need positive finite data", bad);
+        error_set(why, ERROR_BAD_INPUT, "\"%s\" is not a finite number; verdict compares ratios, "
+                  "which need positive finite data", bad);
         return;
     case FIELD_TOO_LARGE:
-        snprintf(out, outlen, "\"%s\" is too large (the largest number is about 1.8e308)", bad);
+        error_set(why, ERROR_BAD_INPUT, "\"%s\" is too large (the largest number is about 1.8e308)",
+                  bad);
         return;
     case FIELD_TOO_SMALL:
-        snprintf(out, outlen, "\"%s\" is too small: it rounds to 0 (the smallest positive "
-                 "number is about 4.9e-324)", bad);
+        error_set(why, ERROR_BAD_INPUT, "\"%s\" is too small: it rounds to 0 (the smallest "
+                  "positive number is about 4.9e-324)", bad);
         return;
-    case FIELD_NO_MEMORY: snprintf(out, outlen, "out of memory"); return;
+    case FIELD_NO_MEMORY: error_no_memory(why); return;
     }
 }
 
-int sample_number_parse(const char *text, size_t length, double *value, char *why,
-                        size_t whylen)
+int sample_number_parse(const char *text, size_t length, double *value, verdict_error *why)
 {
     text_span field = {text, length};
     field_kind kind = parse_number(field, value);
@@ -233,41 +235,39 @@ int sample_number_parse(const char *text, size_t length, double *value, char *wh
         return 0;
     char bad[4 * QUOTE_MAX + 8];
     quote_text(field, bad, sizeof bad);
-    describe_field(kind, bad, why, whylen);
+    describe_field(kind, bad, why);
     return -1;
 }
 
 static int parse_line(const char *name, text_span line, size_t lineno,
-                      const sample_layout *layout, double *value, char *err, size_t errlen)
+                      const sample_layout *layout, double *value, verdict_error *err)
 {
     char quoted[4 * QUOTE_MAX + 8];
     text_span field;
     int column = layout->column;
     quote_text(line, quoted, sizeof quoted);
     if (!select_field(line, layout, &field)) {
-        snprintf(err, errlen, "%s:%zu: no column %d in \"%s\"%s", name, lineno, column, quoted,
-                 layout->delimiters ? " (columns split at the -d delimiters)" : "");
+        error_set(err, ERROR_BAD_INPUT, "%s:%zu: no column %d in \"%s\"%s", name, lineno, column,
+                  quoted, layout->delimiters ? " (columns split at the -d delimiters)" : "");
         return -1;
     }
     quote_text(field, quoted, sizeof quoted);
-    char why[8 * QUOTE_MAX];
-    if (sample_number_parse(field.start, field.length, value, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s:%zu: %s%s", name, lineno, why,
-                 column ? " (column selected with -C)" : "");
+    verdict_error why = {0};
+    if (sample_number_parse(field.start, field.length, value, &why) != 0) {
+        error_set(err, ERROR_BAD_INPUT, "%s:%zu: %s%s", name, lineno, why.message,
+                  column ? " (column selected with -C)" : "");
         return -1;
     }
     if (*value <= 0.0) {
-        snprintf(err, errlen,
-                 "%s:%zu: value %s is not positive; verdict compares ratios, which need "
-                 "positive finite data", name, lineno, quoted);
+        error_set(err, ERROR_BAD_INPUT, "%s:%zu: value %s is not positive; verdict compares "
+                  "ratios, which need positive finite data", name, lineno, quoted);
         return -1;
     }
     return 0;
 }
 
 int sample_text_parse_layout(const char *name, const char *text, size_t length,
-                             const sample_layout *given, sample_series *out, char *err,
-                             size_t errlen)
+                             const sample_layout *given, sample_series *out, verdict_error *err)
 {
     size_t lineno = 0, pos = 0;
     sample_layout layout = *given;
@@ -284,15 +284,16 @@ int sample_text_parse_layout(const char *name, const char *text, size_t length,
         if (line.length == 0)
             continue;
         double value;
-        if (parse_line(name, line, lineno, &layout, &value, err, errlen) != 0)
+        if (parse_line(name, line, lineno, &layout, &value, err) != 0)
             goto fail;
         if (sample_series_push(out, value, lineno) != 0) {
-            snprintf(err, errlen, "%s: out of memory", name);
+            error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
             goto fail;
         }
     }
     if (out->n == 0) {
-        snprintf(err, errlen, "%s: no samples (the file is empty or holds only comments)", name);
+        error_set(err, ERROR_BAD_INPUT, "%s: no samples (the file is empty or holds only comments)",
+                  name);
         goto fail;
     }
     return 0;
@@ -302,10 +303,10 @@ fail:
 }
 
 int sample_text_parse(const char *name, const char *text, size_t length, int column,
-                      sample_series *out, char *err, size_t errlen)
+                      sample_series *out, verdict_error *err)
 {
     sample_layout layout = {.column = column, .delimiters = NULL};
-    return sample_text_parse_layout(name, text, length, &layout, out, err, errlen);
+    return sample_text_parse_layout(name, text, length, &layout, out, err);
 }
 
 static int slurp(FILE *f, char **text, size_t *length)
@@ -332,14 +333,14 @@ static int slurp(FILE *f, char **text, size_t *length)
     return 0;
 }
 
-int sample_file_load(const char *path, char **text, size_t *length, char *err, size_t errlen)
+int sample_file_load(const char *path, char **text, size_t *length, verdict_error *err)
 {
     bool from_stdin = strcmp(path, "-") == 0;
     FILE *f = from_stdin ? stdin : fopen(path, "rb");
     *text = NULL;
     *length = 0;
     if (f == NULL) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        error_set(err, ERROR_BAD_INPUT, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     int rc = slurp(f, text, length);
@@ -347,8 +348,8 @@ int sample_file_load(const char *path, char **text, size_t *length, char *err, s
     if (!from_stdin)
         fclose(f);
     if (rc != 0)
-        snprintf(err, errlen, "%s: cannot read: %s", from_stdin ? "<stdin>" : path,
-                 strerror(saved_errno));
+        error_set(err, ERROR_BAD_INPUT, "%s: cannot read: %s", from_stdin ? "<stdin>" : path,
+                  strerror(saved_errno));
     return rc;
 }
 

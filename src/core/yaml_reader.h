@@ -8,11 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+
 /* Where messages go and which file they name. */
 typedef struct {
     const char *file;
-    char *err;
-    size_t errlen;
+    verdict_error *err;
 } yaml_reader;
 
 /* The most items one sequence may hold (a parameter's list of values is the longest any

@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "common/error.h"
+
 /* Room for every check; a builder that fails once stays failed (out of memory). */
 #define MAX_CHECKS 16
 
@@ -228,8 +230,7 @@ static void check_clocksource(check_list *list, const machine_facts *facts)
 }
 
 int env_checks_judge(const machine_facts *facts, const interference *sample,
-                     double timer_resolution, env_check **out, size_t *n, char *err,
-                     size_t errlen)
+                     double timer_resolution, env_check **out, size_t *n, verdict_error *err)
 {
     check_list list = {.n = 0, .failed = false};
     check_governor(&list, facts);
@@ -245,7 +246,7 @@ int env_checks_judge(const machine_facts *facts, const interference *sample,
     env_check *copy = list.failed ? NULL : malloc(list.n * sizeof *copy);
     if (copy == NULL) {
         free_check_strings(list.items, list.n);
-        snprintf(err, errlen, "environment checks: out of memory");
+        error_set(err, ERROR_NO_MEMORY, "environment checks: out of memory");
         return -1;
     }
     memcpy(copy, list.items, list.n * sizeof *copy);
@@ -291,7 +292,7 @@ static int measure_sample(double seconds, interference *sample)
 }
 
 int env_checks_run(const machine_facts *facts, double sample_seconds, env_check **out,
-                   size_t *n, char *err, size_t errlen)
+                   size_t *n, verdict_error *err)
 {
     interference sample = {.seconds = NAN, .steal = NAN, .other_busy = NAN,
                            .resolution = NAN, .load1 = NAN, .ncpu = 0};
@@ -302,7 +303,7 @@ int env_checks_run(const machine_facts *facts, double sample_seconds, env_check 
     double resolution = clock_getres(CLOCK_MONOTONIC, &res) == 0
                             ? (double)res.tv_sec + (double)res.tv_nsec / 1e9
                             : NAN;
-    return env_checks_judge(facts, measured ? &sample : NULL, resolution, out, n, err, errlen);
+    return env_checks_judge(facts, measured ? &sample : NULL, resolution, out, n, err);
 }
 
 void env_checks_free(env_check *checks, size_t n)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "env/interference.h"
+#include "common/error.h"
 #include "env/machine.h"
 
 /* Limits of the checks (docs/environment.md says why). They are stricter than the
@@ -28,13 +29,12 @@ typedef struct {
  * checks are then "info"), reads the timer's resolution, and judges. *out gets one check
  * per code, in the order above. Returns 0, or -1 with a message in err. */
 int env_checks_run(const machine_facts *facts, double sample_seconds, env_check **out,
-                   size_t *n, char *err, size_t errlen);
+                   size_t *n, verdict_error *err);
 
 /* The judging alone, without measuring: sample may be NULL (not measured) and
  * timer_resolution NaN (unknown). Deterministic, for tests. */
 int env_checks_judge(const machine_facts *facts, const interference *sample,
-                     double timer_resolution, env_check **out, size_t *n, char *err,
-                     size_t errlen);
+                     double timer_resolution, env_check **out, size_t *n, verdict_error *err);
 
 void env_checks_free(env_check *checks, size_t n);
 

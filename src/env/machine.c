@@ -3,6 +3,7 @@
 #include "env/machine.h"
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/hash.h"
 
 #include <stdint.h>
@@ -73,8 +74,7 @@ void machine_facts_free(machine_facts *facts)
     facts->n = facts->capacity = 0;
 }
 
-int machine_facts_collect(machine_facts *out, machine_fact_set which, char *err,
-                          size_t errlen)
+int machine_facts_collect(machine_facts *out, machine_fact_set which, verdict_error *err)
 {
     static int (*const collectors[])(machine_facts *) = {
         collect_cpu_facts, collect_frequency_facts, collect_system_facts,
@@ -85,7 +85,7 @@ int machine_facts_collect(machine_facts *out, machine_fact_set which, char *err,
     for (size_t i = 0; i < n; i++)
         if (collectors[i](out) != 0) {
             machine_facts_free(out);
-            snprintf(err, errlen, "machine facts: out of memory");
+            error_set(err, ERROR_NO_MEMORY, "machine facts: out of memory");
             return -1;
         }
     return 0;

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef struct {
     char *key;
     char *value;
@@ -24,8 +26,7 @@ typedef enum { MACHINE_FACTS_WITHOUT_COMPILERS, MACHINE_FACTS_ALL } machine_fact
  * cannot be read gets "unknown", "none" or "absent", never an error; with compilers, runs
  * `cc --version`, `gcc --version` and `clang --version` (2 s timeout each). Returns 0, or
  * -1 with a message in err (out of memory); out is then empty. */
-int machine_facts_collect(machine_facts *out, machine_fact_set which, char *err,
-                          size_t errlen);
+int machine_facts_collect(machine_facts *out, machine_fact_set which, verdict_error *err);
 
 /* Adds a fact, or replaces the value of an existing key (the caller adds verdict's own
  * version this way). Returns 0, or -1 when out of memory. */

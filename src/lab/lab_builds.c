@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "build/build.h"
+#include "common/error.h"
 #include "core/runner.h"
 #include "core/target.h"
 
@@ -51,16 +52,15 @@ static void variant_build_free(variant_build *b)
 static int describe_build(const experiment *e, const experiment_variant *v,
                           const char *cache_dir, variant_build *b, verdict_error *err)
 {
-    char why[512] = "";
     *b = (variant_build){.label = STRBUF_INIT, .recipe = STRBUF_INIT};
     strbuf_appendf(&b->label, "variant %s", v->name);
     if (e->target->build_recipe) {
         if (e->target->build_recipe(e, v, &b->recipe, &b->options, err) != 0)
             return -1;
     } else if (v->build) {
-        char *line = experiment_substitute_shell(e, 0, v->build, why, sizeof why);
+        char *line = experiment_substitute_shell(e, 0, v->build, err);
         if (line == NULL)
-            return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
+            return error_prefix(err, "variant %s: build", v->name);
         strbuf_append(&b->recipe, line);
         free(line);
     } else {
@@ -237,13 +237,12 @@ static void log_tail(const char *path, char *tail, size_t size)
 static int run_in_place(const experiment *e, const experiment_variant *v, const char *log_path,
                         volatile sig_atomic_t *stop, verdict_error *err)
 {
-    char why[512] = "";
     const char *cwd = v->cwd ? v->cwd : e->directory;
-    if (cwd && runner_check_directory(cwd, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
-    char *line = experiment_substitute_shell(e, 0, v->build, why, sizeof why);
+    if (cwd && runner_check_directory(cwd, err) != 0)
+        return error_prefix(err, "variant %s: build", v->name);
+    char *line = experiment_substitute_shell(e, 0, v->build, err);
     if (line == NULL)
-        return error_set(err, ERROR_USAGE, "variant %s: build: %s", v->name, why);
+        return error_prefix(err, "variant %s: build", v->name);
     strbuf wrapped = STRBUF_INIT;
     strbuf_appendf(&wrapped, "( %s ) > ", line);
     put_shell_word(&wrapped, log_path);
@@ -252,12 +251,11 @@ static int run_in_place(const experiment *e, const experiment_variant *v, const 
     char *argv[] = {"/bin/sh", "-c", (char *)strbuf_text(&wrapped), NULL};
     run_request request = {.argv = argv, .envp = environ, .cwd = cwd};
     run_result result;
-    int rc = strbuf_status(&wrapped) == 0 ? runner_execute(&request, stop, &result, why, sizeof why)
-                                           : -1;
+    int rc = strbuf_status(&wrapped) == 0 ? runner_execute(&request, stop, &result, err)
+                                           : error_no_memory(err);
     strbuf_free(&wrapped);
     if (rc != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: build: %s", v->name,
-                         why[0] ? why : "out of memory");
+        return error_prefix(err, "variant %s: build", v->name);
     run_result_free(&result);
     if (result.interrupted)
         return error_set(err, ERROR_INTERRUPTED, "interrupted during the build of %s", v->name);
@@ -297,7 +295,8 @@ static int build_in_place(const experiment *e, const experiment_variant *v,
 static void measured_binary(const experiment *e, const experiment_variant *v, size_t layout,
                             strbuf *path)
 {
-    char why[512], found[4096];
+    verdict_error why = {0};
+    char found[4096];
     if (e->target->measured_binary) {
         if (e->target->measured_binary(e, v, layout, path) != 0)
             strbuf_clear(path);
@@ -305,10 +304,10 @@ static void measured_binary(const experiment *e, const experiment_variant *v, si
     }
     if (v->command == NULL || v->shell)
         return;
-    char *word = experiment_substitute_variant(e, v, layout, 0, v->command[0], why, sizeof why);
+    char *word = experiment_substitute_variant(e, v, layout, 0, v->command[0], &why);
     char *absolute = NULL;
     if (word && runner_find_executable(v->cwd ? v->cwd : e->directory, word, found,
-                                       sizeof found, why, sizeof why) == 0)
+                                       sizeof found, &why) == 0)
         absolute = realpath(found, NULL);
     if (absolute)
         strbuf_append(path, absolute);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <unistd.h>
 
+#include "common/error.h"
 #include "lab/lab_looks.h"
 #include "store/store.h"
 
@@ -29,17 +30,17 @@ static void read_store(const char *path, const experiment *e, stored_runs *runs,
 {
     store *db = NULL;
     int64_t id;
-    char why[1024];
+    verdict_error why = {0};
     lab_looks looks;
     verdict_error err;
     if (!store_is_postgres(path) && access(path, R_OK) != 0)
         return;
-    if (store_open_read_only(path, &db, why, sizeof why) != 0 ||
-        store_find_experiment(db, e->name, &id, why, sizeof why) != 0) {
+    if (store_open_read_only(path, &db, &why) != 0 ||
+        store_find_experiment(db, e->name, &id, &why) != 0) {
         store_close(db);
         return;
     }
-    if (store_for_each_sample(db, id, add_run, runs, why, sizeof why) != 0)
+    if (store_for_each_sample(db, id, add_run, runs, &why) != 0)
         *runs = (stored_runs){0, 0};
     if (lab_looks_load(db, id, e, &looks, &err) == 0 && looks.blocks > *blocks) {
         *blocks = looks.blocks;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "common/wait_status.h"
 #include "core/runner.h"
@@ -14,36 +15,35 @@ extern char **environ;
 int lab_helper_words(const experiment *e, const experiment_helper *h, size_t point,
                      command_words *out, verdict_error *err)
 {
-    char why[512] = "";
     memset(out, 0, sizeof *out);
     if (h->line == NULL)
         return 0;
     if (!h->shell) {
-        char *line = experiment_substitute(e, point, h->line, why, sizeof why);
-        int rc = line ? command_words_split(line, out, why, sizeof why) : -1;
+        char *line = experiment_substitute(e, point, h->line, err);
+        int rc = line ? command_words_split(line, out, err) : -1;
         free(line);
-        return rc == 0 ? 0 : error_set(err, ERROR_USAGE, "%s", why);
+        return rc;
     }
-    char *line = experiment_substitute_shell(e, point, h->line, why, sizeof why);
+    char *line = experiment_substitute_shell(e, point, h->line, err);
+    if (line == NULL)
+        return -1;
     const char *words[] = {"/bin/sh", "-c", line};
-    int rc = line && command_words_copy(words, 3, out) == 0 ? 0 : -1;
+    int rc = command_words_copy(words, 3, out) == 0 ? 0 : error_no_memory(err);
     free(line);
-    return rc == 0 ? 0 : error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s",
-                                   why[0] ? why : "out of memory");
+    return rc;
 }
 
 int lab_check_helper(const experiment *e, const experiment_helper *h, const char *role,
                      verdict_error *err)
 {
     command_words words;
-    char why[512];
     if (h->line == NULL)
         return 0;
     if (lab_helper_words(e, h, 0, &words, err) != 0)
         return error_prefix(err, "--%s", role);
     int rc = words.n == 0 ? error_set(err, ERROR_USAGE, "--%s: empty command", role)
-             : runner_check_executable(e->directory, words.words[0], why, sizeof why) != 0
-                 ? error_set(err, ERROR_USAGE, "--%s: %s", role, why)
+             : runner_check_executable(e->directory, words.words[0], err) != 0
+                 ? error_prefix(err, "--%s", role)
                  : 0;
     command_words_free(&words);
     return rc;
@@ -69,9 +69,9 @@ int lab_run_helper(const experiment *e, const command_words *words, const char *
     run_request request = {.argv = words->words, .envp = environ, .cwd = cwd,
                            .timeout = e->timeout};
     run_result r;
-    char why[512], what[128];
-    if (runner_execute(&request, stop, &r, why, sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "the %s command: %s", role, why);
+    char what[128];
+    if (runner_execute(&request, stop, &r, err) != 0)
+        return error_prefix(err, "the %s command", role);
     run_result_free(&r);
     if (r.interrupted)
         return error_set(err, ERROR_INTERRUPTED, "interrupted during the %s command", role);

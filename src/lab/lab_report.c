@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "core/target.h"
 #include "lab/lab_looks.h"
@@ -100,7 +101,6 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
 {
     lab_results r;
     lab_looks looks;
-    char why[1024] = "";
     memset(kept, 0, sizeof *kept);
     memset(&r, 0, sizeof r);
     if (lab_looks_load(db, experiment_id, e, &looks, err) != 0 ||
@@ -110,9 +110,9 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
     }
     analysis_options options = o->analysis;
     options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence);
-    int rc = analysis_run(r.series, r.n_series, &options, kept, why, sizeof why) == 0 &&
-                     add_run_warnings(e, &r, kept) == 0
-                 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
+    int rc = analysis_run(r.series, r.n_series, &options, kept, err);
+    if (rc == 0 && add_run_warnings(e, &r, kept) != 0)
+        rc = error_no_memory(err);
     if (rc == 0) {
         report_input in = {
             .experiment_name = e->name, .seed = e->seed, .has_seed = e->has_seed,
@@ -129,8 +129,8 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .extended_to = looks.blocks, .text_style = o->text_style};
         if (o->text)
             report_write_text(&in, o->text);
-        if (report_write_exports(&in, &o->exports, why, sizeof why) != 0)
-            rc = error_set(err, ERROR_INTERNAL, "%s", why);
+        if (report_write_exports(&in, &o->exports, err) != 0)
+            rc = -1;
     }
     lab_results_free(&r);
     return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "version.h"
@@ -48,9 +49,8 @@ static int check_same_verdict(store *db, int64_t experiment_id, const char *buil
                               verdict_error *err)
 {
     store_experiment stored;
-    char why[1024];
-    if (store_get_experiment(db, experiment_id, &stored, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
+    if (store_get_experiment(db, experiment_id, &stored, err) != 0)
+        return -1;
     if (strcmp(stored.tool_version, VERDICT_VERSION) == 0 &&
         (stored.tool_build == NULL || stored.tool_build[0] == '\0' ||
          strcmp(stored.tool_build, build) == 0))
@@ -86,7 +86,7 @@ static int keep_identity(void *context, const char *machine, const char *key, co
         const char *wanted = i < ARRAY_SIZE(machine_identity_keys) ? machine_identity_keys[i]
                                                                    : "machine_id";
         if (strcmp(key, wanted) == 0 && m->known[i] == NULL && (m->known[i] = strdup(value)) == NULL)
-            return -1;
+            return 1; /* out of memory: lab_record_machine says so (err is untouched) */
     }
     return 0;
 }
@@ -117,19 +117,19 @@ static int refuse_taken_name(const char *machine, const stored_machine *m,
 int lab_record_machine(store *db, const char *machine, machine_facts *facts,
                        verdict_error *err)
 {
-    char why[1024] = "out of memory";
     stored_machine m = {.machine = machine};
-    int rc = machine_facts_add_id(facts) == 0 &&
-                     store_for_each_machine_fact(db, keep_identity, &m, why, sizeof why) == 0
-                 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why);
+    int rc = machine_facts_add_id(facts) != 0 ? error_no_memory(err) : 0;
+    if (rc == 0 && (rc = store_for_each_machine_fact(db, keep_identity, &m, err)) > 0)
+        rc = error_no_memory(err); /* keep_identity's strdup failed */
     const char *id = machine_facts_get(facts, "machine_id");
     char *stored_id = m.known[ARRAY_SIZE(machine_identity_keys)];
     if (rc == 0 && stored_id && id && strcmp(stored_id, id) != 0)
         rc = refuse_taken_name(machine, &m, facts, err);
     store_fact *rows = rc == 0 ? lab_fact_rows(facts) : NULL;
-    if (rc == 0 && (rows == NULL ||
-                    store_record_machine(db, machine, rows, facts->n, why, sizeof why) != 0))
-        rc = error_set(err, ERROR_INTERNAL, "%s", rows ? why : "out of memory");
+    if (rc == 0 && rows == NULL)
+        rc = error_no_memory(err);
+    if (rc == 0 && store_record_machine(db, machine, rows, facts->n, err) != 0)
+        rc = -1;
     free(rows);
     for (size_t i = 0; i <= ARRAY_SIZE(machine_identity_keys); i++)
         free(m.known[i]);
@@ -140,7 +140,7 @@ int lab_open_store(const char *path, const experiment *e, store **db, int64_t *e
                    bool *existing, verdict_error *err)
 {
     /* only a fleet compares builds: a local run does not hash its executable at start-up */
-    char why[1024] = "", build[17] = "";
+    char build[17] = "";
     if (e->machines != MACHINES_ONE)
         lab_tool_build(build);
     store_experiment se = {
@@ -148,9 +148,9 @@ int lab_open_store(const char *path, const experiment *e, store **db, int64_t *e
         .text_hash = experiment_text_hash(e), .plan_hash = experiment_plan_hash(e),
         .seed = e->seed, .tool_version = VERDICT_VERSION, .tool_build = build};
     *db = NULL;
-    if (store_open(path, db, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
-    int rc = store_open_experiment(*db, &se, experiment_id, existing, why, sizeof why);
+    if (store_open(path, db, err) != 0)
+        return -1;
+    int rc = store_open_experiment(*db, &se, experiment_id, existing, err);
     if (rc == 0 && (!*existing || e->machines == MACHINES_ONE))
         return 0;
     if (rc == 0 && check_same_verdict(*db, *experiment_id, build, err) == 0)
@@ -159,9 +159,12 @@ int lab_open_store(const char *path, const experiment *e, store **db, int64_t *e
     *db = NULL;
     if (rc == 0)
         return -1; /* another verdict's experiment: err says so */
-    if (rc == STORE_PLAN_CHANGED && experiment_has_sources(e))
-        return error_set(err, ERROR_USAGE, "%s (the content of the variants' sources is part "
-                         "of the plan: a commit or an edit since the stored samples is a new "
-                         "build, measured in a new store)", why);
-    return error_set(err, rc == STORE_PLAN_CHANGED ? ERROR_USAGE : ERROR_INTERNAL, "%s", why);
+    if (error_is(err, ERROR_PLAN_CHANGED) && experiment_has_sources(e)) {
+        verdict_error changed;
+        error_copy(&changed, err);
+        return error_set(err, ERROR_PLAN_CHANGED, "%s (the content of the variants' sources is "
+                          "part of the plan: a commit or an edit since the stored samples is a "
+                         "new build, measured in a new store)", changed.message);
+    }
+    return -1;
 }

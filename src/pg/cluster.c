@@ -17,6 +17,7 @@
 
 #include <libpq-fe.h>
 
+#include "common/error.h"
 #include "common/hash.h"
 #include "pg/cluster_internal.h"
 
@@ -61,12 +62,13 @@ static void context_release(cluster_context *context)
     cache_close(&context->cache);
 }
 
-static int check_bindir(const cluster_template_spec *spec, cluster_context *context, char *err,
-                        size_t errlen)
+static int check_bindir(const cluster_template_spec *spec, cluster_context *context,
+                        verdict_error *err)
 {
     /* Absolute, because PostgreSQL's programs run from "/". */
     if (realpath(spec->bindir, context->bindir) == NULL) {
-        error_text(err, errlen, "PostgreSQL bindir %s: %s", spec->bindir, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "PostgreSQL bindir %s: %s", spec->bindir,
+                  strerror(errno));
         return -1;
     }
     static const char *const needed[] = {"postgres", "initdb", "pgbench"};
@@ -74,8 +76,8 @@ static int check_bindir(const cluster_template_spec *spec, cluster_context *cont
         char path[CLUSTER_PATH_MAX];
         if (program_path(context->bindir, needed[i], path, sizeof path) != 0 ||
             access(path, X_OK) != 0) {
-            error_text(err, errlen, "%s is not a PostgreSQL bindir: no executable %s",
-                       spec->bindir, needed[i]);
+            error_set(err, ERROR_COMMAND_FAILED, "%s is not a PostgreSQL bindir: no executable %s",
+                      spec->bindir, needed[i]);
             return -1;
         }
     }
@@ -85,38 +87,39 @@ static int check_bindir(const cluster_template_spec *spec, cluster_context *cont
 /* The cache, made when missing: private to verdict's user, except that when the server
  * runs as another user (verdict is root) it may pass through the directories on the way
  * to its own data and socket directories (0711: search, no listing, no writing). */
-static int open_cache(const cluster_template_spec *spec, cluster_context *context, char *err,
-                      size_t errlen)
+static int open_cache(const cluster_template_spec *spec, cluster_context *context,
+                      verdict_error *err)
 {
     bool shared = context->user.switch_user;
     cache_create create = {shared ? 0755 : 0700, shared ? 0711 : 0700};
-    if (cache_open(spec->cache_dir, &create, &context->cache, err, errlen) != 0)
+    if (cache_open(spec->cache_dir, &create, &context->cache, err) != 0)
         return -1;
     const cluster_cache *cache = &context->cache;
     if (cache_subdir(cache->root_fd, cache->path, "instances", instance_dir_mode(&context->user),
-                     true, &context->instances_fd, err, errlen) != 0 ||
-        cache_subdir(cache->root_fd, cache->path, "ports", 0700, true, &context->ports_fd, err,
-                     errlen) != 0 ||
+                     true, &context->instances_fd, err) != 0 ||
+        cache_subdir(cache->root_fd, cache->path, "ports", 0700, true, &context->ports_fd,
+                     err) != 0 ||
         cache_subdir(cache->root_fd, cache->path, "templates", 0700, true,
-                     &context->templates_fd, err, errlen) != 0)
+                     &context->templates_fd, err) != 0)
         return -1;
     return 0;
 }
 
 static int context_resolve(const cluster_template_spec *spec, cluster_context *context,
-                           char *err, size_t errlen)
+                           verdict_error *err)
 {
     memset(context, 0, sizeof *context);
     context->cache.root_fd = context->instances_fd = context->ports_fd = -1;
     context->templates_fd = -1;
     if (spec == NULL || spec->bindir == NULL || spec->cache_dir == NULL) {
-        error_text(err, errlen, "the cluster spec needs a bindir and a cache directory");
+        error_set(err, ERROR_COMMAND_FAILED, "the cluster spec needs a bindir and a cache "
+                  "directory");
         return -1;
     }
     context->server_cpus = spec->server_cpus;
-    if (check_bindir(spec, context, err, errlen) != 0 ||
-        server_user_resolve(spec->run_as, &context->user, err, errlen) != 0 ||
-        open_cache(spec, context, err, errlen) != 0) {
+    if (check_bindir(spec, context, err) != 0 ||
+        server_user_resolve(spec->run_as, &context->user, err) != 0 ||
+        open_cache(spec, context, err) != 0) {
         context_release(context);
         return -1;
     }
@@ -129,36 +132,35 @@ static const char *const reserved_settings[] = {
     "config_file", "hba_file", "ident_file",
 };
 
-static int check_setting(const char *line, char *err, size_t errlen)
+static int check_setting(const char *line, verdict_error *err)
 {
     const char *equals = strchr(line, '=');
     size_t name_length = equals != NULL ? (size_t)(equals - line) : 0;
     while (name_length > 0 && line[name_length - 1] == ' ')
         name_length--;
     if (equals == NULL || name_length == 0) {
-        error_text(err, errlen, "setting '%s' is not name=value", line);
+        error_set(err, ERROR_COMMAND_FAILED, "setting '%s' is not name=value", line);
         return -1;
     }
     for (size_t i = 0; i < name_length; i++) {
         char c = line[i];
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '_' || c == '.')) {
-            error_text(err, errlen, "setting '%s': the name may hold letters, digits, _ and .",
-                       line);
+            error_set(err, ERROR_COMMAND_FAILED, "setting '%s': the name may hold letters, "
+                      "digits, _ and .", line);
             return -1;
         }
     }
     if (strchr(equals, '\n') != NULL) {
-        error_text(err, errlen, "setting '%.*s': the value spans lines", (int)name_length,
-                   line);
+        error_set(err, ERROR_COMMAND_FAILED, "setting '%.*s': the value spans lines",
+                  (int)name_length, line);
         return -1;
     }
     for (size_t i = 0; i < sizeof reserved_settings / sizeof reserved_settings[0]; i++)
         if (strlen(reserved_settings[i]) == name_length &&
             strncasecmp(line, reserved_settings[i], name_length) == 0) {
-            error_text(err, errlen,
-                       "setting '%s': verdict sets %s itself (private socket, no TCP)",
-                       line, reserved_settings[i]);
+            error_set(err, ERROR_COMMAND_FAILED, "setting '%s': verdict sets %s itself (private "
+                      "socket, no TCP)", line, reserved_settings[i]);
             return -1;
         }
     return 0;
@@ -212,12 +214,11 @@ static int append_text(char *buffer, size_t size, size_t *used, const char *text
 
 /* "init=HASH LENGTH" of the init SQL's bytes: the template is its data, so a changed
  * script is another template, wherever the file lives. */
-static int init_sql_key_line(const char *path, char *line, size_t linelen, char *err,
-                             size_t errlen)
+static int init_sql_key_line(const char *path, char *line, size_t linelen, verdict_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        error_text(err, errlen, "init SQL %s: %s", path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "init SQL %s: %s", path, strerror(errno));
         return -1;
     }
     uint64_t hash = HASH_FNV_OFFSET;
@@ -230,7 +231,7 @@ static int init_sql_key_line(const char *path, char *line, size_t linelen, char 
     bool failed = ferror(f) != 0;
     fclose(f);
     if (failed) {
-        error_text(err, errlen, "init SQL %s: read error", path);
+        error_set(err, ERROR_COMMAND_FAILED, "init SQL %s: read error", path);
         return -1;
     }
     snprintf(line, linelen, "init=%016llx %zu bytes\n", (unsigned long long)hash, total);
@@ -240,18 +241,17 @@ static int init_sql_key_line(const char *path, char *line, size_t linelen, char 
 /* The template's identity: recipe, bindir, the server's version and binary (a rebuild in
  * the same bindir may change the on-disk format), scale, settings in order. */
 static int template_key_text(const cluster_template_spec *spec, const cluster_context *context,
-                             char *key, size_t keylen, char *err, size_t errlen)
+                             char *key, size_t keylen, verdict_error *err)
 {
     char postgres[CLUSTER_PATH_MAX], version[256];
     program_path(context->bindir, "postgres", postgres, sizeof postgres);
     char *const version_argv[] = {postgres, "-V", NULL};
-    if (capture_program_output(&context->user, version_argv, version, sizeof version, err,
-                               errlen) != 0)
+    if (capture_program_output(&context->user, version_argv, version, sizeof version, err) != 0)
         return -1;
     version[strcspn(version, "\n")] = '\0';
     struct stat st;
     if (stat(postgres, &st) != 0) {
-        error_text(err, errlen, "%s: %s", postgres, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "%s: %s", postgres, strerror(errno));
         return -1;
     }
     char line[CLUSTER_PATH_MAX + 512];
@@ -267,7 +267,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
         rc = append_text(key, keylen, &used, line);
     }
     if (rc == 0 && spec->init_sql_path) {
-        if (init_sql_key_line(spec->init_sql_path, line, sizeof line, err, errlen) != 0)
+        if (init_sql_key_line(spec->init_sql_path, line, sizeof line, err) != 0)
             return -1;
         rc = append_text(key, keylen, &used, line);
     }
@@ -276,7 +276,7 @@ static int template_key_text(const cluster_template_spec *spec, const cluster_co
         rc = append_text(key, keylen, &used, line);
     }
     if (rc != 0)
-        error_text(err, errlen, "too many settings for one template");
+        error_set(err, ERROR_COMMAND_FAILED, "too many settings for one template");
     return rc;
 }
 
@@ -315,15 +315,14 @@ static void instance_forget(cluster_instance *c)
 static void instance_release(cluster_instance *c)
 {
     if (c->instance_dir[0] != '\0')
-        instance_dir_remove(c->instance_dir, c->socket_dir, NULL, 0);
+        instance_dir_remove(c->instance_dir, c->socket_dir, NULL);
     instance_forget(c);
 }
 
 /* A port no other verdict on this cache holds: a lock file per port, locked while the
  * instance lives, removed when it ends, released by the kernel if its owner dies. Servers
  * listen on no TCP port, so the lock alone decides. */
-static int reserve_port(const cluster_context *context, cluster_instance *c, char *err,
-                        size_t errlen)
+static int reserve_port(const cluster_context *context, cluster_instance *c, verdict_error *err)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -335,8 +334,8 @@ static int reserve_port(const cluster_context *context, cluster_instance *c, cha
         snprintf(name, sizeof name, "%d.lock", port);
         int fd = -1, rc = lock_file_acquire(context->ports_fd, name, false, &fd);
         if (rc < 0) {
-            error_text(err, errlen, "cannot lock %s/ports/%s: %s", context->cache.path,
-                       name, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot lock %s/ports/%s: %s", context->cache.path,
+                      name, strerror(errno));
             return -1;
         }
         if (rc == 0) {
@@ -346,22 +345,23 @@ static int reserve_port(const cluster_context *context, cluster_instance *c, cha
             return 0;
         }
     }
-    error_text(err, errlen, "no free port in %d..%d", PORT_FIRST, PORT_FIRST + PORT_COUNT - 1);
+    error_set(err, ERROR_COMMAND_FAILED, "no free port in %d..%d", PORT_FIRST,
+              PORT_FIRST + PORT_COUNT - 1);
     return -1;
 }
 
 /* A directory the server user owns, made in the instance by verdict (0700). */
 static int make_server_dir(const cluster_context *context, int dir_fd, const char *name,
-                           const char *shown, char *err, size_t errlen)
+                           const char *shown, verdict_error *err)
 {
     if (mkdirat(dir_fd, name, 0700) != 0) {
-        error_text(err, errlen, "cannot create %s: %s", shown, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot create %s: %s", shown, strerror(errno));
         return -1;
     }
     if (context->user.switch_user &&
         fchownat(dir_fd, name, context->user.uid, context->user.gid, AT_SYMLINK_NOFOLLOW) != 0) {
-        error_text(err, errlen, "cannot hand %s to '%s': %s", shown, context->user.name,
-                   strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot hand %s to '%s': %s", shown,
+                  context->user.name, strerror(errno));
         return -1;
     }
     return 0;
@@ -369,27 +369,26 @@ static int make_server_dir(const cluster_context *context, int dir_fd, const cha
 
 /* The instance's own socket directory, or a short one in /tmp when the cache path is too
  * long for a Unix socket address. */
-static int make_socket_dir(const cluster_context *context, cluster_instance *c, char *err,
-                           size_t errlen)
+static int make_socket_dir(const cluster_context *context, cluster_instance *c, verdict_error *err)
 {
     (void)path_format(c->socket_dir, sizeof c->socket_dir, "%s/socket", c->instance_dir);
     if (strlen(c->socket_dir) <= SOCKET_DIR_MAX) {
-        if (make_server_dir(context, c->instance_fd, "socket", c->socket_dir, err, errlen) == 0)
+        if (make_server_dir(context, c->instance_fd, "socket", c->socket_dir, err) == 0)
             return 0;
         c->socket_dir[0] = '\0';
         return -1;
     }
     snprintf(c->socket_dir, sizeof c->socket_dir, "/tmp/verdict-pg-XXXXXX");
     if (mkdtemp(c->socket_dir) == NULL) {
-        error_text(err, errlen, "cannot create a socket directory in /tmp: %s",
-                   strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot create a socket directory in /tmp: %s",
+                  strerror(errno));
         c->socket_dir[0] = '\0';
         return -1;
     }
     if (context->user.switch_user &&
         chown(c->socket_dir, context->user.uid, context->user.gid) != 0) {
-        error_text(err, errlen, "cannot hand %s to '%s': %s", c->socket_dir,
-                   context->user.name, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot hand %s to '%s': %s", c->socket_dir,
+                  context->user.name, strerror(errno));
         return -1;
     }
     return 0;
@@ -397,13 +396,13 @@ static int make_socket_dir(const cluster_context *context, cluster_instance *c, 
 
 /* Records the server verdict started, before waiting for it: a reaper trusts this pid, not
  * postmaster.pid (which the server, or whoever can write there, writes). */
-static int write_instance_record(const cluster_instance *c, char *err, size_t errlen)
+static int write_instance_record(const cluster_instance *c, verdict_error *err)
 {
     instance_record record = {.owner_pid = getpid(), .owner_start = process_start_time(getpid()),
                               .postmaster_pid = c->postmaster_pid, .server_uid = c->server_uid,
                               .port = c->port};
     snprintf(record.socket_dir, sizeof record.socket_dir, "%s", c->socket_dir);
-    return instance_record_write(c->instance_fd, &record, err, errlen);
+    return instance_record_write(c->instance_fd, &record, err);
 }
 
 /* True when postmaster.pid's status line says "ready": PostgreSQL writes it once it
@@ -430,7 +429,7 @@ static bool postmaster_ready(const char *data_dir)
 }
 
 /* Waits until the server accepts connections, or says why it will not. */
-static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
+static int wait_until_ready(cluster_instance *c, verdict_error *err)
 {
     struct timespec started;
     clock_gettime(CLOCK_MONOTONIC, &started);
@@ -440,8 +439,8 @@ static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
             c->postmaster_pid = 0;
             char tail[ERROR_TAIL];
             read_file_tail(c->log_path, tail, sizeof tail);
-            error_text(err, errlen, "the server refused to start; %s ends with:\n%s",
-                       c->log_path, tail);
+            error_set(err, ERROR_COMMAND_FAILED, "the server refused to start; %s ends with:\n%s",
+                      c->log_path, tail);
             return -1;
         }
         if (postmaster_ready(c->data_dir))
@@ -451,8 +450,8 @@ static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
         if ((double)(now.tv_sec - started.tv_sec) > START_TIMEOUT) {
             char tail[ERROR_TAIL];
             read_file_tail(c->log_path, tail, sizeof tail);
-            error_text(err, errlen, "the server was not ready after %.0f s; %s ends with:\n%s",
-                       START_TIMEOUT, c->log_path, tail);
+            error_set(err, ERROR_COMMAND_FAILED, "the server was not ready after %.0f s; %s ends "
+                      "with:\n%s", START_TIMEOUT, c->log_path, tail);
             return -1;
         }
     }
@@ -460,17 +459,16 @@ static int wait_until_ready(cluster_instance *c, char *err, size_t errlen)
 
 /* Starts postgres on c->data_dir: reserved port, private socket, own session, SIGQUIT
  * when verdict dies; waits until it accepts connections. */
-static int launch_server(const cluster_context *context, cluster_instance *c, char *err,
-                         size_t errlen)
+static int launch_server(const cluster_context *context, cluster_instance *c, verdict_error *err)
 {
-    if (reserve_port(context, c, err, errlen) != 0 || make_socket_dir(context, c, err, errlen) != 0)
+    if (reserve_port(context, c, err) != 0 || make_socket_dir(context, c, err) != 0)
         return -1;
     (void)path_format(c->log_path, sizeof c->log_path, "%s/server.log", c->instance_dir);
     (void)path_format(c->user, sizeof c->user, "%s", context->user.name);
     int log_fd = openat(c->instance_fd, "server.log",
                         O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
-        error_text(err, errlen, "cannot open %s: %s", c->log_path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", c->log_path, strerror(errno));
         return -1;
     }
     char postgres[CLUSTER_PATH_MAX], port[16];
@@ -482,21 +480,21 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ch
                              .new_session = true, .die_with_parent = true,
                              .cpus = context->server_cpus};
     pid_t pid;
-    int rc = spawn_program(&request, &pid, err, errlen);
+    int rc = spawn_program(&request, &pid, err);
     close(log_fd);
     if (rc != 0)
         return -1;
     c->postmaster_pid = pid;
-    if (write_instance_record(c, err, errlen) != 0)
+    if (write_instance_record(c, err) != 0)
         return -1;
-    return wait_until_ready(c, err, errlen);
+    return wait_until_ready(c, err);
 }
 
 /* Stops the server and forgets it, keeping the directory (a template in the making). */
-static int stop_server(cluster_instance *c, char *err, size_t errlen)
+static int stop_server(cluster_instance *c, verdict_error *err)
 {
     int rc = stop_server_processes(c->postmaster_pid, c->data_dir, FAST_STOP_TIMEOUT,
-                                   c->postmaster_pid, c->server_uid, err, errlen);
+                                   c->postmaster_pid, c->server_uid, err);
     c->postmaster_pid = 0;
     return rc;
 }
@@ -505,21 +503,20 @@ static void abandon_instance(cluster_instance *c)
 {
     if (c->postmaster_pid > 0 || c->data_dir[0] != '\0')
         stop_server_processes(c->postmaster_pid, c->data_dir, 0.0, c->postmaster_pid,
-                              c->server_uid, NULL, 0);
+                              c->server_uid, NULL);
     instance_release(c);
 }
 
 /* A new instance directory in the cache, its descriptors held in c. */
-static int new_instance(const cluster_context *context, cluster_instance *c, char *err,
-                        size_t errlen)
+static int new_instance(const cluster_context *context, cluster_instance *c, verdict_error *err)
 {
     c->server_uid = context->user.uid;
     if (instance_dir_create(&context->cache, context->instances_fd, &context->user,
                             c->instance_dir, sizeof c->instance_dir, &c->instance_fd,
-                            &c->owner_lock_fd, err, errlen) != 0)
+                            &c->owner_lock_fd, err) != 0)
         return -1;
     (void)path_format(c->data_dir, sizeof c->data_dir, "%s/data", c->instance_dir);
-    return server_user_check_access(&context->user, c->instance_dir, err, errlen);
+    return server_user_check_access(&context->user, c->instance_dir, err);
 }
 
 static void quote_conninfo_value(const char *value, char *out, size_t outlen)
@@ -547,22 +544,22 @@ void cluster_conninfo(const cluster_instance *c, char *buf, size_t len)
     snprintf(buf, len, "host=%s port=%d user=%s dbname=postgres", host, c->port, user);
 }
 
-int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen)
+int cluster_checkpoint(cluster_instance *c, verdict_error *err)
 {
     char conninfo[CLUSTER_PATH_MAX * 2 + 256];
     cluster_conninfo(c, conninfo, sizeof conninfo);
     strncat(conninfo, " connect_timeout=30", sizeof conninfo - strlen(conninfo) - 1);
     PGconn *connection = PQconnectdb(conninfo);
     if (PQstatus(connection) != CONNECTION_OK) {
-        error_text(err, errlen, "cannot connect to the server on %s port %d: %s",
-                   c->socket_dir, c->port, PQerrorMessage(connection));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot connect to the server on %s port %d: %s",
+                  c->socket_dir, c->port, PQerrorMessage(connection));
         PQfinish(connection);
         return -1;
     }
     PGresult *result = PQexec(connection, "CHECKPOINT");
     int rc = 0;
     if (PQresultStatus(result) != PGRES_COMMAND_OK) {
-        error_text(err, errlen, "CHECKPOINT failed: %s", PQerrorMessage(connection));
+        error_set(err, ERROR_COMMAND_FAILED, "CHECKPOINT failed: %s", PQerrorMessage(connection));
         rc = -1;
     }
     PQclear(result);
@@ -574,15 +571,15 @@ int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen)
  * after pgbench -i at scale 10 they are half the template (145 of 317 MB). Every start
  * would copy them, and the kernel would write the copies back during the measurement.
  * PostgreSQL creates segments on demand, so they go; the ones up to the checkpoint stay. */
-static int prune_future_wal(const cluster_context *context, const char *data_dir, char *err,
-                            size_t errlen)
+static int prune_future_wal(const cluster_context *context, const char *data_dir,
+                            verdict_error *err)
 {
     char controldata[CLUSTER_PATH_MAX], output[8192];
     if (program_path(context->bindir, "pg_controldata", controldata, sizeof controldata) != 0 ||
         access(controldata, X_OK) != 0)
         return 0; /* without it we cannot tell; keeping them is safe */
     char *const argv[] = {controldata, "-D", (char *)data_dir, NULL};
-    if (capture_program_output(&context->user, argv, output, sizeof output, err, errlen) != 0)
+    if (capture_program_output(&context->user, argv, output, sizeof output, err) != 0)
         return -1;
     const char *label = "Latest checkpoint's REDO WAL file:";
     const char *found = strstr(output, label);
@@ -616,7 +613,7 @@ static int prune_future_wal(const cluster_context *context, const char *data_dir
 
 /* psql -X -v ON_ERROR_STOP=1 [-v NAME=VALUE]... -f - with the init SQL as its input. */
 static int run_init_sql(const cluster_template_spec *spec, const cluster_context *context,
-                        const cluster_instance *c, char *err, size_t errlen)
+                        const cluster_instance *c, verdict_error *err)
 {
     char psql[CLUSTER_PATH_MAX], port[16], log_path[CLUSTER_PATH_MAX + 16];
     program_path(context->bindir, "psql", psql, sizeof psql);
@@ -629,7 +626,7 @@ static int run_init_sql(const cluster_template_spec *spec, const cluster_context
     size_t n = 0, max = 5 + 2 * spec->n_init_variables + sizeof connect / sizeof *connect;
     const char **argv = calloc(max, sizeof *argv);
     if (argv == NULL) {
-        error_text(err, errlen, "out of memory");
+        error_no_memory(err);
         return -1;
     }
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -640,24 +637,24 @@ static int run_init_sql(const cluster_template_spec *spec, const cluster_context
     }
     for (size_t i = 0; i < sizeof connect / sizeof *connect; i++)
         argv[n++] = connect[i];
-    char why[1536];
+    verdict_error why = {0};
     int rc = run_program(&context->user, (char *const *)argv, spec->init_sql_path, log_path,
-                         INIT_SQL_TIMEOUT, why, sizeof why);
+                         INIT_SQL_TIMEOUT, &why);
     if (rc != 0)
-        error_text(err, errlen, "init SQL %s (psql reads it as <stdin>): %s",
-                   spec->init_sql_path, why);
+        error_set(err, ERROR_COMMAND_FAILED, "init SQL %s (psql reads it as <stdin>): %s",
+                  spec->init_sql_path, why.message);
     free(argv);
     return rc;
 }
 
 /* Builds a template in a fresh instance directory; on success c->data_dir holds it, stopped. */
 static int build_template(const cluster_template_spec *spec, const cluster_context *context,
-                          cluster_instance *c, char *err, size_t errlen)
+                          cluster_instance *c, verdict_error *err)
 {
     /* initdb fills an empty data directory verdict made for the server user: the instance
      * directory itself stays verdict's. */
-    if (new_instance(context, c, err, errlen) != 0 ||
-        make_server_dir(context, c->instance_fd, "data", c->data_dir, err, errlen) != 0)
+    if (new_instance(context, c, err) != 0 ||
+        make_server_dir(context, c->instance_fd, "data", c->data_dir, err) != 0)
         return -1;
     char initdb[CLUSTER_PATH_MAX], log_path[CLUSTER_PATH_MAX + 16];
     program_path(context->bindir, "initdb", initdb, sizeof initdb);
@@ -666,12 +663,12 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     snprintf(user_option, sizeof user_option, "--username=%s", context->user.name);
     char *const initdb_argv[] = {initdb, "-D", c->data_dir, "-A", "trust", "--no-sync",
                                  "-E", "UTF8", "--locale=C", user_option, NULL};
-    if (run_program(&context->user, initdb_argv, NULL, log_path, INITDB_TIMEOUT, err, errlen) != 0)
+    if (run_program(&context->user, initdb_argv, NULL, log_path, INITDB_TIMEOUT, err) != 0)
         return -1;
 
     char conf_path[CLUSTER_PATH_MAX + 32], *conf = malloc(KEY_TEXT_MAX);
     if (conf == NULL) {
-        error_text(err, errlen, "out of memory");
+        error_no_memory(err);
         return -1;
     }
     size_t used = 0;
@@ -686,16 +683,16 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     }
     snprintf(conf_path, sizeof conf_path, "%s/postgresql.conf", c->data_dir);
     if (rc != 0)
-        error_text(err, errlen, "settings too long");
+        error_set(err, ERROR_COMMAND_FAILED, "settings too long");
     else
-        rc = append_to_file(conf_path, conf, err, errlen);
+        rc = append_to_file(conf_path, conf, err);
     free(conf);
     if (rc != 0)
         return -1;
 
     /* Started even without pgbench data: a setting the server rejects should fail here,
      * once, not at every run. */
-    if (launch_server(context, c, err, errlen) != 0)
+    if (launch_server(context, c, err) != 0)
         return -1;
     if (spec->pgbench_scale > 0) {
         char pgbench[CLUSTER_PATH_MAX], scale[16], port[16];
@@ -706,12 +703,12 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
         char *const pgbench_argv[] = {pgbench, "-i", "-q", "-s", scale, "-h", c->socket_dir,
                                       "-p", port, "-U", c->user, "postgres", NULL};
         double timeout = INITDB_TIMEOUT + 60.0 * spec->pgbench_scale;
-        if (run_program(&context->user, pgbench_argv, NULL, log_path, timeout, err, errlen) != 0)
+        if (run_program(&context->user, pgbench_argv, NULL, log_path, timeout, err) != 0)
             return -1;
     }
-    if (spec->init_sql_path && run_init_sql(spec, context, c, err, errlen) != 0)
+    if (spec->init_sql_path && run_init_sql(spec, context, c, err) != 0)
         return -1;
-    if (cluster_checkpoint(c, err, errlen) != 0 || stop_server(c, err, errlen) != 0)
+    if (cluster_checkpoint(c, err) != 0 || stop_server(c, err) != 0)
         return -1;
     /* A clean shutdown removes postmaster.pid; if it is still there the server was
      * killed and the template would start with crash recovery. */
@@ -719,23 +716,23 @@ static int build_template(const cluster_template_spec *spec, const cluster_conte
     struct stat st;
     snprintf(leftover, sizeof leftover, "%s/postmaster.pid", c->data_dir);
     if (lstat(leftover, &st) == 0) {
-        error_text(err, errlen, "the template server did not shut down cleanly; see %s",
-                   c->log_path);
+        error_set(err, ERROR_COMMAND_FAILED, "the template server did not shut down cleanly; see "
+                  "%s", c->log_path);
         return -1;
     }
     snprintf(leftover, sizeof leftover, "%s/postmaster.opts", c->data_dir);
     unlink(leftover);
-    if (prune_future_wal(context, c->data_dir, err, errlen) != 0)
+    if (prune_future_wal(context, c->data_dir, err) != 0)
         return -1;
     /* initdb ran with --no-sync; a template outlives many runs, so make it durable once. */
-    return fsync_tree(c->data_dir, err, errlen);
+    return fsync_tree(c->data_dir, err);
 }
 
 /* Opens a template data directory only if it is what verdict builds: a directory (not a
  * link) of the server user that no one else may enter (initdb makes it 0700), with its
  * PG_VERSION. 0 with *fd_out; 1 when there is nothing at name; -1 with a message. */
 static int open_template(int dir_fd, const char *name, const char *shown,
-                         const server_user *user, int *fd_out, char *err, size_t errlen)
+                         const server_user *user, int *fd_out, verdict_error *err)
 {
     *fd_out = -1;
     int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -754,8 +751,8 @@ static int open_template(int dir_fd, const char *name, const char *shown,
              !S_ISREG(version.st_mode))
         why = "no PG_VERSION";
     if (why != NULL) {
-        error_text(err, errlen, "%s is not a template data directory verdict made (%s; "
-                   "server user '%s'); remove it to have it rebuilt", shown, why, user->name);
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a template data directory verdict made "
+                  "(%s; server user '%s'); remove it to have it rebuilt", shown, why, user->name);
         if (fd >= 0)
             close(fd);
         return -1;
@@ -783,8 +780,7 @@ static bool template_text_matches(int templates_fd, const char *name, const char
     return same;
 }
 
-static int write_key_text(int templates_fd, const char *name, const char *key, char *err,
-                          size_t errlen)
+static int write_key_text(int templates_fd, const char *name, const char *key, verdict_error *err)
 {
     int fd = openat(templates_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
                     0600);
@@ -793,27 +789,28 @@ static int write_key_text(int templates_fd, const char *name, const char *key, c
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (!ok)
-        error_text(err, errlen, "cannot write templates/%s: %s", name, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot write templates/%s: %s", name,
+                  strerror(errno));
     return ok ? 0 : -1;
 }
 
 /* Builds the template in a new instance and moves its data directory into templates/. */
 static int build_and_install(const cluster_template_spec *spec, const cluster_context *context,
-                             const char *name, const char *key, char *err, size_t errlen)
+                             const char *name, const char *key, verdict_error *err)
 {
     /* Reap first: a crashed builder's half-made template may still run a server. */
     int reaped;
-    reap_in_cache(&context->cache, &reaped, NULL, 0);
+    reap_in_cache(&context->cache, &reaped, NULL);
     char text_name[48];
     snprintf(text_name, sizeof text_name, "%s.txt", name);
-    if (write_key_text(context->templates_fd, text_name, key, err, errlen) != 0)
+    if (write_key_text(context->templates_fd, text_name, key, err) != 0)
         return -1;
     cluster_instance building;
     instance_reset(&building);
-    int rc = build_template(spec, context, &building, err, errlen);
+    int rc = build_template(spec, context, &building, err);
     if (rc == 0 && renameat(building.instance_fd, "data", context->templates_fd, name) != 0) {
-        error_text(err, errlen, "cannot move the template to %s/templates/%s: %s",
-                   context->cache.path, name, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot move the template to %s/templates/%s: %s",
+                  context->cache.path, name, strerror(errno));
         rc = -1;
     }
     if (rc != 0) /* nothing cached: no description of it either */
@@ -826,58 +823,59 @@ static int build_and_install(const cluster_template_spec *spec, const cluster_co
  * missing, refused (never removed: verdict cannot prove it made it) otherwise. */
 static int find_or_build(const cluster_template_spec *spec, const cluster_context *context,
                          const char *name, const char *key, const char *template_dir,
-                         char *err, size_t errlen)
+                         verdict_error *err)
 {
     int fd, found = open_template(context->templates_fd, name, template_dir, &context->user,
-                                  &fd, err, errlen);
+                                  &fd, err);
     if (found == 1)
-        return build_and_install(spec, context, name, key, err, errlen);
+        return build_and_install(spec, context, name, key, err);
     if (found < 0)
         return -1;
     close(fd);
     char text_name[48];
     snprintf(text_name, sizeof text_name, "%s.txt", name);
     if (!template_text_matches(context->templates_fd, text_name, key)) {
-        error_text(err, errlen, "%s is not a template verdict built for these settings (its "
-                   "%s is missing, not verdict's, or describes another build); remove it to "
-                   "have it rebuilt", template_dir, text_name);
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a template verdict built for these "
+                   "settings (its %s is missing, not verdict's, or describes another build); "
+                  "remove it to have it rebuilt", template_dir, text_name);
         return -1;
     }
     return 0;
 }
 
-static int check_spec(const cluster_template_spec *spec, char *err, size_t errlen)
+static int check_spec(const cluster_template_spec *spec, verdict_error *err)
 {
     if (spec->pgbench_scale < 0 || (spec->n_settings > 0 && spec->settings == NULL)) {
-        error_text(err, errlen, "bad template spec: scale %d, %zu settings",
-                   spec->pgbench_scale, spec->n_settings);
+        error_set(err, ERROR_COMMAND_FAILED, "bad template spec: scale %d, %zu settings",
+                  spec->pgbench_scale, spec->n_settings);
         return -1;
     }
     for (size_t i = 0; i < spec->n_settings; i++)
-        if (check_setting(spec->settings[i], err, errlen) != 0)
+        if (check_setting(spec->settings[i], err) != 0)
             return -1;
     return 0;
 }
 
 /* One builder per template: others wait on KEY.lock, then find it built. */
 static int prepare_locked(const cluster_template_spec *spec, const cluster_context *context,
-                          const char *key, char *template_dir_out, size_t outlen, char *err,
-                          size_t errlen)
+                          const char *key, char *template_dir_out, size_t outlen,
+                              verdict_error *err)
 {
     char name[24], lock_name[32], template_dir[CLUSTER_PATH_MAX + 32];
     snprintf(name, sizeof name, "%016" PRIx64, hash_fnv1a(HASH_FNV_OFFSET, key, strlen(key)));
     snprintf(lock_name, sizeof lock_name, "%s.lock", name);
     if (path_format(template_dir, sizeof template_dir, "%s/templates/%s", context->cache.path,
                     name) != 0 || strlen(template_dir) >= outlen) {
-        error_text(err, errlen, "template path too long for the output buffer");
+        error_set(err, ERROR_COMMAND_FAILED, "template path too long for the output buffer");
         return -1;
     }
     int lock_fd;
     if (lock_file_acquire(context->templates_fd, lock_name, true, &lock_fd) != 0) {
-        error_text(err, errlen, "cannot lock %s.lock: %s", template_dir, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot lock %s.lock: %s", template_dir,
+                  strerror(errno));
         return -1;
     }
-    int rc = find_or_build(spec, context, name, key, template_dir, err, errlen);
+    int rc = find_or_build(spec, context, name, key, template_dir, err);
     /* Kept, unlike port locks: one per template, and verdicts before this one lock it
      * without checking that the file they locked is still the one named. */
     close(lock_fd);
@@ -887,18 +885,18 @@ static int prepare_locked(const cluster_template_spec *spec, const cluster_conte
 }
 
 int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
-                             size_t outlen, char *err, size_t errlen)
+                             size_t outlen, verdict_error *err)
 {
     cluster_context context;
-    if (context_resolve(spec, &context, err, errlen) != 0)
+    if (context_resolve(spec, &context, err) != 0)
         return -1;
     char *key = malloc(KEY_TEXT_MAX);
     int rc = -1;
     if (key == NULL)
-        error_text(err, errlen, "out of memory");
-    else if (check_spec(spec, err, errlen) == 0 &&
-             template_key_text(spec, &context, key, KEY_TEXT_MAX, err, errlen) == 0)
-        rc = prepare_locked(spec, &context, key, template_dir_out, outlen, err, errlen);
+        error_no_memory(err);
+    else if (check_spec(spec, err) == 0 &&
+             template_key_text(spec, &context, key, KEY_TEXT_MAX, err) == 0)
+        rc = prepare_locked(spec, &context, key, template_dir_out, outlen, err);
     free(key);
     context_release(&context);
     return rc;
@@ -906,15 +904,15 @@ int cluster_template_prepare(const cluster_template_spec *spec, char *template_d
 
 /* Copies the template into a new instance, starts it and checkpoints. */
 static int start_from(const cluster_context *context, int template_fd, const char *template_dir,
-                      cluster_instance *c, char *err, size_t errlen)
+                      cluster_instance *c, verdict_error *err)
 {
     /* Every start sweeps up what crashed verdicts left; a failure to reap one must not
      * stop this run (cluster_reap_leftovers reports it when called on its own). */
     int reaped;
-    reap_in_cache(&context->cache, &reaped, NULL, 0);
-    if (new_instance(context, c, err, errlen) != 0 ||
-        copy_tree_from(template_fd, template_dir, c->data_dir, err, errlen) != 0 ||
-        launch_server(context, c, err, errlen) != 0 || cluster_checkpoint(c, err, errlen) != 0) {
+    reap_in_cache(&context->cache, &reaped, NULL);
+    if (new_instance(context, c, err) != 0 ||
+        copy_tree_from(template_fd, template_dir, c->data_dir, err) != 0 ||
+        launch_server(context, c, err) != 0 || cluster_checkpoint(c, err) != 0) {
         abandon_instance(c);
         return -1;
     }
@@ -922,33 +920,33 @@ static int start_from(const cluster_context *context, int template_fd, const cha
 }
 
 int cluster_start(const char *template_dir, const cluster_template_spec *spec,
-                  cluster_instance *out, char *err, size_t errlen)
+                  cluster_instance *out, verdict_error *err)
 {
     instance_reset(out);
     cluster_context context;
-    if (context_resolve(spec, &context, err, errlen) != 0)
+    if (context_resolve(spec, &context, err) != 0)
         return -1;
     /* Checked through the descriptor it is then copied from. */
     int template_fd = -1;
     int rc = open_template(AT_FDCWD, template_dir, template_dir, &context.user, &template_fd,
-                           err, errlen);
+                           err);
     if (rc == 1)
-        error_text(err, errlen, "%s is not a template data directory (it does not exist)",
-                   template_dir);
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a template data directory (it does not "
+                  "exist)", template_dir);
     if (rc == 0)
-        rc = start_from(&context, template_fd, template_dir, out, err, errlen);
+        rc = start_from(&context, template_fd, template_dir, out, err);
     if (template_fd >= 0)
         close(template_fd);
     context_release(&context);
     return rc == 0 ? 0 : -1;
 }
 
-int cluster_stop(cluster_instance *c, char *err, size_t errlen)
+int cluster_stop(cluster_instance *c, verdict_error *err)
 {
     if (c->instance_dir[0] == '\0')
         return 0; /* already stopped */
-    int rc = stop_server(c, err, errlen);
-    if (rc == 0 && instance_dir_remove(c->instance_dir, c->socket_dir, err, errlen) != 0)
+    int rc = stop_server(c, err);
+    if (rc == 0 && instance_dir_remove(c->instance_dir, c->socket_dir, err) != 0)
         rc = -1;
     if (rc != 0)
         return -1; /* keep the record: the caller may retry, a reaper will find it */

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "common/error.h"
+
 #define CLUSTER_PATH_MAX PATH_MAX
 #define CLUSTER_USER_MAX 64
 
@@ -49,14 +51,14 @@ typedef struct {
  * write), for anyone else $XDG_CACHE_HOME/verdict-pg (an absolute XDG_CACHE_HOME) or
  * ~/.cache/verdict-pg. It is created (mode 0711 for root, 0700 otherwise) when first used.
  * Returns 0, or -1 with a message (no home directory). */
-int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen);
+int cluster_default_cache_dir(char *out, size_t outlen, verdict_error *err);
 
 /* Checks (and creates, as above, when missing) cache_dir by the rules of docs/security.md:
  * verdict's user's, writable by no one else, reached only through directories and links of
  * root or that user. Every cluster_* call does this itself; call it before using the cache
  * for anything else (building PostgreSQL into cache_dir/builds, say). Returns 0, or -1
  * with a message naming the offending path and its owner or mode. */
-int cluster_cache_prepare(const char *cache_dir, char *err, size_t errlen);
+int cluster_cache_prepare(const char *cache_dir, verdict_error *err);
 
 /* Finds a PostgreSQL bindir (the newest /usr/lib/postgresql/N/bin, then pg_config's
  * usual places); returns 0, or -1 when none holds an executable postgres. */
@@ -69,7 +71,7 @@ int cluster_find_bindir(char *bindir_out, size_t outlen);
  * run the init SQL, CHECKPOINT, clean stop, fsync, rename into place. Concurrent verdicts preparing the same template wait for each other. Returns 0
  * with the template's path, or -1 with a message (the server log's tail when it refused). */
 int cluster_template_prepare(const cluster_template_spec *spec, char *template_dir_out,
-                             size_t outlen, char *err, size_t errlen);
+                             size_t outlen, verdict_error *err);
 
 /* Reaps leftovers, copies the template into a new instance directory, reserves a free
  * port, starts the server in its own session on a private socket directory, waits until it
@@ -77,19 +79,19 @@ int cluster_template_prepare(const cluster_template_spec *spec, char *template_d
  * settings are already in the template). Returns 0, or -1 with a message; on failure
  * nothing is left running or on disk. */
 int cluster_start(const char *template_dir, const cluster_template_spec *spec,
-                  cluster_instance *out, char *err, size_t errlen);
+                  cluster_instance *out, verdict_error *err);
 
 /* libpq keyword/value connection string: host (the socket dir), port, user, dbname. Usable
  * as pgbench's or psql's dbname argument. */
 void cluster_conninfo(const cluster_instance *c, char *buf, size_t len);
 
 /* Runs CHECKPOINT in the instance; 0, or -1 with a message. */
-int cluster_checkpoint(cluster_instance *c, char *err, size_t errlen);
+int cluster_checkpoint(cluster_instance *c, verdict_error *err);
 
 /* Fast shutdown (SIGINT, as `pg_ctl stop -m fast`), then immediate (SIGQUIT), then SIGKILL
  * of every process of the instance; removes the copy and releases the port. Safe to call
  * twice. Returns 0 when no process of it remains and its directories are gone. */
-int cluster_stop(cluster_instance *c, char *err, size_t errlen);
+int cluster_stop(cluster_instance *c, verdict_error *err);
 
 /* Finds instances in cache_dir whose owning process is gone (crash, SIGKILL), stops any
  * server still running in them and removes their directories; *reaped counts them. Only
@@ -98,6 +100,6 @@ int cluster_stop(cluster_instance *c, char *err, size_t errlen);
  * it. Instances of live owners are left alone; port lock files nobody holds are removed.
  * Returns 0, or -1 with a message (also when cache_dir fails the checks of cluster.h's
  * cache_dir). */
-int cluster_reap_leftovers(const char *cache_dir, int *reaped, char *err, size_t errlen);
+int cluster_reap_leftovers(const char *cache_dir, int *reaped, verdict_error *err);
 
 #endif

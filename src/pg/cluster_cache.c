@@ -13,16 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 #define ROOT_DEFAULT_CACHE "/var/cache/verdict-pg"
 #define MAX_LINK_HOPS 40
 
-int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen)
+int cluster_default_cache_dir(char *out, size_t outlen, verdict_error *err)
 {
     /* Root's cache must be reachable by the server user, so not under /root. */
     if (geteuid() == 0) {
         if (path_format(out, outlen, "%s", ROOT_DEFAULT_CACHE) == 0)
             return 0;
-        error_text(err, errlen, "no room for the cache path");
+        error_set(err, ERROR_USAGE, "no room for the cache path");
         return -1;
     }
     /* XDG: a relative XDG_CACHE_HOME is to be ignored. */
@@ -30,7 +32,7 @@ int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen
     if (xdg != NULL && xdg[0] == '/') {
         if (path_format(out, outlen, "%s/verdict-pg", xdg) == 0)
             return 0;
-        error_text(err, errlen, "XDG_CACHE_HOME is too long: %s", xdg);
+        error_set(err, ERROR_USAGE, "XDG_CACHE_HOME is too long: %s", xdg);
         return -1;
     }
     const char *home = getenv("HOME");
@@ -40,24 +42,24 @@ int cluster_default_cache_dir(char *out, size_t outlen, char *err, size_t errlen
         getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found) == 0 && found != NULL)
         home = found->pw_dir;
     if (home == NULL || home[0] != '/') {
-        error_text(err, errlen, "no home directory to keep the PostgreSQL cache in; set "
-                   "XDG_CACHE_HOME or the experiment's postgres cache_dir");
+        error_set(err, ERROR_USAGE, "no home directory to keep the PostgreSQL cache in; "
+                  "set XDG_CACHE_HOME or the experiment's postgres cache_dir");
         return -1;
     }
     if (path_format(out, outlen, "%s/.cache/verdict-pg", home) != 0) {
-        error_text(err, errlen, "home directory path too long: %s", home);
+        error_set(err, ERROR_USAGE, "home directory path too long: %s", home);
         return -1;
     }
     return 0;
 }
 
-int cluster_cache_prepare(const char *cache_dir, char *err, size_t errlen)
+int cluster_cache_prepare(const char *cache_dir, verdict_error *err)
 {
     /* Root's servers run as another user, who must pass through to its directories. */
     bool root = geteuid() == 0;
     cache_create create = {root ? 0755 : 0700, root ? 0711 : 0700};
     cluster_cache cache;
-    if (cache_open(cache_dir, &create, &cache, err, errlen) != 0)
+    if (cache_open(cache_dir, &create, &cache, err) != 0)
         return -1;
     cache_close(&cache);
     return 0;
@@ -83,42 +85,41 @@ static const char *user_name(uid_t uid, char *buffer, size_t size)
 /* A directory the path passes through: owned by root or us, and not writable by anyone
  * else unless sticky (/tmp): then others cannot remove or rename what we put there, and
  * what we find there must be ours or root's (checked as the next component). */
-static int check_passage(const struct stat *st, const char *shown, char *err, size_t errlen)
+static int check_passage(const struct stat *st, const char *shown, verdict_error *err)
 {
     char who[128];
     if (!trusted_owner(st->st_uid)) {
-        error_text(err, errlen, "cache directory: %s is owned by %s, not by root or you: "
-                   "that user could replace what verdict finds below it; use a cache "
-                   "directory of your own", shown, user_name(st->st_uid, who, sizeof who));
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: %s is owned by %s, not by root or "
+                   "you: that user could replace what verdict finds below it; use a cache "
+                  "directory of your own", shown, user_name(st->st_uid, who, sizeof who));
         return -1;
     }
     if ((st->st_mode & 022) != 0 && (st->st_mode & S_ISVTX) == 0) {
-        error_text(err, errlen, "cache directory: %s is writable by other users (mode "
-                   "%04o) and not sticky: they could replace what verdict finds below it",
-                   shown, (unsigned)(st->st_mode & 07777));
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: %s is writable by other users "
+                  "(mode %04o) and not sticky: they could replace what verdict finds below it",
+                  shown, (unsigned)(st->st_mode & 07777));
         return -1;
     }
     return 0;
 }
 
-int cache_check_own_directory(const struct stat *st, const char *shown, char *err,
-                              size_t errlen)
+int cache_check_own_directory(const struct stat *st, const char *shown, verdict_error *err)
 {
     char who[128];
     if (!S_ISDIR(st->st_mode)) {
-        error_text(err, errlen, "%s is not a directory", shown);
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a directory", shown);
         return -1;
     }
     if (st->st_uid != geteuid()) {
-        error_text(err, errlen, "%s is owned by %s, not by you: verdict uses only a cache "
-                   "it owns (another user could have planted what is in it)", shown,
-                   user_name(st->st_uid, who, sizeof who));
+        error_set(err, ERROR_COMMAND_FAILED, "%s is owned by %s, not by you: verdict uses only a "
+                  "cache it owns (another user could have planted what is in it)", shown,
+                  user_name(st->st_uid, who, sizeof who));
         return -1;
     }
     if ((st->st_mode & 022) != 0) {
-        error_text(err, errlen, "%s is writable by other users (mode %04o): they could "
-                   "plant templates, lock files or links in it; chmod go-w it", shown,
-                   (unsigned)(st->st_mode & 07777));
+        error_set(err, ERROR_COMMAND_FAILED, "%s is writable by other users (mode %04o): they "
+                  "could plant templates, lock files or links in it; chmod go-w it", shown,
+                  (unsigned)(st->st_mode & 07777));
         return -1;
     }
     return 0;
@@ -142,24 +143,23 @@ static int walk_restart_at_root(path_walk *w)
 }
 
 /* Splices a link's target in front of what is left; an absolute target starts over. */
-static int walk_follow_link(path_walk *w, int link_fd, const char *name, char *err,
-                            size_t errlen)
+static int walk_follow_link(path_walk *w, int link_fd, const char *name, verdict_error *err)
 {
     char target[CLUSTER_PATH_MAX], rest[2 * CLUSTER_PATH_MAX];
     ssize_t n = readlinkat(link_fd, "", target, sizeof target - 1);
     if (n < 0 || ++w->hops > MAX_LINK_HOPS) {
-        error_text(err, errlen, "cache directory: cannot follow %s/%s: %s", w->shown, name,
-                   n < 0 ? strerror(errno) : "too many symbolic links");
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: cannot follow %s/%s: %s", w->shown,
+                  name, n < 0 ? strerror(errno) : "too many symbolic links");
         return -1;
     }
     target[n] = '\0';
     if (snprintf(rest, sizeof rest, "%s/%s", target, w->rest) >= (int)sizeof rest) {
-        error_text(err, errlen, "cache directory: path too long");
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: path too long");
         return -1;
     }
     memcpy(w->rest, rest, sizeof rest);
     if (target[0] == '/' && walk_restart_at_root(w) != 0) {
-        error_text(err, errlen, "cannot open /: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open /: %s", strerror(errno));
         return -1;
     }
     return 0;
@@ -181,15 +181,15 @@ static bool walk_next_name(path_walk *w, char *name, size_t size)
 
 /* Opens (or, with create, makes) name below w->dir without following a link. */
 static int walk_open_entry(path_walk *w, const char *name, const cache_create *create,
-                           char *err, size_t errlen)
+                           verdict_error *err)
 {
     int fd = openat(w->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && create != NULL) {
         bool last = strspn(w->rest, "/") == strlen(w->rest);
         mode_t mode = last ? create->final_mode : create->parent_mode;
         if (mkdirat(w->dir, name, mode) != 0 && errno != EEXIST) {
-            error_text(err, errlen, "cannot create the cache directory %s/%s: %s", w->shown,
-                       name, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot create the cache directory %s/%s: %s",
+                      w->shown, name, strerror(errno));
             return -1;
         }
         fd = openat(w->dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -200,42 +200,41 @@ static int walk_open_entry(path_walk *w, const char *name, const cache_create *c
         }
     }
     if (fd < 0)
-        error_text(err, errlen, "cache directory %s/%s: %s", w->shown, name, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory %s/%s: %s", w->shown, name,
+                  strerror(errno));
     return fd;
 }
 
 /* One component: a directory we may pass, or a link root or we own. */
-static int walk_step(path_walk *w, const char *name, const cache_create *create, char *err,
-                     size_t errlen)
+static int walk_step(path_walk *w, const char *name, const cache_create *create, verdict_error *err)
 {
     struct stat here, st;
-    if (fstat(w->dir, &here) != 0 || check_passage(&here, w->shown[0] ? w->shown : "/", err,
-                                                   errlen) != 0)
+    if (fstat(w->dir, &here) != 0 || check_passage(&here, w->shown[0] ? w->shown : "/", err) != 0)
         return -1;
-    int fd = walk_open_entry(w, name, create, err, errlen);
+    int fd = walk_open_entry(w, name, create, err);
     if (fd < 0)
         return -1;
     char shown[CLUSTER_PATH_MAX], who[128];
     if (path_format(shown, sizeof shown, "%s/%s", w->shown, name) != 0) {
-        error_text(err, errlen, "cache directory: path too long");
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: path too long");
         close(fd);
         return -1;
     }
     int rc = fstat(fd, &st) == 0 ? 0 : -1;
     if (rc == 0 && S_ISLNK(st.st_mode)) {
         if (!trusted_owner(st.st_uid)) {
-            error_text(err, errlen, "cache directory: %s is a symbolic link owned by %s: "
-                       "that user chooses where it leads", shown,
-                       user_name(st.st_uid, who, sizeof who));
+            error_set(err, ERROR_COMMAND_FAILED, "cache directory: %s is a symbolic link owned by "
+                      "%s: that user chooses where it leads", shown,
+                      user_name(st.st_uid, who, sizeof who));
             rc = -1;
         } else {
-            rc = walk_follow_link(w, fd, name, err, errlen);
+            rc = walk_follow_link(w, fd, name, err);
         }
         close(fd);
         return rc;
     }
     if (rc != 0 || !S_ISDIR(st.st_mode)) {
-        error_text(err, errlen, "cache directory: %s is not a directory", shown);
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory: %s is not a directory", shown);
         close(fd);
         return -1;
     }
@@ -251,32 +250,33 @@ static int walk_step(path_walk *w, const char *name, const cache_create *create,
     return 0;
 }
 
-int cache_open(const char *path, const cache_create *create, cluster_cache *out, char *err,
-               size_t errlen)
+int cache_open(const char *path, const cache_create *create, cluster_cache *out, verdict_error *err)
 {
     out->root_fd = -1;
     out->path[0] = '\0';
     path_walk w = {.dir = -1};
     char cwd[CLUSTER_PATH_MAX] = "";
     if (path[0] != '/' && getcwd(cwd, sizeof cwd) == NULL) {
-        error_text(err, errlen, "cannot find the current directory: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot find the current directory: %s",
+                  strerror(errno));
         return -1;
     }
     if (snprintf(w.rest, sizeof w.rest, "%s/%s", cwd, path) >= (int)sizeof w.rest ||
         walk_restart_at_root(&w) != 0) {
-        error_text(err, errlen, "cache directory %s: path too long or / unreadable", path);
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory %s: path too long or / unreadable",
+                  path);
         return -1;
     }
     char name[CLUSTER_PATH_MAX];
     int rc = 0;
     while (rc == 0 && walk_next_name(&w, name, sizeof name))
-        rc = walk_step(&w, name, create, err, errlen);
+        rc = walk_step(&w, name, create, err);
     struct stat st;
     if (rc == 0 && (fstat(w.dir, &st) != 0 ||
-                    cache_check_own_directory(&st, w.shown[0] ? w.shown : "/", err, errlen) != 0))
+                    cache_check_own_directory(&st, w.shown[0] ? w.shown : "/", err) != 0))
         rc = -1;
     if (rc == 0 && (out->root_fd = openat(w.dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        error_text(err, errlen, "cannot open %s: %s", w.shown, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", w.shown, strerror(errno));
         rc = -1;
     }
     if (rc == 0)
@@ -293,27 +293,28 @@ void cache_close(cluster_cache *cache)
 }
 
 int cache_subdir(int dir_fd, const char *dir_path, const char *name, mode_t mode, bool create,
-                 int *fd_out, char *err, size_t errlen)
+                 int *fd_out, verdict_error *err)
 {
     *fd_out = -1;
     if (create && mkdirat(dir_fd, name, mode) == 0 && fchmodat(dir_fd, name, mode, 0) != 0) {
-        error_text(err, errlen, "cannot set the mode of %s/%s: %s", dir_path, name,
-                   strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot set the mode of %s/%s: %s", dir_path, name,
+                  strerror(errno));
         return -1;
     }
     int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !create)
             return 1;
-        error_text(err, errlen, "cannot open %s/%s: %s%s", dir_path, name, strerror(errno),
-                   errno == ELOOP || errno == ENOTDIR ? " (a symbolic link, or not a "
-                                                           "directory)" : "");
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s/%s: %s%s", dir_path, name,
+                  strerror(errno),
+                  errno == ELOOP || errno == ENOTDIR ? " (a symbolic link, or not a "
+                                                          "directory)" : "");
         return -1;
     }
     struct stat st;
     char shown[CLUSTER_PATH_MAX + 64];
     (void)path_format(shown, sizeof shown, "%s/%s", dir_path, name);
-    if (fstat(fd, &st) != 0 || cache_check_own_directory(&st, shown, err, errlen) != 0) {
+    if (fstat(fd, &st) != 0 || cache_check_own_directory(&st, shown, err) != 0) {
         close(fd);
         return -1;
     }

@@ -1,6 +1,7 @@
 /* File-tree chores of the cluster layer: copying a template data directory fast (kernel-side
  * copy_file_range, no hard links), removing and fsyncing trees, logs; never via links. */
 #include "pg/cluster_internal.h"
+#include "common/error.h"
 #include "pg/file_tree.h"
 
 #include <dirent.h>
@@ -77,16 +78,15 @@ typedef struct {
     bool keep_owner;
 } tree_copy;
 
-static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, char *err,
-                              size_t errlen)
+static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, verdict_error *err)
 {
     char target[CLUSTER_PATH_MAX];
     ssize_t n = readlinkat(copy->from_fd, entry->path, target, sizeof target - 1);
     if (n < 0 || (target[n] = '\0', symlinkat(target, copy->to_fd, entry->path) != 0) ||
         (copy->keep_owner && fchownat(copy->to_fd, entry->path, entry->st.st_uid,
                                       entry->st.st_gid, AT_SYMLINK_NOFOLLOW) != 0)) {
-        error_text(err, errlen, "cannot copy symbolic link %s/%s: %s", copy->from_path,
-                   entry->path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot copy symbolic link %s/%s: %s", copy->from_path,
+                  entry->path, strerror(errno));
         return -1;
     }
     return 0;
@@ -94,23 +94,23 @@ static int copy_symbolic_link(const tree_copy *copy, const tree_entry *entry, ch
 
 /* tree_file_action of copy_tree: one file or link; sockets and fifos are not needed by a
  * stopped data directory. */
-static int copy_one_file(const tree_entry *entry, void *context, char *err, size_t errlen)
+static int copy_one_file(const tree_entry *entry, void *context, verdict_error *err)
 {
     const tree_copy *copy = context;
     if (S_ISLNK(entry->st.st_mode))
-        return copy_symbolic_link(copy, entry, err, errlen);
+        return copy_symbolic_link(copy, entry, err);
     if (!S_ISREG(entry->st.st_mode))
         return 0;
     int from_fd = openat(copy->from_fd, entry->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (from_fd < 0) {
-        error_text(err, errlen, "cannot open %s/%s: %s", copy->from_path, entry->path,
-                   strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s/%s: %s", copy->from_path, entry->path,
+                  strerror(errno));
         return -1;
     }
     int to_fd = openat(copy->to_fd, entry->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (to_fd < 0) {
-        error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                   entry->path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot create copy of %s/%s: %s", copy->from_path,
+                  entry->path, strerror(errno));
         close(from_fd);
         return -1;
     }
@@ -123,8 +123,8 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
     if (close(to_fd) != 0 && error == 0)
         error = errno;
     if (error != 0) {
-        error_text(err, errlen, "cannot copy %s/%s: %s", copy->from_path, entry->path,
-                   strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot copy %s/%s: %s", copy->from_path, entry->path,
+                  strerror(error));
         return -1;
     }
     return 0;
@@ -133,19 +133,17 @@ static int copy_one_file(const tree_entry *entry, void *context, char *err, size
 /* Directories first (pre-order, so parents exist), then the files on several threads, then
  * the directories' owners and modes, deepest first, so a read-only one is filled before it
  * is closed. */
-static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, char *err,
-                            size_t errlen)
+static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, verdict_error *err)
 {
     for (size_t i = 0; i < listing->count; i++) {
         const tree_entry *entry = &listing->entries[i];
         if (S_ISDIR(entry->st.st_mode) && mkdirat(copy->to_fd, entry->path, 0700) != 0) {
-            error_text(err, errlen, "cannot create copy of %s/%s: %s", copy->from_path,
-                       entry->path, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot create copy of %s/%s: %s", copy->from_path,
+                      entry->path, strerror(errno));
             return -1;
         }
     }
-    if (tree_for_each_file(listing, copy_one_file, (void *)copy, tree_default_threads(), err,
-                           errlen) != 0)
+    if (tree_for_each_file(listing, copy_one_file, (void *)copy, tree_default_threads(), err) != 0)
         return -1;
     for (size_t i = listing->count; i-- > 0;) {
         const tree_entry *entry = &listing->entries[i];
@@ -154,25 +152,23 @@ static int copy_listed_tree(const tree_copy *copy, const tree_listing *listing, 
         if ((copy->keep_owner &&
              fchownat(copy->to_fd, entry->path, entry->st.st_uid, entry->st.st_gid, 0) != 0) ||
             fchmodat(copy->to_fd, entry->path, entry->st.st_mode & 07777, 0) != 0) {
-            error_text(err, errlen, "cannot set owner or mode of the copy of %s/%s: %s",
-                       copy->from_path, entry->path, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot set owner or mode of the copy of %s/%s: "
+                      "%s", copy->from_path, entry->path, strerror(errno));
             return -1;
         }
     }
     return 0;
 }
 
-int copy_tree_from(int from_fd, const char *from, const char *to, char *err, size_t errlen)
+int copy_tree_from(int from_fd, const char *from, const char *to, verdict_error *err)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
     struct stat st;
     if (fstat(from_fd, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        error_text(err, errlen, "%s is not a directory", from);
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a directory", from);
         return -1;
     }
     if (mkdir(to, 0700) != 0) {
-        error_text(err, errlen, "cannot create %s: %s", to, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot create %s: %s", to, strerror(errno));
         return -1;
     }
     /* Root copies a tree owned by the server user; the copy must stay the server's. */
@@ -183,14 +179,14 @@ int copy_tree_from(int from_fd, const char *from, const char *to, char *err, siz
     int rc = -1;
     tree_listing listing = {0};
     if (copy.to_fd < 0)
-        error_text(err, errlen, "cannot open %s: %s", to, strerror(errno));
-    else if (tree_list(copy.from_fd, from, &listing, err, errlen) == 0 &&
-             copy_listed_tree(&copy, &listing, err, errlen) == 0) {
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", to, strerror(errno));
+    else if (tree_list(copy.from_fd, from, &listing, err) == 0 &&
+             copy_listed_tree(&copy, &listing, err) == 0) {
         rc = 0;
         if ((copy.keep_owner && fchown(copy.to_fd, st.st_uid, st.st_gid) != 0) ||
             fchmod(copy.to_fd, st.st_mode & 07777) != 0) {
-            error_text(err, errlen, "cannot set owner or mode of %s: %s", to,
-                       strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot set owner or mode of %s: %s", to,
+                      strerror(errno));
             rc = -1;
         }
     }
@@ -200,14 +196,14 @@ int copy_tree_from(int from_fd, const char *from, const char *to, char *err, siz
     return rc;
 }
 
-int copy_tree(const char *from, const char *to, char *err, size_t errlen)
+int copy_tree(const char *from, const char *to, verdict_error *err)
 {
     int from_fd = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (from_fd < 0) {
-        error_text(err, errlen, "%s is not a directory (%s)", from, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "%s is not a directory (%s)", from, strerror(errno));
         return -1;
     }
-    int rc = copy_tree_from(from_fd, from, to, err, errlen);
+    int rc = copy_tree_from(from_fd, from, to, err);
     close(from_fd);
     return rc;
 }
@@ -226,30 +222,29 @@ static DIR *open_listing(int dir_fd, int *error)
 }
 
 /* tree_file_action of remove_tree: context is the root's descriptor. */
-static int unlink_one_file(const tree_entry *entry, void *context, char *err, size_t errlen)
+static int unlink_one_file(const tree_entry *entry, void *context, verdict_error *err)
 {
     const int *root_fd = context;
     if (unlinkat(*root_fd, entry->path, 0) == 0 || errno == ENOENT)
         return 0;
-    error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
+    error_set(err, ERROR_COMMAND_FAILED, "%s: %s", entry->path, strerror(errno));
     return -1;
 }
 
 /* Removes everything below root_fd: files on several threads, then directories deepest
  * first. Returns 0 or -1 with a message relative to the root. */
-static int remove_directory_contents(int root_fd, const char *root_path, char *err,
-                                     size_t errlen)
+static int remove_directory_contents(int root_fd, const char *root_path, verdict_error *err)
 {
     tree_listing listing;
-    if (tree_list(root_fd, root_path, &listing, err, errlen) != 0)
+    if (tree_list(root_fd, root_path, &listing, err) != 0)
         return -1;
     int rc = tree_for_each_file(&listing, unlink_one_file, &root_fd, tree_default_threads(),
-                                err, errlen);
+                                err);
     for (size_t i = listing.count; rc == 0 && i-- > 0;) {
         const tree_entry *entry = &listing.entries[i];
         if (S_ISDIR(entry->st.st_mode) && unlinkat(root_fd, entry->path, AT_REMOVEDIR) != 0 &&
             errno != ENOENT) {
-            error_text(err, errlen, "%s: %s", entry->path, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "%s: %s", entry->path, strerror(errno));
             rc = -1;
         }
     }
@@ -257,7 +252,7 @@ static int remove_directory_contents(int root_fd, const char *root_path, char *e
     return rc;
 }
 
-int remove_tree(const char *path, char *err, size_t errlen)
+int remove_tree(const char *path, verdict_error *err)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -265,18 +260,18 @@ int remove_tree(const char *path, char *err, size_t errlen)
             return 0;
         if (errno == ENOTDIR && unlink(path) == 0)
             return 0;
-        error_text(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot remove %s: %s", path, strerror(errno));
         return -1;
     }
-    char message[1024] = "";
-    int rc = remove_directory_contents(fd, path, message, sizeof message);
+    verdict_error message = {0};
+    int rc = remove_directory_contents(fd, path, &message);
     close(fd);
     if (rc == 0 && rmdir(path) != 0 && errno != ENOENT) {
-        snprintf(message, sizeof message, "%s", strerror(errno));
+        error_set(&message, ERROR_COMMAND_FAILED, "%s", strerror(errno));
         rc = -1;
     }
     if (rc != 0) {
-        error_text(err, errlen, "cannot remove %s: %s", path, message);
+        error_set(err, ERROR_COMMAND_FAILED, "cannot remove %s: %s", path, message.message);
         return -1;
     }
     return 0;
@@ -312,14 +307,14 @@ static int fsync_directory_tree(int dir_fd)
     return first_error;
 }
 
-int fsync_tree(const char *path, char *err, size_t errlen)
+int fsync_tree(const char *path, verdict_error *err)
 {
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int error = fd < 0 ? errno : fsync_directory_tree(fd);
     if (fd >= 0)
         close(fd);
     if (error != 0) {
-        error_text(err, errlen, "cannot fsync %s: %s", path, strerror(error));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot fsync %s: %s", path, strerror(error));
         return -1;
     }
     return 0;
@@ -359,7 +354,7 @@ void read_file_tail(const char *path, char *out, size_t outlen)
 
 /* Never through a link, and never into a file with other names (a hard link to a file of
  * someone else's, planted in a data directory): verdict writes there as root. */
-static int write_text(const char *path, const char *text, int flags, char *err, size_t errlen)
+static int write_text(const char *path, const char *text, int flags, verdict_error *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | flags, 0600);
     struct stat st;
@@ -369,7 +364,7 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
         errno = EPERM;
     }
     if (fd < 0) {
-        error_text(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     size_t length = strlen(text), done = 0;
@@ -378,20 +373,20 @@ static int write_text(const char *path, const char *text, int flags, char *err, 
         if (put < 0 && errno == EINTR)
             continue;
         if (put < 0) {
-            error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot write %s: %s", path, strerror(errno));
             close(fd);
             return -1;
         }
         done += (size_t)put;
     }
     if (close(fd) != 0) {
-        error_text(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;
 }
 
-int append_to_file(const char *path, const char *text, char *err, size_t errlen)
+int append_to_file(const char *path, const char *text, verdict_error *err)
 {
-    return write_text(path, text, O_APPEND, err, errlen);
+    return write_text(path, text, O_APPEND, err);
 }

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 #define OWNER_LOCK_NAME "owner.lock"
 #define RECORD_NAME "instance.txt"
 #define EXTERNAL_SOCKET_PREFIX "/tmp/verdict-pg-"
@@ -25,7 +27,7 @@ mode_t instance_dir_mode(const server_user *user)
     return user->switch_user ? 0711 : 0700;
 }
 
-int instance_record_write(int dir_fd, const instance_record *r, char *err, size_t errlen)
+int instance_record_write(int dir_fd, const instance_record *r, verdict_error *err)
 {
     char text[RECORD_TEXT_MAX];
     int length = snprintf(text, sizeof text,
@@ -41,8 +43,8 @@ int instance_record_write(int dir_fd, const instance_record *r, char *err, size_
     if (fd >= 0 && close(fd) != 0)
         ok = false;
     if (!ok || renameat(dir_fd, RECORD_NAME ".new", dir_fd, RECORD_NAME) != 0) {
-        error_text(err, errlen, "cannot write the instance record %s: %s", RECORD_NAME,
-                   strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot write the instance record %s: %s", RECORD_NAME,
+                  strerror(errno));
         return -1;
     }
     return 0;
@@ -85,14 +87,14 @@ static int instance_record_read(int dir_fd, instance_record *r)
 }
 
 /* The directory exists, the lock is ours, the record names us: the rest may fail. */
-static int instance_dir_fill(int dir_fd, const server_user *user, int *lock_fd, char *err,
-                             size_t errlen)
+static int instance_dir_fill(int dir_fd, const server_user *user, int *lock_fd, verdict_error *err)
 {
     /* The lock is what a reaper in another pid namespace can still see. */
     int fd = openat(dir_fd, OWNER_LOCK_NAME, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
                                                  O_CLOEXEC, 0600);
     if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        error_text(err, errlen, "cannot lock " OWNER_LOCK_NAME ": %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot lock " OWNER_LOCK_NAME ": %s",
+                  strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -100,12 +102,11 @@ static int instance_dir_fill(int dir_fd, const server_user *user, int *lock_fd, 
     *lock_fd = fd;
     instance_record record = {.owner_pid = getpid(), .owner_start = process_start_time(getpid()),
                               .server_uid = user->uid};
-    return instance_record_write(dir_fd, &record, err, errlen);
+    return instance_record_write(dir_fd, &record, err);
 }
 
 int instance_dir_create(const cluster_cache *cache, int instances_fd, const server_user *user,
-                        char *dir_out, size_t outlen, int *dir_fd, int *lock_fd, char *err,
-                        size_t errlen)
+                        char *dir_out, size_t outlen, int *dir_fd, int *lock_fd, verdict_error *err)
 {
     *dir_fd = *lock_fd = -1;
     /* The name carries the owner's pid and start time: a reaper tells a live owner from a
@@ -114,40 +115,39 @@ int instance_dir_create(const cluster_cache *cache, int instances_fd, const serv
     snprintf(prefix, sizeof prefix, "%d-%llu-", (int)getpid(), process_start_time(getpid()));
     if (cache_make_unique_dir(instances_fd, prefix, instance_dir_mode(user), name,
                               sizeof name) != 0) {
-        error_text(err, errlen, "cannot create an instance directory in %s/instances: %s",
-                   cache->path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot create an instance directory in "
+                  "%s/instances: %s", cache->path, strerror(errno));
         return -1;
     }
     if (path_format(dir_out, outlen, "%s/instances/%s", cache->path, name) != 0 ||
         strlen(dir_out) + INSTANCE_SUBPATH_ROOM >= outlen) {
-        error_text(err, errlen, "cache directory path too long: %s", cache->path);
+        error_set(err, ERROR_COMMAND_FAILED, "cache directory path too long: %s", cache->path);
         unlinkat(instances_fd, name, AT_REMOVEDIR);
         return -1;
     }
     *dir_fd = openat(instances_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (*dir_fd < 0 || instance_dir_fill(*dir_fd, user, lock_fd, err, errlen) != 0) {
+    if (*dir_fd < 0 || instance_dir_fill(*dir_fd, user, lock_fd, err) != 0) {
         if (*dir_fd < 0)
-            error_text(err, errlen, "cannot open %s: %s", dir_out, strerror(errno));
+            error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", dir_out, strerror(errno));
         if (*dir_fd >= 0)
             close(*dir_fd);
         if (*lock_fd >= 0)
             close(*lock_fd);
         *dir_fd = *lock_fd = -1;
-        remove_tree(dir_out, NULL, 0);
+        remove_tree(dir_out, NULL);
         return -1;
     }
     return 0;
 }
 
-int instance_dir_remove(const char *instance_dir, const char *socket_dir, char *err,
-                        size_t errlen)
+int instance_dir_remove(const char *instance_dir, const char *socket_dir, verdict_error *err)
 {
     int rc = 0;
     size_t length = strlen(instance_dir);
     if (socket_dir != NULL && socket_dir[0] != '\0' &&
         !(strncmp(socket_dir, instance_dir, length) == 0 && socket_dir[length] == '/'))
-        rc = remove_tree(socket_dir, err, errlen);
-    if (remove_tree(instance_dir, err, errlen) != 0)
+        rc = remove_tree(socket_dir, err);
+    if (remove_tree(instance_dir, err) != 0)
         rc = -1;
     return rc;
 }
@@ -229,8 +229,8 @@ static void external_socket_dir(const instance_record *r, char *out, size_t outl
 }
 
 /* Stops whatever still runs in one dead owner's instance and removes it. */
-static int reap_instance(const char *instance_dir, const instance_record *record, char *err,
-                         size_t errlen)
+static int reap_instance(const char *instance_dir, const instance_record *record,
+                         verdict_error *err)
 {
     char data_dir[CLUSTER_PATH_MAX + 8], line[64];
     snprintf(data_dir, sizeof data_dir, "%s/data", instance_dir);
@@ -246,12 +246,12 @@ static int reap_instance(const char *instance_dir, const instance_record *record
             postmaster = candidate;
     /* No fast shutdown: the copy is thrown away, so immediate is the right first step. */
     if (stop_server_processes(postmaster, data_dir, 0.0, record->postmaster_pid,
-                              record->server_uid, err, errlen) != 0)
+                              record->server_uid, err) != 0)
         return -1;
     remove_orphaned_shared_memory(data_dir, record->postmaster_pid, record->server_uid);
     char socket_dir[CLUSTER_PATH_MAX];
     external_socket_dir(record, socket_dir, sizeof socket_dir);
-    return instance_dir_remove(instance_dir, socket_dir, err, errlen);
+    return instance_dir_remove(instance_dir, socket_dir, err);
 }
 
 /* What proves a directory in instances/ is a leftover of verdict's: a directory of
@@ -266,7 +266,7 @@ static bool lock_proven_leftover(int instances_fd, const char *name, pid_t owner
     int dir_fd = openat(instances_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (dir_fd < 0 || fstat(dir_fd, &st) != 0 ||
-        cache_check_own_directory(&st, name, NULL, 0) != 0) {
+        cache_check_own_directory(&st, name, NULL) != 0) {
         if (dir_fd >= 0)
             close(dir_fd);
         return false;
@@ -288,7 +288,7 @@ static bool lock_proven_leftover(int instances_fd, const char *name, pid_t owner
 static void sweep_port_locks(const cluster_cache *cache)
 {
     int ports_fd = -1;
-    if (cache_subdir(cache->root_fd, cache->path, "ports", 0700, false, &ports_fd, NULL, 0) != 0)
+    if (cache_subdir(cache->root_fd, cache->path, "ports", 0700, false, &ports_fd, NULL) != 0)
         return;
     int listing_fd = dup(ports_fd);
     DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
@@ -309,7 +309,7 @@ static void sweep_port_locks(const cluster_cache *cache)
 }
 
 static int reap_listed(const cluster_cache *cache, int instances_fd, DIR *listing,
-                       int *reaped, char *err, size_t errlen)
+                       int *reaped, verdict_error *err)
 {
     int rc = 0;
     struct dirent *entry;
@@ -330,7 +330,7 @@ static int reap_listed(const cluster_cache *cache, int instances_fd, DIR *listin
         char instance_dir[CLUSTER_PATH_MAX];
         if (path_format(instance_dir, sizeof instance_dir, "%s/instances/%s", cache->path,
                         entry->d_name) == 0) {
-            if (reap_instance(instance_dir, &record, err, errlen) == 0)
+            if (reap_instance(instance_dir, &record, err) == 0)
                 (*reaped)++;
             else
                 rc = -1;
@@ -340,37 +340,38 @@ static int reap_listed(const cluster_cache *cache, int instances_fd, DIR *listin
     return rc;
 }
 
-int cluster_reap_leftovers(const char *cache_dir, int *reaped, char *err, size_t errlen)
+int cluster_reap_leftovers(const char *cache_dir, int *reaped, verdict_error *err)
 {
     *reaped = 0;
     struct stat st;
     if (lstat(cache_dir, &st) != 0 && errno == ENOENT)
         return 0; /* no cache, no leftovers */
     cluster_cache cache;
-    if (cache_open(cache_dir, NULL, &cache, err, errlen) != 0)
+    if (cache_open(cache_dir, NULL, &cache, err) != 0)
         return -1;
-    int rc = reap_in_cache(&cache, reaped, err, errlen);
+    int rc = reap_in_cache(&cache, reaped, err);
     cache_close(&cache);
     return rc;
 }
 
-int reap_in_cache(const cluster_cache *cache, int *reaped, char *err, size_t errlen)
+int reap_in_cache(const cluster_cache *cache, int *reaped, verdict_error *err)
 {
     *reaped = 0;
     int instances_fd = -1;
     int found = cache_subdir(cache->root_fd, cache->path, "instances", 0700, false,
-                             &instances_fd, err, errlen);
+                             &instances_fd, err);
     if (found != 0)
         return found == 1 ? 0 : -1;
     int listing_fd = dup(instances_fd);
     DIR *listing = listing_fd >= 0 ? fdopendir(listing_fd) : NULL;
     int rc = -1;
     if (listing == NULL) {
-        error_text(err, errlen, "cannot list %s/instances: %s", cache->path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot list %s/instances: %s", cache->path,
+                  strerror(errno));
         if (listing_fd >= 0)
             close(listing_fd);
     } else {
-        rc = reap_listed(cache, instances_fd, listing, reaped, err, errlen);
+        rc = reap_listed(cache, instances_fd, listing, reaped, err);
         closedir(listing);
     }
     close(instances_fd);

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 #define DEFAULT_SERVER_USER "postgres"
 #define IMMEDIATE_TIMEOUT 10.0
 #define KILL_TIMEOUT 5.0
@@ -48,7 +50,7 @@ static void sleep_seconds(double seconds)
     }
 }
 
-int server_user_resolve(const char *run_as, server_user *user, char *err, size_t errlen)
+int server_user_resolve(const char *run_as, server_user *user, verdict_error *err)
 {
     memset(user, 0, sizeof *user);
     char buffer[16384];
@@ -57,13 +59,13 @@ int server_user_resolve(const char *run_as, server_user *user, char *err, size_t
         /* Not root: PostgreSQL runs as we do; naming someone else cannot work. */
         int rc = getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &found);
         if (rc != 0 || found == NULL) {
-            error_text(err, errlen, "cannot find the name of user id %u", (unsigned)geteuid());
+            error_set(err, ERROR_COMMAND_FAILED, "cannot find the name of user id %u",
+                      (unsigned)geteuid());
             return -1;
         }
         if (run_as != NULL && strcmp(run_as, found->pw_name) != 0) {
-            error_text(err, errlen,
-                       "running servers as '%s' needs root; verdict runs as '%s'", run_as,
-                       found->pw_name);
+            error_set(err, ERROR_COMMAND_FAILED, "running servers as '%s' needs root; verdict "
+                      "runs as '%s'", run_as, found->pw_name);
             return -1;
         }
         user->uid = geteuid();
@@ -74,13 +76,13 @@ int server_user_resolve(const char *run_as, server_user *user, char *err, size_t
     const char *name = run_as != NULL ? run_as : DEFAULT_SERVER_USER;
     int rc = getpwnam_r(name, &entry, buffer, sizeof buffer, &found);
     if (rc != 0 || found == NULL) {
-        error_text(err, errlen,
-                   "verdict runs as root and PostgreSQL refuses root, but there is no user "
-                   "'%s' to run servers as (create it or name another)", name);
+        error_set(err, ERROR_COMMAND_FAILED, "verdict runs as root and PostgreSQL refuses root, "
+                  "but there is no user '%s' to run servers as (create it or name another)", name);
         return -1;
     }
     if (found->pw_uid == 0) {
-        error_text(err, errlen, "user '%s' is root; PostgreSQL refuses to run as root", name);
+        error_set(err, ERROR_COMMAND_FAILED, "user '%s' is root; PostgreSQL refuses to run as root",
+                  name);
         return -1;
     }
     user->switch_user = true;
@@ -113,13 +115,13 @@ static int become_user(const server_user *user)
     return 0;
 }
 
-int server_user_check_access(const server_user *user, const char *dir, char *err, size_t errlen)
+int server_user_check_access(const server_user *user, const char *dir, verdict_error *err)
 {
     if (!user->switch_user)
         return 0;
     pid_t child = fork();
     if (child < 0) {
-        error_text(err, errlen, "fork: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "fork: %s", strerror(errno));
         return -1;
     }
     if (child == 0) {
@@ -132,10 +134,9 @@ int server_user_check_access(const server_user *user, const char *dir, char *err
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
-    error_text(err, errlen,
-               "the server user '%s' cannot reach %s: every directory above it must be "
-               "searchable by it (a cache directory under /root is not; root's default, "
-               "/var/cache/verdict-pg, is)", user->name, dir);
+    error_set(err, ERROR_COMMAND_FAILED, "the server user '%s' cannot reach %s: every directory "
+               "above it must be searchable by it (a cache directory under /root is not; root's "
+              "default, /var/cache/verdict-pg, is)", user->name, dir);
     return -1;
 }
 
@@ -213,20 +214,20 @@ static void run_child(const spawn_request *request, char *const *envp, pid_t par
     report_and_exit(report_fd, 5, errno);
 }
 
-int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_t errlen)
+int spawn_program(const spawn_request *request, pid_t *pid_out, verdict_error *err)
 {
     /* A small fixed environment: a user's PGOPTIONS, PGHOST or LANG must not change what
      * is measured. */
     char *const envp[] = {"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", NULL};
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
-        error_text(err, errlen, "pipe: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "pipe: %s", strerror(errno));
         return -1;
     }
     pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
-        error_text(err, errlen, "fork: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "fork: %s", strerror(errno));
         close(report[0]);
         close(report[1]);
         return -1;
@@ -247,10 +248,9 @@ int spawn_program(const spawn_request *request, pid_t *pid_out, char *err, size_
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
         }
         int stage = failure.stage >= 1 && failure.stage <= 7 ? failure.stage : 5;
-        error_text(err, errlen, "could not run %s (%s%s%s): %s", request->argv[0],
-                   child_stage_names[stage], request->user->switch_user ? " as " : "",
-                   request->user->switch_user ? request->user->name : "",
-                   strerror(failure.error));
+        error_set(err, ERROR_COMMAND_FAILED, "could not run %s (%s%s%s): %s", request->argv[0],
+                  child_stage_names[stage], request->user->switch_user ? " as " : "",
+                  request->user->switch_user ? request->user->name : "", strerror(failure.error));
         return -1;
     }
     *pid_out = child;
@@ -331,18 +331,18 @@ int wait_for_exit(pid_t pid, double timeout_seconds, int *status)
 }
 
 int run_program(const server_user *user, char *const *argv, const char *input_path,
-                const char *log_path, double timeout_seconds, char *err, size_t errlen)
+                const char *log_path, double timeout_seconds, verdict_error *err)
 {
     int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (log_fd < 0) {
-        error_text(err, errlen, "cannot open %s: %s", log_path, strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "cannot open %s: %s", log_path, strerror(errno));
         return -1;
     }
     spawn_request request = {.user = user, .argv = argv, .output_fd = log_fd,
                              .input_path = input_path, .new_session = true,
                              .die_with_parent = true};
     pid_t pid;
-    int rc = spawn_program(&request, &pid, err, errlen);
+    int rc = spawn_program(&request, &pid, err);
     close(log_fd);
     if (rc != 0)
         return -1;
@@ -350,8 +350,8 @@ int run_program(const server_user *user, char *const *argv, const char *input_pa
     if (!wait_for_exit(pid, timeout_seconds, &status)) {
         kill(pid, SIGKILL);
         wait_for_exit(pid, KILL_TIMEOUT, &status);
-        error_text(err, errlen, "%s did not finish within %.0f s (log: %s)", argv[0],
-                   timeout_seconds, log_path);
+        error_set(err, ERROR_COMMAND_FAILED, "%s did not finish within %.0f s (log: %s)", argv[0],
+                  timeout_seconds, log_path);
         return -1;
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -359,26 +359,26 @@ int run_program(const server_user *user, char *const *argv, const char *input_pa
     char tail[1024];
     read_file_tail(log_path, tail, sizeof tail);
     if (WIFSIGNALED(status))
-        error_text(err, errlen, "%s was killed by signal %d; %s ends with:\n%s", argv[0],
-                   WTERMSIG(status), log_path, tail);
+        error_set(err, ERROR_COMMAND_FAILED, "%s was killed by signal %d; %s ends with:\n%s",
+                  argv[0], WTERMSIG(status), log_path, tail);
     else
-        error_text(err, errlen, "%s failed (exit status %d); %s ends with:\n%s", argv[0],
-                   WEXITSTATUS(status), log_path, tail);
+        error_set(err, ERROR_COMMAND_FAILED, "%s failed (exit status %d); %s ends with:\n%s",
+                  argv[0], WEXITSTATUS(status), log_path, tail);
     return -1;
 }
 
 int capture_program_output(const server_user *user, char *const *argv, char *out, size_t outlen,
-                           char *err, size_t errlen)
+                           verdict_error *err)
 {
     int pipe_fds[2];
     if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-        error_text(err, errlen, "pipe: %s", strerror(errno));
+        error_set(err, ERROR_COMMAND_FAILED, "pipe: %s", strerror(errno));
         return -1;
     }
     spawn_request request = {.user = user, .argv = argv, .output_fd = pipe_fds[1],
                              .new_session = true, .die_with_parent = true};
     pid_t pid;
-    int rc = spawn_program(&request, &pid, err, errlen);
+    int rc = spawn_program(&request, &pid, err);
     close(pipe_fds[1]);
     if (rc != 0) {
         close(pipe_fds[0]);
@@ -404,7 +404,8 @@ int capture_program_output(const server_user *user, char *const *argv, char *out
     int status = 0;
     wait_for_exit(pid, 30.0, &status);
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        error_text(err, errlen, "%s %s failed: %s", argv[0], argv[1] ? argv[1] : "", out);
+        error_set(err, ERROR_COMMAND_FAILED, "%s %s failed: %s", argv[0], argv[1] ? argv[1] : "",
+                  out);
         return -1;
     }
     return 0;
@@ -474,7 +475,7 @@ static size_t signal_processes_in_dir(const char *data_dir, int sig)
 }
 
 int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fast_timeout,
-                          pid_t creator, uid_t owner, char *err, size_t errlen)
+                          pid_t creator, uid_t owner, verdict_error *err)
 {
     bool killed = false;
     if (postmaster_pid > 0) {
@@ -503,8 +504,8 @@ int stop_server_processes(pid_t postmaster_pid, const char *data_dir, double fas
     pid_t left[8];
     size_t n_left = processes_in_dir(data_dir, left, 8);
     if (n_left > 0) {
-        error_text(err, errlen, "%zu process(es) of %s survive SIGKILL (first: %d)", n_left,
-                   data_dir, (int)left[0]);
+        error_set(err, ERROR_COMMAND_FAILED, "%zu process(es) of %s survive SIGKILL (first: %d)",
+                  n_left, data_dir, (int)left[0]);
         return -1;
     }
     return 0;

@@ -99,15 +99,15 @@ static int list_directory(int dir_fd, const char *prefix, tree_listing *listing,
     return error;
 }
 
-int tree_list(int root_fd, const char *root_path, tree_listing *out, char *err, size_t errlen)
+int tree_list(int root_fd, const char *root_path, tree_listing *out, verdict_error *err)
 {
     *out = (tree_listing){0};
     const char *failed_at = NULL;
     int error = list_directory(root_fd, NULL, out, &failed_at);
     if (error == 0)
         return 0;
-    error_text(err, errlen, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
-               failed_at ? failed_at : "", strerror(error));
+    error_set(err, ERROR_COMMAND_FAILED, "cannot list %s%s%s: %s", root_path, failed_at ? "/" : "",
+              failed_at ? failed_at : "", strerror(error));
     tree_listing_free(out);
     return -1;
 }
@@ -135,8 +135,7 @@ typedef struct {
     void *context;
     atomic_bool failed;
     pthread_mutex_t message_lock;
-    char *err; /* the first failure's message */
-    size_t errlen;
+    verdict_error *err; /* the first failure */
 } tree_work;
 
 /* One worker's share: a contiguous slice of the listing, so that each works in directories
@@ -150,17 +149,16 @@ static void *work_on_slice(void *arg)
 {
     const tree_slice *slice = arg;
     tree_work *work = slice->work;
-    char message[1024];
+    verdict_error failure;
     for (size_t i = slice->begin; i < slice->end && !atomic_load(&work->failed); i++) {
         const tree_entry *entry = &work->listing->entries[i];
         if (S_ISDIR(entry->st.st_mode))
             continue;
-        message[0] = '\0';
-        if (work->action(entry, work->context, message, sizeof message) == 0)
+        if (work->action(entry, work->context, &failure) == 0)
             continue;
         pthread_mutex_lock(&work->message_lock);
         if (!atomic_load(&work->failed))
-            error_text(work->err, work->errlen, "%s", message);
+            error_copy(work->err, &failure);
         atomic_store(&work->failed, true);
         pthread_mutex_unlock(&work->message_lock);
     }
@@ -168,10 +166,10 @@ static void *work_on_slice(void *arg)
 }
 
 int tree_for_each_file(const tree_listing *listing, tree_file_action action, void *context,
-                       int max_threads, char *err, size_t errlen)
+                       int max_threads, verdict_error *err)
 {
     tree_work work = {.listing = listing, .action = action, .context = context,
-                      .err = err, .errlen = errlen};
+                      .err = err};
     atomic_init(&work.failed, false);
     pthread_mutex_init(&work.message_lock, NULL);
 

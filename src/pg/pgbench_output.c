@@ -417,16 +417,15 @@ static bool parse_summary_line(summary_parser *parser, const char *line)
 
 /* Picks the run's tps among the lines seen; false (with a message) when they cannot
  * come from a single run. */
-static bool choose_tps(summary_parser *parser, char *err, size_t errlen)
+static bool choose_tps(summary_parser *parser, verdict_error *err)
 {
     pgbench_result *out = parser->out;
     bool old_pair = parser->tps_lines == 2 &&
                     parser->tps_seen[PGBENCH_TPS_EXCLUDING_CONNECTIONS] &&
                     parser->tps_seen[PGBENCH_TPS_INCLUDING_CONNECTIONS];
     if (parser->tps_lines > 1 && !old_pair) {
-        error_text(err, errlen,
-                   "pgbench output has %zu tps lines: more than one run's summary in one "
-                   "output?", parser->tps_lines);
+        error_set(err, ERROR_BAD_INPUT, "pgbench output has %zu tps lines: more than one run's "
+                  "summary in one output?", parser->tps_lines);
         return false;
     }
     static const pgbench_tps_kind preference[] = {
@@ -447,29 +446,27 @@ static bool choose_tps(summary_parser *parser, char *err, size_t errlen)
         out->tps_including_connections =
             finite_or_nan(parser->tps_by_kind[PGBENCH_TPS_INCLUDING_RECONNECTIONS]);
     if (!(out->tps > 0.0) || !isfinite(out->tps)) {
-        error_text(err, errlen,
-                   "pgbench reported tps = %g (%s): no transaction completed, nothing to "
-                   "measure%s%s", out->tps, pgbench_tps_kind_name(out->tps_kind),
-                   parser->first_problem[0] ? "; pgbench said: " : "", parser->first_problem);
+        error_set(err, ERROR_COMMAND_FAILED, "pgbench reported tps = %g (%s): no transaction "
+                  "completed, nothing to measure%s%s", out->tps,
+                  pgbench_tps_kind_name(out->tps_kind),
+                  parser->first_problem[0] ? "; pgbench said: " : "", parser->first_problem);
         return false;
     }
     return true;
 }
 
 int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result *out,
-                  char *err, size_t errlen)
+                  verdict_error *err)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
     if (out == NULL || (text == NULL && length > 0)) {
-        error_text(err, errlen, "pgbench_parse: no output given");
+        error_set(err, ERROR_INTERNAL, "pgbench_parse: no output given");
         return -1;
     }
     reset_result(out);
     summary_parser parser = {.out = out};
     parser.c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (parser.c_locale == (locale_t)0) {
-        error_text(err, errlen, "pgbench_parse: cannot create the C locale for numbers");
+        error_set(err, ERROR_INTERNAL, "pgbench_parse: cannot create the C locale for numbers");
         return -1;
     }
 
@@ -494,8 +491,8 @@ int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result
         if (!parse_summary_line(&parser, line)) {
             char quote[QUOTE_LENGTH * 2 + 8];
             quote_text(line, kept, QUOTE_LENGTH, quote, sizeof quote);
-            error_text(err, errlen, "pgbench output line %zu is not in pgbench's format: \"%s\"",
-                       line_number, quote);
+            error_set(err, ERROR_BAD_INPUT, "pgbench output line %zu is not in pgbench's format: "
+                      "\"%s\"", line_number, quote);
             status = -1;
         }
     }
@@ -503,13 +500,12 @@ int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result
     if (status == 0 && parser.tps_lines == 0) {
         char quote[QUOTE_LENGTH * 2 + 8];
         quote_text(text, length, QUOTE_LENGTH, quote, sizeof quote);
-        error_text(err, errlen,
-                   "no \"tps = \" line in the pgbench output (exit code %d%s%s); it starts: "
-                   "\"%s\"", exit_code, parser.first_problem[0] ? ", pgbench said: " : "",
-                   parser.first_problem, quote);
+        error_set(err, ERROR_COMMAND_FAILED, "no \"tps = \" line in the pgbench output (exit code "
+                  "%d%s%s); it starts: \"%s\"", exit_code,
+                  parser.first_problem[0] ? ", pgbench said: " : "", parser.first_problem, quote);
         status = -1;
     }
-    if (status == 0 && !choose_tps(&parser, err, errlen))
+    if (status == 0 && !choose_tps(&parser, err))
         status = -1;
     if (status == 0) {
         if (exit_code != 0)
@@ -615,12 +611,10 @@ static log_line_kind classify_log_line(const char *line, size_t length,
 }
 
 int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summary *out,
-                          char *err, size_t errlen)
+                          verdict_error *err)
 {
-    if (err != NULL && errlen > 0)
-        err[0] = '\0';
     if (out == NULL || (log_text == NULL && length > 0)) {
-        error_text(err, errlen, "pgbench_log_summarize: no log given");
+        error_set(err, ERROR_INTERNAL, "pgbench_log_summarize: no log given");
         return -1;
     }
     memset(out, 0, sizeof *out);
@@ -632,7 +626,8 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
         capacity += log_text[at] == '\n';
     double *latencies_ms = malloc(capacity * sizeof *latencies_ms);
     if (latencies_ms == NULL) {
-        error_text(err, errlen, "out of memory reading a pgbench log of %zu lines", capacity);
+        error_set(err, ERROR_NO_MEMORY, "out of memory reading a pgbench log of %zu lines",
+                  capacity);
         return -1;
     }
 
@@ -660,10 +655,9 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
             out->skipped++;
             break;
         case LOG_LINE_AGGREGATED:
-            error_text(err, errlen,
-                       "pgbench log line %zu looks like an aggregated log (--aggregate-interval); "
-                       "percentiles need the per-transaction log (--log without it)",
-                       line_number);
+            error_set(err, ERROR_BAD_INPUT, "pgbench log line %zu looks like an aggregated log "
+                       "(--aggregate-interval); percentiles need the per-transaction log (--log "
+                      "without it)", line_number);
             status = -1;
             break;
         case LOG_LINE_MALFORMED:
@@ -673,19 +667,18 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
             {
                 char quote[QUOTE_LENGTH * 2 + 8];
                 quote_text(start, line_length, QUOTE_LENGTH, quote, sizeof quote);
-                error_text(err, errlen,
-                           "pgbench log line %zu is not \"client_id transaction_no time "
-                           "script_no time_epoch time_us [schedule_lag] [retries]\": \"%s\"",
-                           line_number, quote);
+                error_set(err, ERROR_BAD_INPUT, "pgbench log line %zu is not \"client_id "
+                           "transaction_no time script_no time_epoch time_us [schedule_lag] "
+                          "[retries]\": \"%s\"", line_number, quote);
             }
             status = -1;
             break;
         }
     }
     if (status == 0 && out->transactions == 0) {
-        error_text(err, errlen,
-                   "pgbench log has no completed transaction (%zu failed, %zu skipped): no "
-                   "latency to take percentiles of", out->failed, out->skipped);
+        error_set(err, ERROR_COMMAND_FAILED, "pgbench log has no completed transaction (%zu "
+                  "failed, %zu skipped): no latency to take percentiles of", out->failed,
+                  out->skipped);
         status = -1;
     }
     if (status == 0) {
@@ -699,10 +692,10 @@ int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summa
 }
 
 int pgbench_latency_percentiles(const char *log_text, size_t length, double *p50_ms,
-                                double *p95_ms, double *p99_ms, char *err, size_t errlen)
+                                double *p95_ms, double *p99_ms, verdict_error *err)
 {
     pgbench_log_summary summary;
-    if (pgbench_log_summarize(log_text, length, &summary, err, errlen) != 0)
+    if (pgbench_log_summarize(log_text, length, &summary, err) != 0)
         return -1;
     if (p50_ms != NULL)
         *p50_ms = summary.p50_ms;

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 /* pgbench itself accepts at most 128 scripts (its MAX_SCRIPTS). */
 #define PGBENCH_MAX_SCRIPTS 128
 
@@ -69,7 +71,7 @@ typedef struct {
  * Returns 0, or -1 with a message in err when there is no usable tps line or a recognised
  * line is malformed. Never reads past text + length; text need not be NUL-terminated. */
 int pgbench_parse(const char *text, size_t length, int exit_code, pgbench_result *out,
-                  char *err, size_t errlen);
+                  verdict_error *err);
 
 const char *pgbench_tps_kind_name(pgbench_tps_kind kind);
 
@@ -85,10 +87,10 @@ typedef struct {
  * (time in microseconds, or "failed"/"skipped"). Returns 0, or -1 with a message (no
  * completed transaction, a malformed line, an aggregated --aggregate-interval log). */
 int pgbench_log_summarize(const char *log_text, size_t length, pgbench_log_summary *out,
-                          char *err, size_t errlen);
+                          verdict_error *err);
 
 /* The three percentiles of pgbench_log_summarize, in milliseconds. */
 int pgbench_latency_percentiles(const char *log_text, size_t length, double *p50_ms,
-                                double *p95_ms, double *p99_ms, char *err, size_t errlen);
+                                double *p95_ms, double *p99_ms, verdict_error *err);
 
 #endif

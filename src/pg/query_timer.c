@@ -9,6 +9,8 @@
 
 #include <libpq-fe.h>
 
+#include "common/error.h"
+
 #define POLL_MS 100
 
 static double now_seconds(void)
@@ -28,17 +30,18 @@ static void cancel_statement(PGconn *connection)
     }
 }
 
-static void copy_message(const char *message, char *err, size_t errlen)
+static void copy_message(const char *message, verdict_error *err)
 {
-    snprintf(err, errlen, "%s", message && message[0] ? message : "no message");
-    size_t n = strlen(err);
-    while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
-        err[--n] = '\0';
+    const char *text = message && message[0] ? message : "no message";
+    size_t n = strlen(text);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '))
+        n--;
+    error_set(err, ERROR_COMMAND_FAILED, "%.*s", (int)n, text);
 }
 
 /* Waits until the statement's results can be read without blocking; DONE, or why not. */
 static query_timer_status wait_ready(PGconn *connection, double deadline,
-                                     volatile sig_atomic_t *stop, char *err, size_t errlen)
+                                     volatile sig_atomic_t *stop, verdict_error *err)
 {
     while (PQisBusy(connection)) {
         if (stop && *stop) {
@@ -53,7 +56,7 @@ static query_timer_status wait_ready(PGconn *connection, double deadline,
         if (poll(&fd, 1, POLL_MS) < 0)
             continue; /* a signal: the loop looks at the flag */
         if (!PQconsumeInput(connection)) {
-            copy_message(PQerrorMessage(connection), err, errlen);
+            copy_message(PQerrorMessage(connection), err);
             return QUERY_TIMER_FAILED;
         }
     }
@@ -62,15 +65,15 @@ static query_timer_status wait_ready(PGconn *connection, double deadline,
 
 /* Sends one statement and reads all of its results; the first error is the statement's. */
 static query_timer_status run_one(PGconn *connection, const char *text, double deadline,
-                                  volatile sig_atomic_t *stop, char *err, size_t errlen)
+                                  volatile sig_atomic_t *stop, verdict_error *err)
 {
     if (!PQsendQuery(connection, text)) {
-        copy_message(PQerrorMessage(connection), err, errlen);
+        copy_message(PQerrorMessage(connection), err);
         return QUERY_TIMER_FAILED;
     }
     query_timer_status status = QUERY_TIMER_DONE;
     for (;;) {
-        query_timer_status waited = wait_ready(connection, deadline, stop, err, errlen);
+        query_timer_status waited = wait_ready(connection, deadline, stop, err);
         if (waited != QUERY_TIMER_DONE && status == QUERY_TIMER_DONE)
             status = waited;
         if (waited == QUERY_TIMER_FAILED)
@@ -81,7 +84,7 @@ static query_timer_status run_one(PGconn *connection, const char *text, double d
         ExecStatusType kind = PQresultStatus(result);
         if (status == QUERY_TIMER_DONE && kind != PGRES_TUPLES_OK && kind != PGRES_COMMAND_OK &&
             kind != PGRES_EMPTY_QUERY) {
-            copy_message(PQresultErrorMessage(result), err, errlen);
+            copy_message(PQresultErrorMessage(result), err);
             status = QUERY_TIMER_FAILED;
         }
         PQclear(result);
@@ -90,14 +93,12 @@ static query_timer_status run_one(PGconn *connection, const char *text, double d
 
 query_timer_status query_timer_run(const char *conninfo, const char *const *texts, size_t n,
                                    double timeout_s, volatile sig_atomic_t *stop,
-                                   double *latencies_ms, size_t *failed, char *err,
-                                   size_t errlen)
+                                   double *latencies_ms, size_t *failed, verdict_error *err)
 {
     *failed = n;
-    err[0] = '\0';
     PGconn *connection = PQconnectdb(conninfo);
     if (PQstatus(connection) != CONNECTION_OK) {
-        copy_message(PQerrorMessage(connection), err, errlen);
+        copy_message(PQerrorMessage(connection), err);
         PQfinish(connection);
         return QUERY_TIMER_FAILED;
     }
@@ -105,7 +106,7 @@ query_timer_status query_timer_run(const char *conninfo, const char *const *text
     query_timer_status status = QUERY_TIMER_DONE;
     for (size_t i = 0; i < n && status == QUERY_TIMER_DONE; i++) {
         double started = now_seconds();
-        status = run_one(connection, texts[i], deadline, stop, err, errlen);
+        status = run_one(connection, texts[i], deadline, stop, err);
         latencies_ms[i] = (now_seconds() - started) * 1000.0;
         if (status != QUERY_TIMER_DONE)
             *failed = i;

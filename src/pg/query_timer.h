@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef enum {
     QUERY_TIMER_DONE = 0,
     QUERY_TIMER_INTERRUPTED = 1, /* *stop became non-zero: the statement was cancelled */
@@ -19,7 +21,6 @@ typedef enum {
  * none. On failure err holds the server's message. */
 query_timer_status query_timer_run(const char *conninfo, const char *const *texts, size_t n,
                                    double timeout_s, volatile sig_atomic_t *stop,
-                                   double *latencies_ms, size_t *failed, char *err,
-                                   size_t errlen);
+                                   double *latencies_ms, size_t *failed, verdict_error *err);
 
 #endif

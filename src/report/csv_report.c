@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/output_file.h"
+#include "common/error.h"
 #include "report/plain_text.h"
 #include "report/report.h"
 
@@ -84,13 +85,13 @@ static void write_row(FILE *f, const report_sample *s, bool fleet)
     fputc('\n', f);
 }
 
-int report_write_csv(const report_input *in, const char *path, char *err, size_t errlen)
+int report_write_csv(const report_input *in, const char *path, verdict_error *err)
 {
     output_file out;
-    if (output_open(&out, path, err, errlen) != 0)
+    if (output_open(&out, path, err) != 0)
         return -1;
     write_header(out.stream, in);
     for (size_t i = 0; i < in->n_samples; i++)
         write_row(out.stream, &in->samples[i], in->n_machines > 1);
-    return output_commit(&out, err, errlen);
+    return output_commit(&out, err);
 }

@@ -7,10 +7,11 @@
 #include <stdio.h>
 
 #include "report/report.h"
+#include "common/error.h"
 
 /* Writes the forest plot of pooled comparison f (standalone: a whole .svg file). 0, or -1
  * with a message in err (nothing to draw, out of memory, a write error). */
 int fleet_forest_write(const report_input *in, const analysis_fleet *f, FILE *out,
-                       bool standalone, char *err, size_t errlen);
+                       bool standalone, verdict_error *err);
 
 #endif

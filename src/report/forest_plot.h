@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/error.h"
+
 /* More rows than a page can show are refused, not cut (the SVG's height is the rows'). */
 #define FOREST_MAX_ROWS 10000
 
@@ -33,7 +35,6 @@ typedef struct {
  * coordinate is ever NaN or infinite: ends beyond the axis are drawn as arrows at its edge.
  * Returns 0, or -1 with a message in err (no rows, too many, a write error); nothing is
  * written when the plot is refused. */
-int forest_plot_write(const forest_plot *plot, FILE *out, bool standalone, char *err,
-                      size_t errlen);
+int forest_plot_write(const forest_plot *plot, FILE *out, bool standalone, verdict_error *err);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/error.h"
 #include "report/fleet_charts.h"
 #include "report/html_tables.h"
 #include "report/markup.h"
@@ -158,9 +159,9 @@ static int write_points(FILE *out, const report_input *in, const query_point_set
 /* One forest plot per pooled comparison (report/fleet_charts.c). */
 static int write_forest(FILE *out, const report_input *in, const analysis_fleet *f)
 {
-    char why[256];
+    verdict_error why = {0};
     fputs("<figure>\n", out);
-    if (fleet_forest_write(in, f, out, false, why, sizeof why) != 0)
+    if (fleet_forest_write(in, f, out, false, &why) != 0)
         fputs("<p class=\"note\">(nothing to draw)</p>\n", out);
     html_element(out, "figcaption", "Each machine's change with its confidence interval; the "
                  "diamond is the pooled change over the machines (random effects), the dashed "
@@ -208,20 +209,20 @@ static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
     return rc;
 }
 
-int report_write_html(const report_input *in, const char *path, char *err, size_t errlen)
+int report_write_html(const report_input *in, const char *path, verdict_error *err)
 {
     report_sweep sw = {0};
     query_point_set unrun = {NULL, 0};
     output_file out;
     int rc = -1;
     if (sweep_find(in, &sw) != 0 || query_unrun_points(in, &unrun) != 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-    } else if (output_open(&out, path, err, errlen) == 0) {
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", path);
+    } else if (output_open(&out, path, err) == 0) {
         if (write_page(out.stream, in, &sw, &unrun) == 0) {
-            rc = output_commit(&out, err, errlen);
+            rc = output_commit(&out, err);
         } else {
             output_abandon(&out);
-            snprintf(err, errlen, "%s: out of memory while drawing the charts", path);
+            error_set(err, ERROR_NO_MEMORY, "%s: out of memory while drawing the charts", path);
         }
     }
     sweep_free(&sw);

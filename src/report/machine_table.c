@@ -237,7 +237,7 @@ static const char *grouping_value(const machine_table_row *row, machine_table_gr
 }
 
 int machine_table_tally(const machine_table_row *rows, size_t n, machine_table_grouping by,
-                        machine_table_counts *out, char *err, size_t errlen)
+                        machine_table_counts *out, verdict_error *err)
 {
     int rc = 0;
     memset(out, 0, sizeof *out);
@@ -245,7 +245,7 @@ int machine_table_tally(const machine_table_row *rows, size_t n, machine_table_g
         rc = count_value(out, grouping_value(&rows[i], by));
     if (rc != 0) {
         machine_table_counts_free(out);
-        return error_text(err, errlen, "machine table: out of memory");
+        return error_set(err, ERROR_NO_MEMORY, "machine table: out of memory");
     }
     if (out->n > 1)
         qsort(out->items, out->n, sizeof *out->items, by_count);
@@ -396,13 +396,12 @@ static void write_counts(FILE *out, const char *what, const machine_table_counts
     fputc('\n', out);
 }
 
-static int write_summary(FILE *out, const machine_table_row *rows, size_t n, char *err,
-                         size_t errlen)
+static int write_summary(FILE *out, const machine_table_row *rows, size_t n, verdict_error *err)
 {
     machine_table_counts crc, isa;
-    if (machine_table_tally(rows, n, MACHINE_TABLE_BY_CRC32C, &crc, err, errlen) != 0)
+    if (machine_table_tally(rows, n, MACHINE_TABLE_BY_CRC32C, &crc, err) != 0)
         return -1;
-    int rc = machine_table_tally(rows, n, MACHINE_TABLE_BY_ISA_LEVEL, &isa, err, errlen);
+    int rc = machine_table_tally(rows, n, MACHINE_TABLE_BY_ISA_LEVEL, &isa, err);
     if (rc == 0) {
         fprintf(out, "\n%zu machine%s\n", n, n == 1 ? "" : "s");
         write_counts(out, "crc32c", &crc);
@@ -413,23 +412,22 @@ static int write_summary(FILE *out, const machine_table_row *rows, size_t n, cha
     return rc;
 }
 
-int machine_table_write_text(FILE *out, const machine_table_row *rows, size_t n, char *err,
-                             size_t errlen)
+int machine_table_write_text(FILE *out, const machine_table_row *rows, size_t n, verdict_error *err)
 {
     text_grid g;
     int rc = build_grid(&g, rows, n);
     if (rc != 0) {
-        error_text(err, errlen, "machine table: out of memory");
+        error_set(err, ERROR_NO_MEMORY, "machine table: out of memory");
     } else if (n == 0) {
         fputs("no machines recorded\n", out);
     } else {
         write_header(out, &g);
         for (size_t i = 0; i < n; i++)
             write_line(out, &g, (const char *const *)&g.cells[i * N_COLUMNS]);
-        rc = write_summary(out, rows, n, err, errlen);
+        rc = write_summary(out, rows, n, err);
     }
     if (rc == 0 && ferror(out))
-        rc = error_text(err, errlen, "machine table: cannot write the table");
+        rc = error_set(err, ERROR_INTERNAL, "machine table: cannot write the table");
     free_grid(&g);
     return rc;
 }
@@ -482,7 +480,7 @@ static json_t *counts_json(const machine_table_counts *counts)
 static json_t *grouping_json(const machine_table_row *rows, size_t n, machine_table_grouping by)
 {
     machine_table_counts counts;
-    if (machine_table_tally(rows, n, by, &counts, NULL, 0) != 0)
+    if (machine_table_tally(rows, n, by, &counts, NULL) != 0)
         return NULL;
     json_t *array = counts_json(&counts);
     machine_table_counts_free(&counts);
@@ -505,7 +503,7 @@ static json_t *all_counts_json(const machine_table_row *rows, size_t n)
     return counts;
 }
 
-json_t *machine_table_json(const machine_table_row *rows, size_t n, char *err, size_t errlen)
+json_t *machine_table_json(const machine_table_row *rows, size_t n, verdict_error *err)
 {
     json_t *doc = json_object(), *machines = json_array();
     int rc = doc && machines ? json_object_set_new(doc, "schema",
@@ -519,22 +517,21 @@ json_t *machine_table_json(const machine_table_row *rows, size_t n, char *err, s
     json_decref(machines);
     if (rc != 0) {
         json_decref(doc);
-        error_text(err, errlen, "machine table: out of memory");
+        error_set(err, ERROR_NO_MEMORY, "machine table: out of memory");
         return NULL;
     }
     return doc;
 }
 
-int machine_table_write_json(FILE *out, const machine_table_row *rows, size_t n, char *err,
-                             size_t errlen)
+int machine_table_write_json(FILE *out, const machine_table_row *rows, size_t n, verdict_error *err)
 {
-    json_t *doc = machine_table_json(rows, n, err, errlen);
+    json_t *doc = machine_table_json(rows, n, err);
     if (doc == NULL)
         return -1;
     int rc = 0;
     if (json_dumpf(doc, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
         fputc('\n', out) == EOF || ferror(out))
-        rc = error_text(err, errlen, "machine table: cannot write the JSON");
+        rc = error_set(err, ERROR_INTERNAL, "machine table: cannot write the JSON");
     json_decref(doc);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
+#include "common/error.h"
 
 /* One machine: its name and its facts, keyed as `verdict env` prints them
  * (docs/environment.md: cpu_model, cpu_flags, cpus_physical, cpus_online, crc32c, cc, gcc,
@@ -45,7 +46,7 @@ const char *machine_table_isa_level(const machine_table_row *row);
 
 /* Counts the machines by value. 0, or -1 with a message in err (out of memory). */
 int machine_table_tally(const machine_table_row *rows, size_t n, machine_table_grouping by,
-                        machine_table_counts *out, char *err, size_t errlen);
+                        machine_table_counts *out, verdict_error *err);
 void machine_table_counts_free(machine_table_counts *counts);
 
 /* An aligned table (widths in terminal columns, cells escaped as plain_text.h does; the
@@ -53,15 +54,15 @@ void machine_table_counts_free(machine_table_counts *counts);
  * the counts:
  *   crc32c: avx2_hybrid on 5 machines, avx512 on 3, sse42 on 1
  * 0, or -1 with a message in err (out of memory, a write error). */
-int machine_table_write_text(FILE *out, const machine_table_row *rows, size_t n, char *err,
-                             size_t errlen);
+int machine_table_write_text(FILE *out, const machine_table_row *rows, size_t n,
+                             verdict_error *err);
 
 /* {"schema": "verdict-machines/1", "machines": [{"name", "isa_level", "facts": {...}}],
  *  "counts": {"crc32c": [{"value", "machines"}], "isa_level": [...]}}: every fact, whole.
  * NULL when out of memory (err says so). */
-json_t *machine_table_json(const machine_table_row *rows, size_t n, char *err, size_t errlen);
+json_t *machine_table_json(const machine_table_row *rows, size_t n, verdict_error *err);
 /* That document, indented, and a newline. 0, or -1 with a message in err. */
-int machine_table_write_json(FILE *out, const machine_table_row *rows, size_t n, char *err,
-                             size_t errlen);
+int machine_table_write_json(FILE *out, const machine_table_row *rows, size_t n,
+                             verdict_error *err);
 
 #endif

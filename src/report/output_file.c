@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 typedef enum {
     WRITE_ATOMIC,   /* temporary file renamed over the target */
     WRITE_IN_PLACE, /* opened and written: a device, a FIFO */
@@ -34,26 +36,26 @@ static bool names_a_descriptor(const char *path)
 
 /* How to write path, and for an atomic write the regular file to rename over (*target,
  * malloc'd: symbolic links resolved, so that a link stays a link). */
-static write_mode choose_mode(const char *path, char **target, char *err, size_t errlen)
+static write_mode choose_mode(const char *path, char **target, verdict_error *err)
 {
     struct stat st;
     *target = NULL;
     if (stat(path, &st) != 0) {
         if (errno != ENOENT) {
-            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", path, strerror(errno));
             return WRITE_REFUSED;
         }
         struct stat link;
         if (lstat(path, &link) == 0) { /* a link to nothing: where it leads is unclear */
-            snprintf(err, errlen, "%s: cannot write: a symbolic link to a file that does not "
-                     "exist", path);
+            error_set(err, ERROR_INTERNAL, "%s: cannot write: a symbolic link to a file that does "
+                      "not exist", path);
             return WRITE_REFUSED;
         }
         *target = strdup(path);
         return *target ? WRITE_ATOMIC : WRITE_REFUSED;
     }
     if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: cannot write: it is a directory", path);
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: it is a directory", path);
         return WRITE_REFUSED;
     }
     /* Through the open stream, so that what verdict already wrote there (the text
@@ -66,7 +68,7 @@ static write_mode choose_mode(const char *path, char **target, char *err, size_t
         return WRITE_IN_PLACE;
     *target = realpath(path, NULL);
     if (*target == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", path, strerror(errno));
         return WRITE_REFUSED;
     }
     if (names_a_descriptor(*target)) {
@@ -77,13 +79,13 @@ static write_mode choose_mode(const char *path, char **target, char *err, size_t
     return WRITE_ATOMIC;
 }
 
-static int open_in_place(output_file *out, char *err, size_t errlen)
+static int open_in_place(output_file *out, verdict_error *err)
 {
     /* O_TRUNC only matters for a regular file (one stdout is redirected to); devices and
      * FIFOs ignore it. No O_CREAT: the path exists, and must not be created elsewhere. */
     int fd = open(out->path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || (out->stream = fdopen(fd, "w")) == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", out->path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -91,18 +93,18 @@ static int open_in_place(output_file *out, char *err, size_t errlen)
     return 0;
 }
 
-static int open_temporary(output_file *out, char *err, size_t errlen)
+static int open_temporary(output_file *out, verdict_error *err)
 {
     size_t length = strlen(out->target) + 16;
     out->temporary = malloc(length);
     if (out->temporary == NULL) {
-        snprintf(err, errlen, "%s: out of memory", out->path);
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", out->path);
         return -1;
     }
     snprintf(out->temporary, length, "%s.tmp.XXXXXX", out->target);
     int fd = mkostemp(out->temporary, O_CLOEXEC);
     if (fd < 0 || (out->stream = fdopen(fd, "w")) == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", out->path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             unlink(out->temporary);
@@ -115,11 +117,11 @@ static int open_temporary(output_file *out, char *err, size_t errlen)
     return 0;
 }
 
-int output_open(output_file *out, const char *path, char *err, size_t errlen)
+int output_open(output_file *out, const char *path, verdict_error *err)
 {
     *out = (output_file){.path = path};
     write_mode mode = strcmp(path, "-") == 0 ? WRITE_STDOUT
-                                             : choose_mode(path, &out->target, err, errlen);
+                                             : choose_mode(path, &out->target, err);
     int rc = 0;
     switch (mode) {
     case WRITE_STDOUT:
@@ -127,8 +129,8 @@ int output_open(output_file *out, const char *path, char *err, size_t errlen)
         out->stream = mode == WRITE_STDOUT ? stdout : stderr;
         out->borrowed = true;
         break;
-    case WRITE_IN_PLACE: rc = open_in_place(out, err, errlen); break;
-    case WRITE_ATOMIC: rc = open_temporary(out, err, errlen); break;
+    case WRITE_IN_PLACE: rc = open_in_place(out, err); break;
+    case WRITE_ATOMIC: rc = open_temporary(out, err); break;
     case WRITE_REFUSED: rc = -1; break;
     }
     if (rc != 0) {
@@ -140,7 +142,7 @@ int output_open(output_file *out, const char *path, char *err, size_t errlen)
 
 /* A device, a FIFO or a borrowed stream: flush (and close what we opened); fsync is
  * meaningless there. */
-static int commit_in_place(output_file *out, char *err, size_t errlen)
+static int commit_in_place(output_file *out, verdict_error *err)
 {
     int rc = fflush(out->stream) != 0 || ferror(out->stream) ? -1 : 0;
     int saved = errno;
@@ -149,16 +151,16 @@ static int commit_in_place(output_file *out, char *err, size_t errlen)
         saved = errno;
     }
     if (rc != 0)
-        snprintf(err, errlen, "%s: cannot write: %s",
-                 strcmp(out->path, "-") == 0 ? "<stdout>" : out->path, strerror(saved));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s",
+                  strcmp(out->path, "-") == 0 ? "<stdout>" : out->path, strerror(saved));
     out->stream = NULL;
     return rc;
 }
 
-int output_commit(output_file *out, char *err, size_t errlen)
+int output_commit(output_file *out, verdict_error *err)
 {
     if (out->temporary == NULL)
-        return commit_in_place(out, err, errlen);
+        return commit_in_place(out, err);
     int rc = 0;
     if (fflush(out->stream) != 0 || fsync(fileno(out->stream)) != 0 || ferror(out->stream))
         rc = -1;
@@ -167,7 +169,7 @@ int output_commit(output_file *out, char *err, size_t errlen)
     if (rc == 0 && rename(out->temporary, out->target) != 0)
         rc = -1;
     if (rc != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", out->path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", out->path, strerror(errno));
         unlink(out->temporary);
     }
     free(out->temporary);
@@ -206,38 +208,39 @@ static char *parent_directory(const char *path)
 
 /* A directory takes new files when verdict's effective user may search and write it, as
  * creating the temporary file will be checked. */
-static int check_takes_files(const char *path, const char *dir, char *err, size_t errlen)
+static int check_takes_files(const char *path, const char *dir, verdict_error *err)
 {
     if (dir == NULL) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", path);
         return -1;
     }
     if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0)
         return 0;
     if (strcmp(dir, path) == 0)
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", path, strerror(errno));
     else
-        snprintf(err, errlen, "%s: cannot write: %s: %s", path, dir, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s: %s", path, dir, strerror(errno));
     return -1;
 }
 
-int output_check(const char *path, char *err, size_t errlen)
+int output_check(const char *path, verdict_error *err)
 {
     if (strcmp(path, "-") == 0)
         return 0;
     char *target = NULL, *dir = NULL;
     int rc = 0;
-    snprintf(err, errlen, "%s: out of memory", path); /* choose_mode's one silent refusal */
-    switch (choose_mode(path, &target, err, errlen)) {
+    error_set(err, ERROR_NO_MEMORY, "%s: out of memory",
+              path); /* choose_mode's one silent refusal */
+    switch (choose_mode(path, &target, err)) {
     case WRITE_REFUSED: rc = -1; break;
     case WRITE_ATOMIC:
         dir = parent_directory(target);
-        rc = check_takes_files(path, dir, err, errlen);
+        rc = check_takes_files(path, dir, err);
         break;
     case WRITE_IN_PLACE: /* opening a FIFO would wait for its reader: permission only */
         rc = faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 ? 0 : -1;
         if (rc != 0)
-            snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+            error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", path, strerror(errno));
         break;
     case WRITE_STDOUT:
     case WRITE_STDERR: break;
@@ -247,20 +250,20 @@ int output_check(const char *path, char *err, size_t errlen)
     return rc;
 }
 
-int output_check_dir(const char *path, char *err, size_t errlen)
+int output_check_dir(const char *path, verdict_error *err)
 {
     struct stat st;
     bool exists = stat(path, &st) == 0;
     if (!exists && errno != ENOENT) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: %s", path, strerror(errno));
         return -1;
     }
     if (exists && !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: cannot write: not a directory", path);
+        error_set(err, ERROR_INTERNAL, "%s: cannot write: not a directory", path);
         return -1;
     }
     char *dir = exists ? strdup(path) : parent_directory(path);
-    int rc = check_takes_files(path, dir, err, errlen);
+    int rc = check_takes_files(path, dir, err);
     free(dir);
     return rc;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/error.h"
+
 typedef struct {
     FILE *stream;
     const char *path;
@@ -22,9 +24,9 @@ typedef struct {
  * a file over it would replace the device node or the link, and a FIFO's reader would get
  * nothing. A directory, or a symbolic link to nothing, is refused. Returns 0, or -1 with
  * a message naming the path. */
-int output_open(output_file *out, const char *path, char *err, size_t errlen);
+int output_open(output_file *out, const char *path, verdict_error *err);
 /* Flushes; for an atomic write also syncs and renames into place. Closes in every case. */
-int output_commit(output_file *out, char *err, size_t errlen);
+int output_commit(output_file *out, verdict_error *err);
 /* Gives up: closes, and removes the temporary file. */
 void output_abandon(output_file *out);
 
@@ -33,9 +35,9 @@ void output_abandon(output_file *out);
  * regular file needs its directory to exist and take new files (the temporary file renamed
  * over it); a device or a FIFO needs write permission; "-" and verdict's own stdout or
  * stderr always pass. 0, or -1 with a message naming the path and the reason. */
-int output_check(const char *path, char *err, size_t errlen);
+int output_check(const char *path, verdict_error *err);
 /* The same for a directory of exports (--svg DIR): an existing writable directory, or one
  * its parent directory can take (only DIR itself is created). */
-int output_check_dir(const char *path, char *err, size_t errlen);
+int output_check_dir(const char *path, verdict_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/analysis.h"
+#include "common/error.h"
 #include "report/text_style.h"
 
 typedef struct {
@@ -102,21 +103,20 @@ typedef struct {
 /* Checks every destination before anything is run or read (output_check): at most one
  * export to "-" (standard output; --svg takes a directory, never "-"), each file writable.
  * 0, or -1 with a message naming the option, the path and the reason. */
-int report_exports_check(const report_exports *to, char *err, size_t errlen);
+int report_exports_check(const report_exports *to, verdict_error *err);
 /* True when an export goes to standard output: the terminal report then goes to stderr. */
 bool report_exports_use_stdout(const report_exports *to);
 /* Writes every export asked for; stops at the first failure with its message. */
-int report_write_exports(const report_input *in, const report_exports *to, char *err,
-                         size_t errlen);
+int report_write_exports(const report_input *in, const report_exports *to, verdict_error *err);
 /* Writes the verdict/1 JSON document; path "-" is standard output. */
-int report_write_json(const report_input *in, const char *path, char *err, size_t errlen);
+int report_write_json(const report_input *in, const char *path, verdict_error *err);
 /* One row per sample: point, variant, block, seq, metrics, exit, interference. */
-int report_write_csv(const report_input *in, const char *path, char *err, size_t errlen);
+int report_write_csv(const report_input *in, const char *path, verdict_error *err);
 /* Comparisons and summaries as Markdown tables, ready for a mail or a pull request. */
-int report_write_markdown(const report_input *in, const char *path, char *err, size_t errlen);
+int report_write_markdown(const report_input *in, const char *path, verdict_error *err);
 /* The terminal report: per-series table, distribution plot, comparisons, warnings. */
 void report_write_text(const report_input *in, FILE *out);
-int report_write_html(const report_input *in, const char *path, char *err, size_t errlen);
-int report_write_svg_dir(const report_input *in, const char *dir, char *err, size_t errlen);
+int report_write_html(const report_input *in, const char *path, verdict_error *err);
+int report_write_svg_dir(const report_input *in, const char *dir, verdict_error *err);
 
 #endif

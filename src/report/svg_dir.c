@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/error.h"
 #include "report/fleet_charts.h"
 #include "report/output_file.h"
 #include "report/report_charts.h"
@@ -19,8 +20,7 @@
 typedef struct {
     const char *dir;
     unsigned number;
-    char *err;
-    size_t errlen;
+    verdict_error *err;
 } svg_dir_writer;
 
 /* Letters, digits, '.', '_' and '-' are kept; anything else becomes '_'. */
@@ -41,7 +41,7 @@ static int write_chart(svg_dir_writer *w, svg_chart *chart, const char *kind, co
                        const char *metric)
 {
     if (chart == NULL) {
-        snprintf(w->err, w->errlen, "%s: out of memory while drawing the charts", w->dir);
+        error_set(w->err, ERROR_NO_MEMORY, "%s: out of memory while drawing the charts", w->dir);
         return -1;
     }
     char a[NAME_PART + 1], b[NAME_PART + 1], path[4096];
@@ -50,11 +50,11 @@ static int write_chart(svg_dir_writer *w, svg_chart *chart, const char *kind, co
     snprintf(path, sizeof path, "%s/%02u-%s%s%s-%s.svg", w->dir, ++w->number, kind, *a ? "-" : "",
              a, b);
     output_file out;
-    int rc = output_open(&out, path, w->err, w->errlen);
+    int rc = output_open(&out, path, w->err);
     if (rc == 0 && svg_chart_write(chart, out.stream, true) != 0) {
         output_abandon(&out); /* nothing drawable: no file rather than an empty one */
     } else if (rc == 0) {
-        rc = output_commit(&out, w->err, w->errlen);
+        rc = output_commit(&out, w->err);
     }
     svg_chart_free(chart);
     return rc;
@@ -105,35 +105,35 @@ static int write_forests(svg_dir_writer *w, const report_input *in)
         sanitize(f->metric, b, sizeof b);
         snprintf(path, sizeof path, "%s/%02u-forest-%s-%s.svg", w->dir, ++w->number, a, b);
         output_file out;
-        if (output_open(&out, path, w->err, w->errlen) != 0)
+        if (output_open(&out, path, w->err) != 0)
             return -1;
-        if (fleet_forest_write(in, f, out.stream, true, w->err, w->errlen) != 0) {
+        if (fleet_forest_write(in, f, out.stream, true, w->err) != 0) {
             output_abandon(&out);
             return -1;
         }
-        if (output_commit(&out, w->err, w->errlen) != 0)
+        if (output_commit(&out, w->err) != 0)
             return -1;
     }
     return 0;
 }
 
-int report_write_svg_dir(const report_input *in, const char *dir, char *err, size_t errlen)
+int report_write_svg_dir(const report_input *in, const char *dir, verdict_error *err)
 {
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "%s: cannot create the directory: %s", dir, strerror(errno));
+        error_set(err, ERROR_INTERNAL, "%s: cannot create the directory: %s", dir, strerror(errno));
         return -1;
     }
     struct stat st;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a directory", dir);
+        error_set(err, ERROR_INTERNAL, "%s: not a directory", dir);
         return -1;
     }
     report_sweep sw;
     if (sweep_find(in, &sw) != 0) {
-        snprintf(err, errlen, "%s: out of memory", dir);
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", dir);
         return -1;
     }
-    svg_dir_writer w = {dir, 0, err, errlen};
+    svg_dir_writer w = {dir, 0, err};
     int rc = write_forests(&w, in);
     if (rc == 0)
         rc = write_overview(&w, in, &sw);

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "common/error.h"
 #include "report/report_query.h"
 
 typedef struct {
@@ -30,26 +31,26 @@ static int find_name(const style_name *names, size_t n, const char *text, int *o
     return -1;
 }
 
-int text_style_parse_mode(const char *text, text_style_mode *out, char *err, size_t errlen)
+int text_style_parse_mode(const char *text, text_style_mode *out, verdict_error *err)
 {
     int value;
     if (find_name(modes, sizeof modes / sizeof *modes, text, &value) == 0) {
         *out = (text_style_mode)value;
         return 0;
     }
-    snprintf(err, errlen, "--style '%s': expected auto, basic, full, nocolor, color or none",
-             text);
+    error_set(err, ERROR_USAGE, "--style '%s': expected auto, basic, full, nocolor, color or "
+              "none", text);
     return -1;
 }
 
-int text_style_parse_sort(const char *text, text_sort *out, char *err, size_t errlen)
+int text_style_parse_sort(const char *text, text_sort *out, verdict_error *err)
 {
     int value;
     if (find_name(sorts, sizeof sorts / sizeof *sorts, text, &value) == 0) {
         *out = (text_sort)value;
         return 0;
     }
-    snprintf(err, errlen, "--sort '%s': expected auto, command or mean-time", text);
+    error_set(err, ERROR_USAGE, "--sort '%s': expected auto, command or mean-time", text);
     return -1;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "report/units.h"
+#include "common/error.h"
 #include "stats/verdict_rules.h"
 
 /* --style, with hyperfine's values. */
@@ -41,8 +42,8 @@ typedef struct {
 } report_text_style;
 
 /* --style and --sort values; 0, or -1 with a message naming the value and the allowed ones. */
-int text_style_parse_mode(const char *text, text_style_mode *out, char *err, size_t errlen);
-int text_style_parse_sort(const char *text, text_sort *out, char *err, size_t errlen);
+int text_style_parse_mode(const char *text, text_style_mode *out, verdict_error *err);
+int text_style_parse_sort(const char *text, text_sort *out, verdict_error *err);
 
 /* Colour or not: forced on by full and color, off by basic, nocolor and none; auto colours
  * a terminal unless NO_COLOR is set to a non-empty value (no-color.org). no_color is the

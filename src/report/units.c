@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #define SIGNIFICANT 4
 #define MAX_DECIMALS 9
 /* %.4g writes 12345 as 1.234e+04; up to here whole numbers are written out instead. */
@@ -24,15 +26,15 @@ static const unit_name unit_names[] = {
     {"millisecond", UNITS_MS}, {"s", UNITS_S}, {"second", UNITS_S},
 };
 
-int units_parse_time(const char *text, units_time *out, char *err, size_t errlen)
+int units_parse_time(const char *text, units_time *out, verdict_error *err)
 {
     for (size_t i = 0; i < sizeof unit_names / sizeof *unit_names; i++)
         if (strcmp(text, unit_names[i].name) == 0) {
             *out = unit_names[i].unit;
             return 0;
         }
-    snprintf(err, errlen, "--time-unit '%s': expected ns, us (or \xc2\xb5s), ms or s, or "
-             "hyperfine's nanosecond, microsecond, millisecond, second", text);
+    error_set(err, ERROR_USAGE, "--time-unit '%s': expected ns, us (or \xc2\xb5s), ms or s, or "
+              "hyperfine's nanosecond, microsecond, millisecond, second", text);
     return -1;
 }
 

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef enum {
     UNITS_AUTO = 0, /* chosen from the values (zero: what a report gets by default) */
     UNITS_NS, UNITS_US, UNITS_MS, UNITS_S
@@ -19,7 +21,7 @@ typedef struct {
 
 /* --time-unit's values: ns, us, µs, ms, s and hyperfine's nanosecond, microsecond,
  * millisecond, second. 0, or -1 with a message naming the value and the allowed ones. */
-int units_parse_time(const char *text, units_time *out, char *err, size_t errlen);
+int units_parse_time(const char *text, units_time *out, verdict_error *err);
 
 /* The unit forced, or else the one in which `seconds` reads 1 <= x < 1000 (seconds for
  * zero, NaN and values of 1000 s and more). */

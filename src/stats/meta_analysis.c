@@ -200,15 +200,14 @@ static int meta_reml_bisect(const meta_data *d, const meta_stop *stop, double *t
 }
 
 static int meta_tau2_reml(const meta_data *d, const meta_stop *stop, double *tau2_out,
-                          int *iterations, char *err, size_t errlen)
+                          int *iterations, verdict_error *err)
 {
     double tau2;
     int stuck = meta_fisher_scoring(d, stop, &tau2, iterations);
     if (stuck && (!stop->bracket || meta_reml_bisect(d, stop, &tau2, iterations) != 0))
-        return error_text(err, errlen,
-                          "REML did not converge in %d Fisher-scoring steps (tau^2 near %g); "
-                          "the DL estimate needs no iterations",
-                          META_REML_MAX_ITERATIONS, tau2);
+        return error_set(err, ERROR_BAD_INPUT, "REML did not converge in %d Fisher-scoring steps "
+                         "(tau^2 near %g); the DL estimate needs no iterations",
+                         META_REML_MAX_ITERATIONS, tau2);
     /* Fisher scoring can stop at a local maximum; metafor then prefers tau2 = 0. */
     if (meta_reml_loglik(d, 0.0) - meta_reml_loglik(d, tau2) > meta_ll0_tolerance &&
         tau2 > meta_threshold(stop, d, tau2))
@@ -233,7 +232,7 @@ static void meta_heterogeneity(const meta_data *d, meta_result *out)
 /* HKSJ: the pooled estimate's variance 1/sum w scaled by the weighted residual variance
  * s2w, with t(k-1) quantiles. With few machines tau2 is poorly known and the normal
  * interval with the plain 1/sum w covers too little; s2w carries that uncertainty. */
-static int meta_hksj(const meta_data *d, meta_result *out, char *err, size_t errlen)
+static int meta_hksj(const meta_data *d, meta_result *out, verdict_error *err)
 {
     double sum_w = 0.0, sum_wy = 0.0, rss = 0.0;
     for (size_t i = 0; i < d->k; i++) {
@@ -248,9 +247,8 @@ static int meta_hksj(const meta_data *d, meta_result *out, char *err, size_t err
     }
     /* metafor's rule for "no spread": the interval would have width 0, which is no claim */
     if (rss <= DBL_EPSILON)
-        return error_text(err, errlen,
-                          "the %zu machines' log ratios are all equal: the HKSJ interval has no "
-                          "spread to scale by", d->k);
+        return error_set(err, ERROR_BAD_INPUT, "the %zu machines' log ratios are all equal: the "
+                         "HKSJ interval has no spread to scale by", d->k);
     out->df = (double)(d->k - 1);
     out->s2w = rss / out->df;
     out->estimate = beta;
@@ -267,25 +265,24 @@ static int meta_hksj(const meta_data *d, meta_result *out, char *err, size_t err
 }
 
 static int meta_check(const double *yi, const double *vi, size_t k, meta_tau2_method method,
-                      double level, const meta_result *out, char *err, size_t errlen)
+                      double level, const meta_result *out, verdict_error *err)
 {
     if (k < 2)
-        return error_text(err, errlen, "pooling needs at least two machines (got %zu)", k);
+        return error_set(err, ERROR_BAD_INPUT, "pooling needs at least two machines (got %zu)", k);
     if (yi == NULL || vi == NULL || out == NULL)
-        return error_text(err, errlen, "pooling needs log ratios, variances and a result");
+        return error_set(err, ERROR_BAD_INPUT, "pooling needs log ratios, variances and a result");
     if (method != META_TAU2_REML && method != META_TAU2_DL)
-        return error_text(err, errlen, "unknown tau^2 method %d", (int)method);
+        return error_set(err, ERROR_BAD_INPUT, "unknown tau^2 method %d", (int)method);
     if (!(level > 0.0 && level < 1.0))
-        return error_text(err, errlen, "the level must lie strictly between 0 and 1 (got %g)",
-                          level);
+        return error_set(err, ERROR_BAD_INPUT, "the level must lie strictly between 0 and 1 (got "
+                         "%g)", level);
     for (size_t i = 0; i < k; i++) {
         if (!isfinite(yi[i]))
-            return error_text(err, errlen, "machine %zu: the log ratio is not finite (%g)",
-                              i + 1, yi[i]);
+            return error_set(err, ERROR_BAD_INPUT, "machine %zu: the log ratio is not finite (%g)",
+                             i + 1, yi[i]);
         if (!(vi[i] > 0.0 && isfinite(vi[i])))
-            return error_text(err, errlen,
-                              "machine %zu: the sampling variance must be positive and finite "
-                              "(got %g)", i + 1, vi[i]);
+            return error_set(err, ERROR_BAD_INPUT, "machine %zu: the sampling variance must be "
+                             "positive and finite (got %g)", i + 1, vi[i]);
     }
     return 0;
 }
@@ -303,39 +300,38 @@ static meta_data meta_data_of(const double *yi, const double *vi, size_t k)
 }
 
 static int meta_pool(const double *yi, const double *vi, size_t k, meta_tau2_method method,
-                     double level, const meta_stop *stop, meta_result *out, char *err,
-                     size_t errlen)
+                     double level, const meta_stop *stop, meta_result *out, verdict_error *err)
 {
-    if (meta_check(yi, vi, k, method, level, out, err, errlen) != 0)
+    if (meta_check(yi, vi, k, method, level, out, err) != 0)
         return -1;
     meta_data d = meta_data_of(yi, vi, k);
     meta_result r = {.k = k, .method = method, .level = level};
     if (method == META_TAU2_DL)
         r.tau2 = meta_tau2_dl(&d);
-    else if (meta_tau2_reml(&d, stop, &r.tau2, &r.iterations, err, errlen) != 0)
+    else if (meta_tau2_reml(&d, stop, &r.tau2, &r.iterations, err) != 0)
         return -1;
     r.tau = sqrt(r.tau2);
     meta_heterogeneity(&d, &r);
-    if (meta_hksj(&d, &r, err, errlen) != 0)
+    if (meta_hksj(&d, &r, err) != 0)
         return -1;
     *out = r;
     return 0;
 }
 
 int meta_random_effects(const double *yi, const double *vi, size_t k, meta_tau2_method method,
-                        double level, meta_result *out, char *err, size_t errlen)
+                        double level, meta_result *out, verdict_error *err)
 {
     meta_stop stop = {0.0, true};
-    return meta_pool(yi, vi, k, method, level, &stop, out, err, errlen);
+    return meta_pool(yi, vi, k, method, level, &stop, out, err);
 }
 
 int meta_random_effects_threshold(const double *yi, const double *vi, size_t k,
                                   meta_tau2_method method, double level, double threshold,
-                                  meta_result *out, char *err, size_t errlen)
+                                  meta_result *out, verdict_error *err)
 {
     if (!(threshold > 0.0 && isfinite(threshold)))
-        return error_text(err, errlen, "the REML threshold must be positive (got %g)",
-                          threshold);
+        return error_set(err, ERROR_BAD_INPUT, "the REML threshold must be positive (got %g)",
+                         threshold);
     meta_stop stop = {threshold, false};
-    return meta_pool(yi, vi, k, method, level, &stop, out, err, errlen);
+    return meta_pool(yi, vi, k, method, level, &stop, out, err);
 }

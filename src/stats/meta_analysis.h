@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+
 typedef enum {
     META_TAU2_REML = 0, /* restricted maximum likelihood by Fisher scoring (default) */
     META_TAU2_DL        /* DerSimonian-Laird's method of moments: closed form, never fails */
@@ -53,7 +55,7 @@ typedef struct {
  * a bad level, REML that finds no maximum, or machines whose log ratios are all equal (no
  * spread for HKSJ to scale; metafor would report an interval of width 0). */
 int meta_random_effects(const double *yi, const double *vi, size_t k, meta_tau2_method method,
-                        double level, meta_result *out, char *err, size_t errlen);
+                        double level, meta_result *out, verdict_error *err);
 
 /* The same with metafor's absolute stopping rule for REML (DL ignores it): a threshold > 0
  * stops when a step moves tau2 by at most it, and more than META_REML_MAX_ITERATIONS steps
@@ -61,6 +63,6 @@ int meta_random_effects(const double *yi, const double *vi, size_t k, meta_tau2_
  * count included. */
 int meta_random_effects_threshold(const double *yi, const double *vi, size_t k,
                                   meta_tau2_method method, double level, double threshold,
-                                  meta_result *out, char *err, size_t errlen);
+                                  meta_result *out, verdict_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "store/pg_store.h"
 
 /* Backoff between attempts to reach the server: 0.25 s, doubling, at most 8 s. */
@@ -81,12 +82,12 @@ static PGconn *connect_once(const pg_store *s)
 /* The session's settings, set again after every reconnect: the store's schema first in the
  * search path (the one identifier formatted into SQL, quoted by libpq), exact floats, and a
  * reader's transactions read-only. */
-static int set_up_session(pg_store *s, char *err, size_t errlen)
+static int set_up_session(pg_store *s, verdict_error *err)
 {
     PQsetNoticeProcessor(s->conn, ignore_notice, NULL);
     char *quoted = PQescapeIdentifier(s->conn, s->schema, strlen(s->schema));
     if (quoted == NULL)
-        return error_text(err, errlen, "%s: out of memory", s->label);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->label);
     strbuf sql = STRBUF_INIT;
     strbuf_appendf(&sql, "SET search_path TO %s; SET extra_float_digits = 1; "
                    "SET default_transaction_read_only = %s", quoted,
@@ -100,7 +101,7 @@ static int set_up_session(pg_store *s, char *err, size_t errlen)
         return 0;
     char why[512];
     one_line(PQerrorMessage(s->conn), why, sizeof why);
-    return error_text(err, errlen, "%s: cannot set up the session (libpq: %s)", s->label, why);
+    return error_set(err, ERROR_STORE, "%s: cannot set up the session (libpq: %s)", s->label, why);
 }
 
 /* A server that answers but refuses us (a wrong password, no such database) will not
@@ -113,29 +114,28 @@ static bool worth_waiting_for(const pg_store *s)
 }
 
 /* Connects until it works or the deadline passes; `lost` says which message to give. */
-static int connect_until(pg_store *s, double deadline, bool lost, char *err, size_t errlen)
+static int connect_until(pg_store *s, double deadline, bool lost, verdict_error *err)
 {
     double delay = FIRST_DELAY_SECONDS;
     for (;;) {
         PQfinish(s->conn);
         s->conn = connect_once(s);
         if (s->conn == NULL)
-            return error_text(err, errlen, "%s: out of memory connecting", s->label);
+            return error_set(err, ERROR_NO_MEMORY, "%s: out of memory connecting", s->label);
         if (PQstatus(s->conn) == CONNECTION_OK)
-            return set_up_session(s, err, errlen);
+            return set_up_session(s, err);
         char why[512];
         one_line(PQerrorMessage(s->conn), why, sizeof why);
         if (!lost && !worth_waiting_for(s))
-            return error_text(err, errlen, "%s: cannot connect to the server (libpq: %s)",
-                              s->label, why);
+            return error_set(err, ERROR_STORE, "%s: cannot connect to the server (libpq: %s)",
+                             s->label, why);
         if (now_seconds() + delay > deadline) {
             if (lost)
-                return error_text(err, errlen, "%s: the server went away and did not come "
-                                  "back within %g s (libpq: %s)", s->label, s->retry_seconds,
-                                  why);
-            return error_text(err, errlen, "%s: cannot reach the server within %g s "
-                              "(VERDICT_STORE_RETRY_SECONDS; libpq: %s)", s->label,
-                              s->retry_seconds, why);
+                return error_set(err, ERROR_STORE, "%s: the server went away and did not come "
+                                 "back within %g s (libpq: %s)", s->label, s->retry_seconds, why);
+            return error_set(err, ERROR_STORE, "%s: cannot reach the server within %g s "
+                             "(VERDICT_STORE_RETRY_SECONDS; libpq: %s)", s->label, s->retry_seconds,
+                             why);
         }
         sleep_seconds(delay);
         delay = fmin(delay * 2, MAX_DELAY_SECONDS);
@@ -162,40 +162,39 @@ static void note_failure(pg_store *s, const PGresult *res)
 }
 
 /* A failed result's message on one line, in err; returns -1. */
-static int fail_result(pg_store *s, PGresult *res, const char *doing, char *err, size_t errlen)
+static int fail_result(pg_store *s, PGresult *res, const char *doing, verdict_error *err)
 {
     note_failure(s, res);
     const char *primary = res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     char why[512];
     one_line(primary != NULL ? primary : PQerrorMessage(s->conn), why, sizeof why);
-    return error_text(err, errlen, "%s: error while %s: %s", s->label, doing, why);
+    return error_set(err, ERROR_STORE, "%s: error while %s: %s", s->label, doing, why);
 }
 
-int pg_store_script(pg_store *s, const char *sql, const char *doing, char *err, size_t errlen)
+int pg_store_script(pg_store *s, const char *sql, const char *doing, verdict_error *err)
 {
     PGresult *res = PQexec(s->conn, sql);
     int status = PQresultStatus(res) == PGRES_COMMAND_OK
-                     ? 0 : fail_result(s, res, doing, err, errlen);
+                     ? 0 : fail_result(s, res, doing, err);
     PQclear(res);
     return status;
 }
 
 PGresult *pg_store_exec(pg_store *s, const char *sql, int n_params, const char *const *params,
-                        ExecStatusType want, const char *doing, char *err, size_t errlen)
+                        ExecStatusType want, const char *doing, verdict_error *err)
 {
     PGresult *res = PQexecParams(s->conn, sql, n_params, NULL, params, NULL, NULL, 0);
     if (PQresultStatus(res) == want)
         return res;
-    fail_result(s, res, doing, err, errlen);
+    fail_result(s, res, doing, err);
     PQclear(res);
     return NULL;
 }
 
 int pg_store_command(pg_store *s, const char *sql, int n_params, const char *const *params,
-                     const char *doing, char *err, size_t errlen)
+                     const char *doing, verdict_error *err)
 {
-    PGresult *res = pg_store_exec(s, sql, n_params, params, PGRES_COMMAND_OK, doing, err,
-                                  errlen);
+    PGresult *res = pg_store_exec(s, sql, n_params, params, PGRES_COMMAND_OK, doing, err);
     PQclear(res);
     return res != NULL ? 0 : -1;
 }
@@ -206,26 +205,26 @@ bool pg_store_failed_with(const pg_store *s, const char *code, const char *const
            (constraint == NULL || strcmp(s->constraint, constraint) == 0);
 }
 
-int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, char *err, size_t errlen)
+int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, verdict_error *err)
 {
     if (!pg_store_failed_with(s, "23503", NULL))
         return -1;
-    return error_text(err, errlen, "%s: no experiment %" PRId64, s->label, experiment_id);
+    return error_set(err, ERROR_STORE, "%s: no experiment %" PRId64, s->label, experiment_id);
 }
 
 /* One attempt: begin, the body, commit (or roll back after a failure, keeping its message). */
 static int call_once(pg_store *s, const char *begin, pg_store_body body, void *args,
-                     const char *doing, char *err, size_t errlen)
+                     const char *doing, verdict_error *err)
 {
     s->broken = false;
     s->sqlstate[0] = s->constraint[0] = '\0';
-    if (begin != NULL && pg_store_command(s, begin, 0, NULL, doing, err, errlen) != 0)
+    if (begin != NULL && pg_store_command(s, begin, 0, NULL, doing, err) != 0)
         return -1;
-    int status = body(s, args, err, errlen);
+    int status = body(s, args, err);
     if (begin == NULL)
         return status;
     if (status == 0)
-        return pg_store_command(s, "COMMIT", 0, NULL, doing, err, errlen);
+        return pg_store_command(s, "COMMIT", 0, NULL, doing, err);
     bool broken = s->broken;
     PQclear(PQexec(s->conn, "ROLLBACK"));
     s->broken = broken || PQstatus(s->conn) != CONNECTION_OK;
@@ -233,19 +232,19 @@ static int call_once(pg_store *s, const char *begin, pg_store_body body, void *a
 }
 
 int pg_store_call(pg_store *s, const char *begin, pg_store_body body, void *args,
-                  const char *doing, char *err, size_t errlen)
+                  const char *doing, verdict_error *err)
 {
     double deadline = -1; /* set at the first loss: the budget is for this call */
     s->retrying = false;
     for (;;) {
         int status = PQstatus(s->conn) == CONNECTION_OK
-                         ? call_once(s, begin, body, args, doing, err, errlen)
+                         ? call_once(s, begin, body, args, doing, err)
                          : -1;
         if (status == 0 || (PQstatus(s->conn) == CONNECTION_OK && !s->broken))
             return status;
         if (deadline < 0)
             deadline = now_seconds() + s->retry_seconds;
-        if (connect_until(s, deadline, true, err, errlen) != 0)
+        if (connect_until(s, deadline, true, err) != 0)
             return -1;
         s->retrying = true;
     }
@@ -267,14 +266,14 @@ static void close_store(store *base)
     free(s);
 }
 
-static pg_store *store_new(const char *name, bool read_only, char *err, size_t errlen)
+static pg_store *store_new(const char *name, bool read_only, verdict_error *err)
 {
     pg_store *s = calloc(1, sizeof *s);
     char *label = pg_store_redact(name);
     if (s == NULL || label == NULL) {
         free(s);
         free(label);
-        error_text(err, errlen, "store: out of memory opening a PostgreSQL store");
+        error_set(err, ERROR_NO_MEMORY, "store: out of memory opening a PostgreSQL store");
         return NULL;
     }
     s->base.backend = &pg_store_backend;
@@ -284,18 +283,18 @@ static pg_store *store_new(const char *name, bool read_only, char *err, size_t e
     return s;
 }
 
-int pg_store_open(const char *name, bool read_only, store **out, char *err, size_t errlen)
+int pg_store_open(const char *name, bool read_only, store **out, verdict_error *err)
 {
     *out = NULL;
-    pg_store *s = store_new(name, read_only, err, errlen);
+    pg_store *s = store_new(name, read_only, err);
     if (s == NULL)
         return -1;
-    int rc = pg_store_parse_name(name, s->label, &s->conninfo, &s->schema, err, errlen);
+    int rc = pg_store_parse_name(name, s->label, &s->conninfo, &s->schema, err);
     if (rc == 0)
-        rc = connect_until(s, now_seconds() + s->retry_seconds, false, err, errlen);
+        rc = connect_until(s, now_seconds() + s->retry_seconds, false, err);
     if (rc == 0)
-        rc = read_only ? pg_store_schema_check_readable(s, err, errlen)
-                       : pg_store_schema_prepare(s, err, errlen);
+        rc = read_only ? pg_store_schema_check_readable(s, err)
+                       : pg_store_schema_prepare(s, err);
     if (rc != 0) {
         close_store(&s->base);
         return -1;

@@ -43,36 +43,36 @@ static inline pg_store *pg_store_of(store *s)
  * status is want (the caller PQclears it); otherwise NULL with a message naming `doing`,
  * and sqlstate, constraint and broken set for the caller to look at. */
 PGresult *pg_store_exec(pg_store *s, const char *sql, int n_params, const char *const *params,
-                        ExecStatusType want, const char *doing, char *err, size_t errlen);
+                        ExecStatusType want, const char *doing, verdict_error *err);
 /* The same for statements that return no rows; 0 or -1. */
 int pg_store_command(pg_store *s, const char *sql, int n_params, const char *const *params,
-                     const char *doing, char *err, size_t errlen);
+                     const char *doing, verdict_error *err);
 /* Runs several statements without parameters (a migration's script); 0 or -1. */
-int pg_store_script(pg_store *s, const char *sql, const char *doing, char *err, size_t errlen);
+int pg_store_script(pg_store *s, const char *sql, const char *doing, verdict_error *err);
 /* True when the last failure was SQLSTATE code (e.g. "23505"), on constraint when not NULL. */
 bool pg_store_failed_with(const pg_store *s, const char *code, const char *constraint);
 /* After a failed statement that names an experiment: "no experiment N" when it broke the
  * experiment's foreign key (23503), or -1 with the server's message kept. */
-int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, char *err, size_t errlen);
+int pg_store_fail_experiment(const pg_store *s, int64_t experiment_id, verdict_error *err);
 
 /* One attempt at a call: statements that may be redone whole after a reconnect. */
-typedef int (*pg_store_body)(pg_store *s, void *args, char *err, size_t errlen);
+typedef int (*pg_store_body)(pg_store *s, void *args, verdict_error *err);
 /* Runs body inside `begin` ... COMMIT (begin NULL: no transaction, body is one statement).
  * When it fails because the connection was lost, reconnects with backoff and runs it again
- * (s->retrying true), until the retry budget is spent. Returns body's status (0, -1,
- * STORE_PLAN_CHANGED, STORE_CLAIM_LOST) with its message. */
+ * (s->retrying true), until the retry budget is spent. Returns body's status (0 or -1)
+ * with its error (ERROR_PLAN_CHANGED, ERROR_CLAIM_LOST kept as the body set them). */
 int pg_store_call(pg_store *s, const char *begin, pg_store_body body, void *args,
-                  const char *doing, char *err, size_t errlen);
+                  const char *doing, verdict_error *err);
 
 /* Checks the schema and creates or migrates it (writers), or only checks it (readers). */
-int pg_store_schema_prepare(pg_store *s, char *err, size_t errlen);
-int pg_store_schema_check_readable(pg_store *s, char *err, size_t errlen);
+int pg_store_schema_prepare(pg_store *s, verdict_error *err);
+int pg_store_schema_check_readable(pg_store *s, verdict_error *err);
 
 /* The store's name taken apart (pg_store_name.c): the conninfo or URI for libpq without
  * verdict_schema, and the schema it named (PG_STORE_DEFAULT_SCHEMA when none), checked to
  * be letters, digits and underscores. 0, or -1 with a message. */
 int pg_store_parse_name(const char *name, const char *label, char **conninfo, char **schema,
-                        char *err, size_t errlen);
+                        verdict_error *err);
 /* The name with its password replaced by "***" (password=... and user:pass@), malloc'ed. */
 char *pg_store_redact(const char *name);
 
@@ -93,47 +93,43 @@ char *pg_store_double_array(const double *values, size_t n);
 bool pg_store_keep(char **slot, const char *text);
 
 /* The writes, reads and blocks (pg_store_write.c, pg_store_read.c, pg_store_blocks.c). */
-int pg_store_insert_sample(pg_store *s, int64_t run_id, const store_sample *x, char *err,
-                           size_t errlen);
+int pg_store_insert_sample(pg_store *s, int64_t run_id, const store_sample *x, verdict_error *err);
 int pg_store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
-                             bool *existing, char *err, size_t errlen);
+                             bool *existing, verdict_error *err);
 int pg_store_begin_run(store *s, int64_t experiment_id, const store_fact *facts,
-                       size_t n_facts, int64_t *run_id, char *err, size_t errlen);
+                       size_t n_facts, int64_t *run_id, verdict_error *err);
 int pg_store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                           char *err, size_t errlen);
+                           verdict_error *err);
 int pg_store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
-                         char *err, size_t errlen);
-int pg_store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
+                         verdict_error *err);
+int pg_store_end_run(store *s, int64_t run_id, const char *status, verdict_error *err);
 int pg_store_record_machine(store *s, const char *machine, const store_fact *facts,
-                            size_t n_facts, char *err, size_t errlen);
+                            size_t n_facts, verdict_error *err);
 int pg_store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn,
-                             void *context, char *err, size_t errlen);
-int pg_store_get_experiment(store *s, int64_t experiment_id, store_experiment *out, char *err,
-                            size_t errlen);
-int pg_store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t errlen);
+                             void *context, verdict_error *err);
+int pg_store_get_experiment(store *s, int64_t experiment_id, store_experiment *out,
+                            verdict_error *err);
+int pg_store_latest_experiment(store *s, int64_t *experiment_id, verdict_error *err);
 int pg_store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void *context,
-                           char *err, size_t errlen);
-int pg_store_for_each_experiment(store *s, store_experiment_fn fn, void *context, char *err,
-                                 size_t errlen);
+                           verdict_error *err);
+int pg_store_for_each_experiment(store *s, store_experiment_fn fn, void *context,
+                                 verdict_error *err);
 int pg_store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *context,
-                                   char *err, size_t errlen);
+                                   verdict_error *err);
 int pg_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, void *context,
-                            char *err, size_t errlen);
-int pg_store_add_extension(store *s, int64_t experiment_id, long blocks, char *err,
-                           size_t errlen);
+                            verdict_error *err);
+int pg_store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
 int pg_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
-                                void *context, char *err, size_t errlen);
+                                void *context, verdict_error *err);
 int pg_store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks, size_t n,
-                         char *err, size_t errlen);
+                         verdict_error *err);
 int pg_store_claim_block(store *s, int64_t experiment_id, const char *point,
                          const char *machine, const char *worker, double lease_seconds,
-                         store_claim *out, char *err, size_t errlen);
+                         store_claim *out, verdict_error *err);
 int pg_store_renew_claim(store *s, int64_t claim, const char *worker, double lease_seconds,
-                         char *err, size_t errlen);
+                         verdict_error *err);
 int pg_store_finish_block(store *s, int64_t claim, const char *worker, int64_t run_id,
-                          const store_sample *samples, size_t n_samples, char *err,
-                          size_t errlen);
-int pg_store_release_block(store *s, int64_t claim, const char *worker, char *err,
-                           size_t errlen);
+                          const store_sample *samples, size_t n_samples, verdict_error *err);
+int pg_store_release_block(store *s, int64_t claim, const char *worker, verdict_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "store/pg_store.h"
 
 #define SCHEMA_KEY "verdict_schema="
@@ -49,15 +50,16 @@ static const char *find_schema_key(const char *name, bool uri)
 }
 
 int pg_store_parse_name(const char *name, const char *label, char **conninfo, char **schema,
-                        char *err, size_t errlen)
+                        verdict_error *err)
 {
     bool uri = strstr(name, "://") != NULL;
     const char *key = find_schema_key(name, uri);
     const char *value = key != NULL ? key + strlen(SCHEMA_KEY) : PG_STORE_DEFAULT_SCHEMA;
     size_t length = strcspn(value, uri ? "&#" : " \t\r\n");
     if (!valid_schema(value, length))
-        return error_text(err, errlen, "%s: verdict_schema=%.*s is not a schema name (letters, "
-                          "digits and underscores, at most 63)", label, (int)length, value);
+        return error_set(err, ERROR_USAGE, "%s: verdict_schema=%.*s is not a schema name "
+                         "(letters, digits and underscores, at most 63)", label, (int)length,
+                         value);
     *schema = strndup(value, length);
     if (key == NULL)
         *conninfo = store_copy_string(name);
@@ -67,7 +69,7 @@ int pg_store_parse_name(const char *name, const char *label, char **conninfo, ch
         *conninfo = without(name, (size_t)(key - name), (size_t)(value + length - name),
                             uri ? '&' : ' ');
     if (*schema == NULL || *conninfo == NULL)
-        return error_text(err, errlen, "%s: out of memory", label);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", label);
     return 0;
 }
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "store/pg_store.h"
 
 /* seq counts per machine when several write one experiment: seq, then the machine (bytewise,
@@ -48,25 +50,24 @@ typedef struct {
     PGresult *rows, *second;
 } query_args;
 
-static int query_body(pg_store *s, void *args, char *err, size_t errlen)
+static int query_body(pg_store *s, void *args, verdict_error *err)
 {
     query_args *a = args;
     PQclear(a->rows);
     PQclear(a->second);
     a->rows = a->second = NULL;
-    a->rows = pg_store_exec(s, a->sql, a->n_params, a->params, PGRES_TUPLES_OK, a->doing, err,
-                            errlen);
+    a->rows = pg_store_exec(s, a->sql, a->n_params, a->params, PGRES_TUPLES_OK, a->doing, err);
     if (a->rows != NULL && a->second_sql != NULL)
         a->second = pg_store_exec(s, a->second_sql, a->n_params, a->params, PGRES_TUPLES_OK,
-                                  a->doing, err, errlen);
+                                  a->doing, err);
     return a->rows != NULL && (a->second_sql == NULL || a->second != NULL) ? 0 : -1;
 }
 
 /* Runs the query (two in one snapshot); 0 with a->rows, or -1 with a message. */
-static int fetch(pg_store *s, query_args *a, char *err, size_t errlen)
+static int fetch(pg_store *s, query_args *a, verdict_error *err)
 {
     const char *begin = a->second_sql != NULL ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : NULL;
-    int status = pg_store_call(s, begin, query_body, a, a->doing, err, errlen);
+    int status = pg_store_call(s, begin, query_body, a, a->doing, err);
     if (status != 0) {
         PQclear(a->rows);
         PQclear(a->second);
@@ -146,7 +147,7 @@ static void sample_from_row(const PGresult *res, int row, store_sample *x)
 }
 
 static int walk_samples(pg_store *s, const query_args *a, store_sample_fn fn, void *context,
-                        char *err, size_t errlen)
+                        verdict_error *err)
 {
     metric_buffer buffer = {0};
     int status = 0, next = 0;
@@ -154,7 +155,7 @@ static int walk_samples(pg_store *s, const query_args *a, store_sample_fn fn, vo
         store_sample x;
         size_t n = 0;
         if (take_metrics(a->second, &next, pg_store_get_int(a->rows, row, 0), &buffer, &n) != 0) {
-            status = error_text(err, errlen, "%s: out of memory reading metrics", s->label);
+            status = error_set(err, ERROR_NO_MEMORY, "%s: out of memory reading metrics", s->label);
             break;
         }
         sample_from_row(a->rows, row, &x);
@@ -170,16 +171,16 @@ static int walk_samples(pg_store *s, const query_args *a, store_sample_fn fn, vo
 }
 
 int pg_store_for_each_sample(store *base, int64_t experiment_id, store_sample_fn fn,
-                             void *context, char *err, size_t errlen)
+                             void *context, verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     pg_store_number id;
     query_args a = {.sql = sql_select_samples, .second_sql = sql_select_metrics,
                     .doing = "reading the samples", .n_params = 1,
                     .params = {pg_store_int(&id, experiment_id)}};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
-    int status = walk_samples(s, &a, fn, context, err, errlen);
+    int status = walk_samples(s, &a, fn, context, err);
     unfetch(&a);
     return status;
 }
@@ -215,39 +216,39 @@ static int keep_experiment(pg_store *s, store_experiment *e)
 }
 
 int pg_store_get_experiment(store *base, int64_t experiment_id, store_experiment *out,
-                            char *err, size_t errlen)
+                            verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     pg_store_number id;
     query_args a = {.sql = sql_get_experiment, .doing = "reading the experiment",
                     .n_params = 1, .params = {pg_store_int(&id, experiment_id)}};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     if (PQntuples(a.rows) != 1)
-        status = error_text(err, errlen, "%s: no experiment %" PRId64, s->label, experiment_id);
+        status = error_set(err, ERROR_STORE, "%s: no experiment %" PRId64, s->label, experiment_id);
     else if (!experiment_from_row(a.rows, 0, out))
-        status = error_text(err, errlen, "%s: experiment %" PRId64 " has a damaged hash",
-                            s->label, experiment_id);
+        status = error_set(err, ERROR_STORE, "%s: experiment %" PRId64 " has a damaged hash",
+                           s->label, experiment_id);
     else if (keep_experiment(s, out) != 0)
-        status = error_text(err, errlen, "%s: out of memory", s->label);
+        status = error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->label);
     unfetch(&a);
     return status;
 }
 
-int pg_store_for_each_experiment(store *base, store_experiment_fn fn, void *context, char *err,
-                                 size_t errlen)
+int pg_store_for_each_experiment(store *base, store_experiment_fn fn, void *context,
+                                 verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     query_args a = {.sql = sql_select_experiments, .doing = "reading the experiments"};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     for (int row = 0; status == 0 && row < PQntuples(a.rows); row++) {
         store_experiment e;
         if (!experiment_from_row(a.rows, row, &e))
-            status = error_text(err, errlen, "%s: experiment %s has a damaged hash", s->label,
-                                e.name);
+            status = error_set(err, ERROR_STORE, "%s: experiment %s has a damaged hash", s->label,
+                               e.name);
         else
             status = fn(context, pg_store_get_int(a.rows, row, 0), &e);
     }
@@ -255,17 +256,17 @@ int pg_store_for_each_experiment(store *base, store_experiment_fn fn, void *cont
     return status;
 }
 
-int pg_store_latest_experiment(store *base, int64_t *experiment_id, char *err, size_t errlen)
+int pg_store_latest_experiment(store *base, int64_t *experiment_id, verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     query_args a = {.sql = sql_latest_experiment, .doing = "finding the latest experiment"};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     if (PQntuples(a.rows) == 1)
         *experiment_id = pg_store_get_int(a.rows, 0, 0);
     else
-        status = error_text(err, errlen, "%s: the store holds no experiment yet", s->label);
+        status = error_set(err, ERROR_STORE, "%s: the store holds no experiment yet", s->label);
     unfetch(&a);
     return status;
 }
@@ -273,13 +274,13 @@ int pg_store_latest_experiment(store *base, int64_t *experiment_id, char *err, s
 /* ---- facts, machines, blocks ---- */
 
 int pg_store_for_each_fact(store *base, int64_t experiment_id, store_fact_fn fn, void *context,
-                           char *err, size_t errlen)
+                           verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     pg_store_number id;
     query_args a = {.sql = sql_select_facts, .doing = "reading the run's facts", .n_params = 1,
                     .params = {pg_store_int(&id, experiment_id)}};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     for (int row = 0; status == 0 && row < PQntuples(a.rows); row++)
@@ -289,11 +290,11 @@ int pg_store_for_each_fact(store *base, int64_t experiment_id, store_fact_fn fn,
 }
 
 int pg_store_for_each_machine_fact(store *base, store_machine_fact_fn fn, void *context,
-                                   char *err, size_t errlen)
+                                   verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     query_args a = {.sql = sql_select_machine_facts, .doing = "reading the machines"};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     for (int row = 0; status == 0 && row < PQntuples(a.rows); row++)
@@ -304,13 +305,13 @@ int pg_store_for_each_machine_fact(store *base, store_machine_fact_fn fn, void *
 }
 
 int pg_store_for_each_block(store *base, int64_t experiment_id, store_block_fn fn, void *context,
-                            char *err, size_t errlen)
+                            verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     pg_store_number id;
     query_args a = {.sql = sql_select_blocks, .doing = "reading the blocks", .n_params = 1,
                     .params = {pg_store_int(&id, experiment_id)}};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     for (int row = 0; status == 0 && row < PQntuples(a.rows); row++)
@@ -322,13 +323,13 @@ int pg_store_for_each_block(store *base, int64_t experiment_id, store_block_fn f
 }
 
 int pg_store_for_each_extension(store *base, int64_t experiment_id, store_extension_fn fn,
-                                void *context, char *err, size_t errlen)
+                                void *context, verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     pg_store_number id;
     query_args a = {.sql = sql_select_extensions, .doing = "reading the extensions",
                     .n_params = 1, .params = {pg_store_int(&id, experiment_id)}};
-    if (fetch(s, &a, err, errlen) != 0)
+    if (fetch(s, &a, err) != 0)
         return -1;
     int status = 0;
     for (int row = 0; status == 0 && row < PQntuples(a.rows); row++)

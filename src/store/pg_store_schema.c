@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "store/pg_store.h"
 
 /* 'vrdt', as the SQLite store's application_id: with the schema's name, the advisory lock
@@ -137,12 +139,11 @@ static const char sql_stamp[] = "INSERT INTO schema_version (version) VALUES ($1
 
 /* What the schema holds: -1 no such schema, 0 an empty one, N a store of schema N; or -2
  * for a schema with tables but no verdict store in it. */
-static int read_version(pg_store *s, long *version, char *err, size_t errlen)
+static int read_version(pg_store *s, long *version, verdict_error *err)
 {
     const char *doing = "reading the schema version";
     const char *params[] = {s->schema};
-    PGresult *res = pg_store_exec(s, sql_tables, 1, params, PGRES_TUPLES_OK, doing, err,
-                                  errlen);
+    PGresult *res = pg_store_exec(s, sql_tables, 1, params, PGRES_TUPLES_OK, doing, err);
     if (res == NULL)
         return -1;
     long schemas = (long)pg_store_get_int(res, 0, 0), tables = (long)pg_store_get_int(res, 0, 1);
@@ -150,98 +151,94 @@ static int read_version(pg_store *s, long *version, char *err, size_t errlen)
     PQclear(res);
     *version = schemas == 0 ? -1 : 0;
     if (stamped == 0)
-        return tables > 0 ? error_text(err, errlen, "%s: schema %s holds tables but no "
-                                       "verdict store", s->label, s->schema) : 0;
-    res = pg_store_exec(s, sql_version, 0, NULL, PGRES_TUPLES_OK, doing, err, errlen);
+        return tables > 0 ? error_set(err, ERROR_STORE, "%s: schema %s holds tables but no "
+                                      "verdict store", s->label, s->schema) : 0;
+    res = pg_store_exec(s, sql_version, 0, NULL, PGRES_TUPLES_OK, doing, err);
     if (res == NULL)
         return -1;
     *version = (long)pg_store_get_int(res, 0, 0);
     PQclear(res);
     if (*version > STORE_SCHEMA_VERSION)
-        return error_text(err, errlen, "%s: written by a newer verdict (schema %ld); this "
-                          "verdict reads up to schema %d", s->label, *version,
-                          STORE_SCHEMA_VERSION);
+        return error_set(err, ERROR_BAD_INPUT, "%s: written by a newer verdict (schema %ld); this "
+                         "verdict reads up to schema %d", s->label, *version, STORE_SCHEMA_VERSION);
     return 0;
 }
 
-static int create_schema(pg_store *s, char *err, size_t errlen)
+static int create_schema(pg_store *s, verdict_error *err)
 {
     char *quoted = PQescapeIdentifier(s->conn, s->schema, strlen(s->schema));
     if (quoted == NULL)
-        return error_text(err, errlen, "%s: out of memory", s->label);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->label);
     char sql[128];
     snprintf(sql, sizeof sql, "CREATE SCHEMA IF NOT EXISTS %s", quoted);
     PQfreemem(quoted);
-    return pg_store_command(s, sql, 0, NULL, "creating the store's schema", err, errlen);
+    return pg_store_command(s, sql, 0, NULL, "creating the store's schema", err);
 }
 
-static int apply_migrations(pg_store *s, long from, char *err, size_t errlen)
+static int apply_migrations(pg_store *s, long from, verdict_error *err)
 {
     for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
         if (migrations[i].version <= from)
             continue;
         char doing[64];
         snprintf(doing, sizeof doing, "creating schema %d", migrations[i].version);
-        if (pg_store_script(s, migrations[i].sql, doing, err, errlen) != 0)
+        if (pg_store_script(s, migrations[i].sql, doing, err) != 0)
             return -1;
     }
     pg_store_number version;
     const char *params[] = {pg_store_int(&version, STORE_SCHEMA_VERSION)};
     const char *doing = "recording the schema version";
-    if (pg_store_command(s, sql_forget_version, 0, NULL, doing, err, errlen) != 0)
+    if (pg_store_command(s, sql_forget_version, 0, NULL, doing, err) != 0)
         return -1;
-    return pg_store_command(s, sql_stamp, 1, params, doing, err, errlen);
+    return pg_store_command(s, sql_stamp, 1, params, doing, err);
 }
 
 /* Under the lock, the version read again: another worker may have just created it. */
-static int migrate_locked(pg_store *s, void *args, char *err, size_t errlen)
+static int migrate_locked(pg_store *s, void *args, verdict_error *err)
 {
     (void)args;
     const char *params[] = {s->schema};
     long version = 0;
     PGresult *locked = pg_store_exec(s, sql_lock, 1, params, PGRES_TUPLES_OK,
-                                     "locking the store to create its schema", err, errlen);
+                                     "locking the store to create its schema", err);
     PQclear(locked);
-    if (locked == NULL || read_version(s, &version, err, errlen) != 0)
+    if (locked == NULL || read_version(s, &version, err) != 0)
         return -1;
     if (version >= STORE_SCHEMA_VERSION)
         return 0;
-    if (version < 0 && create_schema(s, err, errlen) != 0)
+    if (version < 0 && create_schema(s, err) != 0)
         return -1;
-    return apply_migrations(s, version < 0 ? 0 : version, err, errlen);
+    return apply_migrations(s, version < 0 ? 0 : version, err);
 }
 
-static int check_version(pg_store *s, void *args, char *err, size_t errlen)
+static int check_version(pg_store *s, void *args, verdict_error *err)
 {
-    return read_version(s, args, err, errlen);
+    return read_version(s, args, err);
 }
 
-int pg_store_schema_prepare(pg_store *s, char *err, size_t errlen)
+int pg_store_schema_prepare(pg_store *s, verdict_error *err)
 {
     long version = 0;
     /* look before locking: a newer verdict's store is refused untouched */
-    if (pg_store_call(s, NULL, check_version, &version, "reading the schema version", err,
-                      errlen) != 0)
+    if (pg_store_call(s, NULL, check_version, &version, "reading the schema version", err) != 0)
         return -1;
     if (version == STORE_SCHEMA_VERSION)
         return 0;
-    return pg_store_call(s, "BEGIN", migrate_locked, NULL, "creating the store's schema", err,
-                         errlen);
+    return pg_store_call(s, "BEGIN", migrate_locked, NULL, "creating the store's schema", err);
 }
 
-int pg_store_schema_check_readable(pg_store *s, char *err, size_t errlen)
+int pg_store_schema_check_readable(pg_store *s, verdict_error *err)
 {
     long version = 0;
-    if (pg_store_call(s, NULL, check_version, &version, "reading the schema version", err,
-                      errlen) != 0)
+    if (pg_store_call(s, NULL, check_version, &version, "reading the schema version", err) != 0)
         return -1;
     if (version <= 0)
-        return error_text(err, errlen, "%s: the store holds no experiment yet (no schema %s "
-                          "with a verdict store)", s->label, s->schema);
+        return error_set(err, ERROR_STORE, "%s: the store holds no experiment yet (no schema %s "
+                         "with a verdict store)", s->label, s->schema);
     if (version < STORE_SCHEMA_VERSION)
-        return error_text(err, errlen, "%s: written by an older verdict (schema %ld); this "
-                          "verdict upgrades it to schema %d when it opens it for writing, "
-                          "which a read-only open does not do", s->label, version,
-                          STORE_SCHEMA_VERSION);
+        return error_set(err, ERROR_BAD_INPUT, "%s: written by an older verdict (schema %ld); "
+                          "this verdict upgrades it to schema %d when it opens it for writing, "
+                         "which a read-only open does not do", s->label, version,
+                         STORE_SCHEMA_VERSION);
     return 0;
 }

@@ -1,9 +1,12 @@
 /* The PostgreSQL back end's writes: experiments (plan checked, text history), runs and their
  * facts, samples (one statement each, so one transaction), machines; lost commits settled. */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/error.h"
 
 #include "store/pg_store.h"
 
@@ -68,8 +71,8 @@ typedef struct {
     bool existing;
 } open_experiment_args;
 
-static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserted, char *err,
-                             size_t errlen)
+static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserted,
+                             verdict_error *err)
 {
     char text_hash[17], plan_hash[17], seed[24];
     store_format_hash(a->e->text_hash, text_hash);
@@ -78,7 +81,7 @@ static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserte
     const char *params[] = {a->e->name, a->text, text_hash, plan_hash, seed, s->tool_version,
                             a->e->tool_build != NULL ? a->e->tool_build : ""};
     PGresult *res = pg_store_exec(s, sql_insert_experiment, 7, params, PGRES_TUPLES_OK,
-                                  "recording the experiment", err, errlen);
+                                  "recording the experiment", err);
     if (res == NULL)
         return -1;
     *inserted = PQntuples(res) == 1;
@@ -89,23 +92,23 @@ static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserte
 }
 
 /* Same plan, new text (a comment edited, say): keep the old text in the history table. */
-static int replace_text(pg_store *s, open_experiment_args *a, char *err, size_t errlen)
+static int replace_text(pg_store *s, open_experiment_args *a, verdict_error *err)
 {
     const char *doing = "recording the experiment's new text";
     pg_store_number id;
     char text_hash[17];
     store_format_hash(a->e->text_hash, text_hash);
     const char *params[] = {pg_store_int(&id, a->id), a->text, text_hash};
-    if (pg_store_command(s, sql_archive_text, 1, params, doing, err, errlen) != 0)
+    if (pg_store_command(s, sql_archive_text, 1, params, doing, err) != 0)
         return -1;
-    return pg_store_command(s, sql_update_text, 3, params, doing, err, errlen);
+    return pg_store_command(s, sql_update_text, 3, params, doing, err);
 }
 
-static int check_existing(pg_store *s, open_experiment_args *a, char *err, size_t errlen)
+static int check_existing(pg_store *s, open_experiment_args *a, verdict_error *err)
 {
     const char *params[] = {a->e->name};
     PGresult *res = pg_store_exec(s, sql_find_experiment, 1, params, PGRES_TUPLES_OK,
-                                  "looking the experiment up", err, errlen);
+                                  "looking the experiment up", err);
     if (res == NULL)
         return -1;
     uint64_t plan_hash = 0, text_hash = 0;
@@ -115,42 +118,42 @@ static int check_existing(pg_store *s, open_experiment_args *a, char *err, size_
     a->id = found ? pg_store_get_int(res, 0, 0) : 0;
     PQclear(res);
     if (!hashes_ok)
-        return error_text(err, errlen, "%s: experiment %s has a damaged hash", s->label,
-                          a->e->name);
+        return error_set(err, ERROR_STORE, "%s: experiment %s has a damaged hash", s->label,
+                         a->e->name);
     if (plan_hash != a->e->plan_hash)
-        return store_fail_plan_changed(s->label, a->e->name, err, errlen);
-    return text_hash != a->e->text_hash ? replace_text(s, a, err, errlen) : 0;
+        return store_fail_plan_changed(s->label, a->e->name, err);
+    return text_hash != a->e->text_hash ? replace_text(s, a, err) : 0;
 }
 
 /* Insert first: of two workers creating one experiment at once, one inserts and the other
  * waits for it, then finds the row (ON CONFLICT DO NOTHING) and checks its plan. */
-static int open_experiment_body(pg_store *s, void *args, char *err, size_t errlen)
+static int open_experiment_body(pg_store *s, void *args, verdict_error *err)
 {
     open_experiment_args *a = args;
     bool inserted = false;
-    if (insert_experiment(s, a, &inserted, err, errlen) != 0)
+    if (insert_experiment(s, a, &inserted, err) != 0)
         return -1;
     a->existing = !inserted;
-    return inserted ? 0 : check_existing(s, a, err, errlen);
+    return inserted ? 0 : check_existing(s, a, err);
 }
 
 int pg_store_open_experiment(store *base, const store_experiment *e, int64_t *experiment_id,
-                             bool *existing, char *err, size_t errlen)
+                             bool *existing, verdict_error *err)
 {
     pg_store *s = pg_store_of(base);
     size_t length = e->text != NULL ? e->text_length : 0;
     if (e->text != NULL && memchr(e->text, '\0', length) != NULL)
-        return error_text(err, errlen, "%s: experiment %s's text holds a NUL byte, which "
-                          "PostgreSQL's text cannot keep", s->label, e->name);
+        return error_set(err, ERROR_STORE, "%s: experiment %s's text holds a NUL byte, which "
+                         "PostgreSQL's text cannot keep", s->label, e->name);
     open_experiment_args a = {.e = e, .text = strndup(e->text != NULL ? e->text : "", length)};
     /* runs started through this handle record the verdict that ran them */
     if (a.text == NULL ||
         !pg_store_keep(&s->tool_version, e->tool_version != NULL ? e->tool_version : "unknown")) {
         free(a.text);
-        return error_text(err, errlen, "%s: out of memory", s->label);
+        return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->label);
     }
     int status = pg_store_call(s, "BEGIN", open_experiment_body, &a, "opening the experiment",
-                               err, errlen);
+                               err);
     free(a.text);
     if (status == 0) {
         *experiment_id = a.id;
@@ -168,7 +171,7 @@ typedef struct {
 } run_args;
 
 /* Facts take positions first, first + 1, ... in the run. */
-static int insert_facts(pg_store *s, run_args *a, long long first, char *err, size_t errlen)
+static int insert_facts(pg_store *s, run_args *a, long long first, verdict_error *err)
 {
     for (size_t i = 0; i < a->n_facts; i++) {
         pg_store_number run, position;
@@ -176,76 +179,73 @@ static int insert_facts(pg_store *s, run_args *a, long long first, char *err, si
         const char *params[] = {pg_store_int(&run, a->run_id),
                                 pg_store_int(&position, first + (long long)i), key,
                                 a->facts[i].value != NULL ? a->facts[i].value : ""};
-        if (pg_store_command(s, sql_insert_fact, 4, params, "recording the run's facts", err,
-                             errlen) == 0)
+        if (pg_store_command(s, sql_insert_fact, 4, params, "recording the run's facts", err) == 0)
             continue;
         if (pg_store_failed_with(s, "23505", NULL))
-            return store_fail_fact_twice(s->label, key, err, errlen);
+            return store_fail_fact_twice(s->label, key, err);
         if (pg_store_failed_with(s, "23503", NULL))
-            return error_text(err, errlen, "%s: no run %" PRId64 " to add facts to", s->label,
-                              a->run_id);
+            return error_set(err, ERROR_STORE, "%s: no run %" PRId64 " to add facts to", s->label,
+                             a->run_id);
         return -1;
     }
     return 0;
 }
 
-static int begin_run_body(pg_store *s, void *args, char *err, size_t errlen)
+static int begin_run_body(pg_store *s, void *args, verdict_error *err)
 {
     run_args *a = args;
     pg_store_number experiment;
     const char *params[] = {pg_store_int(&experiment, a->experiment_id),
                             s->tool_version != NULL ? s->tool_version : "unknown"};
     PGresult *res = pg_store_exec(s, sql_insert_run, 2, params, PGRES_TUPLES_OK,
-                                  "recording the run", err, errlen);
+                                  "recording the run", err);
     if (res == NULL)
-        return pg_store_fail_experiment(s, a->experiment_id, err, errlen);
+        return pg_store_fail_experiment(s, a->experiment_id, err);
     a->run_id = pg_store_get_int(res, 0, 0);
     PQclear(res);
-    return insert_facts(s, a, 0, err, errlen);
+    return insert_facts(s, a, 0, err);
 }
 
 int pg_store_begin_run(store *base, int64_t experiment_id, const store_fact *facts,
-                       size_t n_facts, int64_t *run_id, char *err, size_t errlen)
+                       size_t n_facts, int64_t *run_id, verdict_error *err)
 {
     run_args a = {.experiment_id = experiment_id, .facts = facts, .n_facts = n_facts};
     int status = pg_store_call(pg_store_of(base), "BEGIN", begin_run_body, &a,
-                               "recording the run", err, errlen);
+                               "recording the run", err);
     if (status == 0)
         *run_id = a.run_id;
     return status;
 }
 
 /* The run's row is locked first: two processes adding facts to one run take turns. */
-static int add_facts_body(pg_store *s, void *args, char *err, size_t errlen)
+static int add_facts_body(pg_store *s, void *args, verdict_error *err)
 {
     run_args *a = args;
     const char *doing = "recording the run's facts";
     pg_store_number run;
     const char *params[] = {pg_store_int(&run, a->run_id)};
-    PGresult *res = pg_store_exec(s, sql_lock_run, 1, params, PGRES_TUPLES_OK, doing, err,
-                                  errlen);
+    PGresult *res = pg_store_exec(s, sql_lock_run, 1, params, PGRES_TUPLES_OK, doing, err);
     if (res == NULL)
         return -1;
     int rows = PQntuples(res);
     PQclear(res);
     if (rows != 1)
-        return error_text(err, errlen, "%s: no run %" PRId64 " to add facts to", s->label,
-                          a->run_id);
-    res = pg_store_exec(s, sql_next_fact_position, 1, params, PGRES_TUPLES_OK, doing, err,
-                        errlen);
+        return error_set(err, ERROR_STORE, "%s: no run %" PRId64 " to add facts to", s->label,
+                         a->run_id);
+    res = pg_store_exec(s, sql_next_fact_position, 1, params, PGRES_TUPLES_OK, doing, err);
     if (res == NULL)
         return -1;
     long long first = pg_store_get_int(res, 0, 0);
     PQclear(res);
-    return insert_facts(s, a, first, err, errlen);
+    return insert_facts(s, a, first, err);
 }
 
 int pg_store_add_run_facts(store *base, int64_t run_id, const store_fact *facts,
-                           size_t n_facts, char *err, size_t errlen)
+                           size_t n_facts, verdict_error *err)
 {
     run_args a = {.run_id = run_id, .facts = facts, .n_facts = n_facts};
     return pg_store_call(pg_store_of(base), "BEGIN", add_facts_body, &a,
-                         "recording the run's facts", err, errlen);
+                         "recording the run's facts", err);
 }
 
 typedef struct {
@@ -253,27 +253,25 @@ typedef struct {
     const char *status;
 } end_run_args;
 
-static int end_run_body(pg_store *s, void *args, char *err, size_t errlen)
+static int end_run_body(pg_store *s, void *args, verdict_error *err)
 {
     end_run_args *a = args;
     pg_store_number run;
     const char *params[] = {pg_store_int(&run, a->run_id), a->status};
     PGresult *res = pg_store_exec(s, sql_end_run, 2, params, PGRES_COMMAND_OK,
-                                  "finishing the run", err, errlen);
+                                  "finishing the run", err);
     if (res == NULL)
         return -1;
     bool found = strcmp(PQcmdTuples(res), "1") == 0;
     PQclear(res);
-    return found ? 0 : error_text(err, errlen, "%s: no run %" PRId64 " to finish", s->label,
-                                  a->run_id);
+    return found ? 0 : error_set(err, ERROR_STORE, "%s: no run %" PRId64 " to finish", s->label,
+                                 a->run_id);
 }
 
-int pg_store_end_run(store *base, int64_t run_id, const char *status, char *err,
-                     size_t errlen)
+int pg_store_end_run(store *base, int64_t run_id, const char *status, verdict_error *err)
 {
     end_run_args a = {run_id, status};
-    return pg_store_call(pg_store_of(base), NULL, end_run_body, &a, "finishing the run", err,
-                         errlen);
+    return pg_store_call(pg_store_of(base), NULL, end_run_body, &a, "finishing the run", err);
 }
 
 /* ---- samples ---- */
@@ -290,8 +288,7 @@ static const char *repeated_metric(const store_sample *x)
 
 /* After a reconnect the sample may have been committed just before the connection died:
  * 1 when a sample of this run with this key and seq is there, 0 when not, -1 on failure. */
-static int already_stored(pg_store *s, int64_t run_id, const store_sample *x, char *err,
-                          size_t errlen)
+static int already_stored(pg_store *s, int64_t run_id, const store_sample *x, verdict_error *err)
 {
     pg_store_number run, block, seq, layout;
     const char *params[] = {pg_store_int(&run, run_id), x->point, x->variant,
@@ -299,8 +296,7 @@ static int already_stored(pg_store *s, int64_t run_id, const store_sample *x, ch
                             pg_store_int(&layout, x->layout),
                             x->machine != NULL ? x->machine : ""};
     PGresult *res = pg_store_exec(s, sql_sample_stored, 7, params, PGRES_TUPLES_OK,
-                                  "checking a sample sent before the connection was lost", err,
-                                  errlen);
+                                  "checking a sample sent before the connection was lost", err);
     if (res == NULL)
         return -1;
     int found = pg_store_get_int(res, 0, 0) > 0;
@@ -309,7 +305,7 @@ static int already_stored(pg_store *s, int64_t run_id, const store_sample *x, ch
 }
 
 static int insert_sample_row(pg_store *s, int64_t run_id, const store_sample *x,
-                             const char *names, const char *values, char *err, size_t errlen)
+                             const char *names, const char *values, verdict_error *err)
 {
     pg_store_number n[14];
     const char *params[] = {
@@ -325,28 +321,27 @@ static int insert_sample_row(pg_store *s, int64_t run_id, const store_sample *x,
     pg_store_number layout;
     params[19] = pg_store_int(&layout, x->layout);
     PGresult *res = pg_store_exec(s, sql_insert_sample, 23, params, PGRES_TUPLES_OK,
-                                  "adding a sample", err, errlen);
+                                  "adding a sample", err);
     if (res == NULL) {
         if (pg_store_failed_with(s, "23505", "sample_one_per_block"))
-            return store_fail_block_stored(s->label, x, err, errlen);
+            return store_fail_block_stored(s->label, x, err);
         if (pg_store_failed_with(s, "23505", "sample_metric_name"))
-            return store_fail_metric_twice(s->label, repeated_metric(x), err, errlen);
+            return store_fail_metric_twice(s->label, repeated_metric(x), err);
         return -1;
     }
     bool inserted = pg_store_get_int(res, 0, 0) == 1;
     PQclear(res);
-    return inserted ? 0 : error_text(err, errlen, "%s: no run %" PRId64 " to add a sample to",
-                                     s->label, run_id);
+    return inserted ? 0 : error_set(err, ERROR_STORE, "%s: no run %" PRId64 " to add a sample to",
+                                    s->label, run_id);
 }
 
-int pg_store_insert_sample(pg_store *s, int64_t run_id, const store_sample *x, char *err,
-                           size_t errlen)
+int pg_store_insert_sample(pg_store *s, int64_t run_id, const store_sample *x, verdict_error *err)
 {
     char *names = pg_store_text_array((const char *const *)x->metric_names, x->n_metrics);
     char *values = pg_store_double_array(x->metric_values, x->n_metrics);
     int status = names != NULL && values != NULL
-                     ? insert_sample_row(s, run_id, x, names, values, err, errlen)
-                     : error_text(err, errlen, "%s: out of memory", s->label);
+                     ? insert_sample_row(s, run_id, x, names, values, err)
+                     : error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->label);
     free(names);
     free(values);
     return status;
@@ -358,28 +353,29 @@ typedef struct {
     size_t n;
 } sample_args;
 
-static int add_samples_body(pg_store *s, void *args, char *err, size_t errlen)
+static int add_samples_body(pg_store *s, void *args, verdict_error *err)
 {
     sample_args *a = args;
     if (s->retrying) {
         /* one transaction: its first sample stored means all of them were */
-        int stored = already_stored(s, a->run_id, &a->x[0], err, errlen);
+        int stored = already_stored(s, a->run_id, &a->x[0], err);
         if (stored != 0)
             return stored > 0 ? 0 : -1; /* committed before the loss: never stored twice */
     }
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < a->n; i++)
-        rc = pg_store_insert_sample(s, a->run_id, &a->x[i], err, errlen);
+        rc = pg_store_insert_sample(s, a->run_id, &a->x[i], err);
     return rc;
 }
 
 int pg_store_add_samples(store *base, int64_t run_id, const store_sample *samples, size_t n,
-                         char *err, size_t errlen)
+                         verdict_error *err)
 {
+    assert(n > 0 && samples != NULL); /* the dispatcher calls with samples only */
     sample_args a = {run_id, samples, n};
     /* one sample is one statement; several are one transaction */
     return pg_store_call(pg_store_of(base), n == 1 ? NULL : "BEGIN", add_samples_body, &a,
-                         n == 1 ? "adding a sample" : "adding samples", err, errlen);
+                         n == 1 ? "adding a sample" : "adding samples", err);
 }
 
 /* ---- machines ---- */
@@ -390,32 +386,32 @@ typedef struct {
     size_t n_facts;
 } machine_args;
 
-static int record_machine_body(pg_store *s, void *args, char *err, size_t errlen)
+static int record_machine_body(pg_store *s, void *args, verdict_error *err)
 {
     machine_args *a = args;
     const char *doing = "recording the machine";
     const char *name[] = {a->machine};
-    if (pg_store_command(s, sql_upsert_machine, 1, name, doing, err, errlen) != 0 ||
-        pg_store_command(s, sql_delete_machine_facts, 1, name, doing, err, errlen) != 0)
+    if (pg_store_command(s, sql_upsert_machine, 1, name, doing, err) != 0 ||
+        pg_store_command(s, sql_delete_machine_facts, 1, name, doing, err) != 0)
         return -1;
     for (size_t i = 0; i < a->n_facts; i++) {
         pg_store_number position;
         const char *key = a->facts[i].key != NULL ? a->facts[i].key : "";
         const char *params[] = {a->machine, pg_store_int(&position, (long long)i), key,
                                 a->facts[i].value != NULL ? a->facts[i].value : ""};
-        if (pg_store_command(s, sql_insert_machine_fact, 4, params, doing, err, errlen) == 0)
+        if (pg_store_command(s, sql_insert_machine_fact, 4, params, doing, err) == 0)
             continue;
         return pg_store_failed_with(s, "23505", NULL)
-                   ? store_fail_machine_fact_twice(s->label, key, a->machine, err, errlen)
+                   ? store_fail_machine_fact_twice(s->label, key, a->machine, err)
                    : -1;
     }
     return 0;
 }
 
 int pg_store_record_machine(store *base, const char *machine, const store_fact *facts,
-                            size_t n_facts, char *err, size_t errlen)
+                            size_t n_facts, verdict_error *err)
 {
     machine_args a = {machine, facts, n_facts};
     return pg_store_call(pg_store_of(base), "BEGIN", record_machine_body, &a,
-                         "recording the machine", err, errlen);
+                         "recording the machine", err);
 }

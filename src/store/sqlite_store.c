@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store/sqlite_store.h"
+#include "common/error.h"
 #include "store/sqlite_store_internal.h"
 
 /* SQLite's clock, in UTC with milliseconds: one format for every time in the store. */
@@ -109,15 +110,15 @@ static const char *const statement_sql[STMT_COUNT] = {
         "SELECT blocks FROM extension WHERE experiment_id = ?1 ORDER BY blocks",
 };
 
-sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id, char *err,
-                                     size_t errlen)
+sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id,
+                                     verdict_error *err)
 {
     sqlite3_stmt *stmt = s->statements[id];
     if (stmt == NULL) {
         int rc = sqlite3_prepare_v3(s->db, statement_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
                                     &stmt, NULL);
         if (rc != SQLITE_OK) {
-            sqlite_store_fail(s, rc, "preparing a statement", err, errlen);
+            sqlite_store_fail(s, rc, "preparing a statement", err);
             return NULL;
         }
         s->statements[id] = stmt;
@@ -127,30 +128,29 @@ sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id 
     return stmt;
 }
 
-int sqlite_store_run(sqlite_store *s, sqlite3_stmt *stmt, const char *doing, char *err,
-                     size_t errlen)
+int sqlite_store_run(sqlite_store *s, sqlite3_stmt *stmt, const char *doing, verdict_error *err)
 {
     int rc = sqlite3_step(stmt);
     if (rc != SQLITE_DONE)
-        sqlite_store_fail(s, rc, doing, err, errlen);
+        sqlite_store_fail(s, rc, doing, err);
     sqlite3_reset(stmt);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int run_cached(sqlite_store *s, sqlite_store_statement_id id, const char *doing,
-                      char *err, size_t errlen)
+                      verdict_error *err)
 {
-    sqlite3_stmt *stmt = sqlite_store_statement(s, id, err, errlen);
-    return stmt == NULL ? -1 : sqlite_store_run(s, stmt, doing, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, id, err);
+    return stmt == NULL ? -1 : sqlite_store_run(s, stmt, doing, err);
 }
 
-int sqlite_store_begin(sqlite_store *s, const char *doing, char *err, size_t errlen)
+int sqlite_store_begin(sqlite_store *s, const char *doing, verdict_error *err)
 {
     /* the dispatcher refuses writes first; this guards what reaches the back end anyway */
     if (s->base.read_only)
-        return error_text(err, errlen, "%s: opened read-only; cannot be written while %s",
-                          s->path, doing);
-    return run_cached(s, STMT_BEGIN, doing, err, errlen);
+        return error_set(err, ERROR_STORE, "%s: opened read-only; cannot be written while %s",
+                         s->path, doing);
+    return run_cached(s, STMT_BEGIN, doing, err);
 }
 
 /* Rolls back if a transaction is still open (SQLite ends some itself, e.g. on a full disk). */
@@ -158,20 +158,19 @@ static void rollback(sqlite_store *s)
 {
     if (sqlite3_get_autocommit(s->db))
         return;
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_ROLLBACK, NULL, 0);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_ROLLBACK, NULL);
     if (stmt != NULL)
-        sqlite_store_run(s, stmt, "rolling back", NULL, 0);
+        sqlite_store_run(s, stmt, "rolling back", NULL);
     else
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int sqlite_store_finish(sqlite_store *s, int status, const char *doing, char *err,
-                        size_t errlen)
+int sqlite_store_finish(sqlite_store *s, int status, const char *doing, verdict_error *err)
 {
-    if (status == 0 && run_cached(s, STMT_COMMIT, doing, err, errlen) == 0)
+    if (status == 0 && run_cached(s, STMT_COMMIT, doing, err) == 0)
         return 0;
     rollback(s);
-    return status < 0 ? status : -1;
+    return -1;
 }
 
 sqlite3 *sqlite_store_connection(store *s)
@@ -216,36 +215,34 @@ static pid_t lock_holder(int fd)
  * run` never measure at once. flock and SQLite's own locks (fcntl, byte ranges) do not
  * interact; but closing any descriptor of the file drops this process's fcntl locks, so
  * lock_fd is closed only after SQLite's connection (close_store). */
-static int lock_for_writing(sqlite_store *s, char *err, size_t errlen)
+static int lock_for_writing(sqlite_store *s, verdict_error *err)
 {
     const char *file = sqlite3_db_filename(s->db, "main");
     if (file == NULL || file[0] == '\0')
         return 0; /* in memory (":memory:") or temporary: no other process can reach it */
     s->lock_fd = open(file, O_RDONLY | O_CLOEXEC);
     if (s->lock_fd < 0)
-        return error_text(err, errlen, "%s: cannot open the store to lock it: %s", s->path,
-                          strerror(errno));
+        return error_set(err, ERROR_STORE, "%s: cannot open the store to lock it: %s", s->path,
+                         strerror(errno));
     if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
         return 0;
     if (errno != EWOULDBLOCK)
-        return error_text(err, errlen, "%s: cannot lock the store: %s", s->path,
-                          strerror(errno));
+        return error_set(err, ERROR_STORE, "%s: cannot lock the store: %s", s->path,
+                         strerror(errno));
     pid_t holder = lock_holder(s->lock_fd);
     if (holder > 0)
-        error_text(err, errlen, "%s: another verdict is running on this store (pid %d); "
-                   "wait for it to end, or stop it", s->path, (int)holder);
-    else
-        error_text(err, errlen, "%s: another verdict is running on this store (its pid is "
-                   "not visible from here); wait for it to end, or stop it", s->path);
-    return STORE_LOCKED;
+        return error_set(err, ERROR_STORE_LOCKED, "%s: another verdict is running on this store "
+                         "(pid %d); wait for it to end, or stop it", s->path, (int)holder);
+    return error_set(err, ERROR_STORE_LOCKED, "%s: another verdict is running on this store (its "
+                     "pid is not visible from here); wait for it to end, or stop it", s->path);
 }
 
-static sqlite_store *store_new(const char *path, bool read_only, char *err, size_t errlen)
+static sqlite_store *store_new(const char *path, bool read_only, verdict_error *err)
 {
     sqlite_store *s = calloc(1, sizeof *s);
     if (s == NULL || (s->path = store_copy_string(path)) == NULL) {
         free(s);
-        error_text(err, errlen, "%s: out of memory opening the store", path);
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory opening the store", path);
         return NULL;
     }
     s->base.backend = &sqlite_store_backend;
@@ -255,26 +252,24 @@ static sqlite_store *store_new(const char *path, bool read_only, char *err, size
     return s;
 }
 
-static int connect_database(sqlite_store *s, const char *filename, int flags, char *err,
-                            size_t errlen)
+static int connect_database(sqlite_store *s, const char *filename, int flags, verdict_error *err)
 {
     int rc = sqlite3_open_v2(filename, &s->db, flags | SQLITE_OPEN_EXRESCODE, NULL);
     if (rc != SQLITE_OK)
         return sqlite_store_fail(s, rc, s->base.read_only ? "opening the store for reading"
-                                                          : "opening the store", err, errlen);
+                                                          : "opening the store", err);
     sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_SECONDS * 1000);
     return 0;
 }
 
-static int open_for_writing(sqlite_store *s, char *err, size_t errlen)
+static int open_for_writing(sqlite_store *s, verdict_error *err)
 {
     /* SQLite creates the file at once; the lock is taken before anything is written. */
-    int rc = connect_database(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err,
-                              errlen);
+    int rc = connect_database(s, s->path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
     if (rc == 0)
-        rc = lock_for_writing(s, err, errlen);
+        rc = lock_for_writing(s, err);
     if (rc == 0)
-        rc = sqlite_store_schema_prepare(s->db, s->path, err, errlen);
+        rc = sqlite_store_schema_prepare(s->db, s->path, err);
     return rc;
 }
 
@@ -328,23 +323,23 @@ static int probe(sqlite3 *db)
     return sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL);
 }
 
-static int open_for_reading(sqlite_store *s, char *err, size_t errlen)
+static int open_for_reading(sqlite_store *s, verdict_error *err)
 {
     if (access(s->path, F_OK) != 0)
-        return error_text(err, errlen, "%s: no such store: %s", s->path, strerror(errno));
-    int rc = connect_database(s, s->path, SQLITE_OPEN_READONLY, err, errlen);
+        return error_set(err, ERROR_USAGE, "%s: no such store: %s", s->path, strerror(errno));
+    int rc = connect_database(s, s->path, SQLITE_OPEN_READONLY, err);
     int probed = rc == 0 ? probe(s->db) : SQLITE_OK;
     if (rc == 0 && probed != SQLITE_OK && readable_as_immutable(s, probed)) {
         char *uri = immutable_uri(s->path);
         sqlite3_close(s->db);
         s->db = NULL;
         rc = uri != NULL
-                 ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err, errlen)
-                 : error_text(err, errlen, "%s: out of memory", s->path);
+                 ? connect_database(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err)
+                 : error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->path);
         free(uri);
     }
     if (rc == 0)
-        rc = sqlite_store_schema_check_readable(s->db, s->path, err, errlen);
+        rc = sqlite_store_schema_check_readable(s->db, s->path, err);
     return rc;
 }
 
@@ -366,16 +361,15 @@ static void close_store(store *base)
     free(s);
 }
 
-int sqlite_store_open(const char *path, bool read_only, store **out, char *err, size_t errlen)
+int sqlite_store_open(const char *path, bool read_only, store **out, verdict_error *err)
 {
     *out = NULL;
-    sqlite_store *s = store_new(path, read_only, err, errlen);
+    sqlite_store *s = store_new(path, read_only, err);
     if (s == NULL)
         return -1;
-    int rc = read_only ? open_for_reading(s, err, errlen) : open_for_writing(s, err, errlen);
-    if (rc != 0) {
+    if ((read_only ? open_for_reading(s, err) : open_for_writing(s, err)) != 0) {
         close_store(&s->base);
-        return rc == STORE_LOCKED ? STORE_LOCKED : -1;
+        return -1;
     }
     *out = &s->base;
     return 0;

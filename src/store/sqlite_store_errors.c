@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/error.h"
+
 #include "store/sqlite_store_internal.h"
 
 #define STORE_STRINGIFY_TEXT(x) #x
@@ -38,18 +40,20 @@ static const char *advice_for(int primary_code)
     }
 }
 
-int sqlite_store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
-                  size_t errlen)
+int sqlite_store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing,
+                         verdict_error *err)
 {
     const char *sqlite_text = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     const char *advice = advice_for(rc & 0xff);
+    /* a file that is not a store is the user's mistake; the rest is the store's failure */
+    error_kind kind = (rc & 0xff) == SQLITE_NOTADB ? ERROR_BAD_INPUT
+                      : (rc & 0xff) == SQLITE_NOMEM ? ERROR_NO_MEMORY : ERROR_STORE;
     if (advice != NULL)
-        return error_text(err, errlen, "%s: %s (while %s: %s)", path, advice, doing,
-                          sqlite_text);
-    return error_text(err, errlen, "%s: error while %s: %s", path, doing, sqlite_text);
+        return error_set(err, kind, "%s: %s (while %s: %s)", path, advice, doing, sqlite_text);
+    return error_set(err, kind, "%s: error while %s: %s", path, doing, sqlite_text);
 }
 
-int sqlite_store_fail(const sqlite_store *s, int rc, const char *doing, char *err, size_t errlen)
+int sqlite_store_fail(const sqlite_store *s, int rc, const char *doing, verdict_error *err)
 {
-    return sqlite_store_fail_db(s->db, s->path, rc, doing, err, errlen);
+    return sqlite_store_fail_db(s->db, s->path, rc, doing, err);
 }

@@ -72,80 +72,71 @@ static inline sqlite_store *sqlite_store_of(store *s)
 }
 
 /* The cached statement, reset and unbound, ready for binding; NULL with a message. */
-sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id, char *err,
-                                     size_t errlen);
+sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id,
+                                     verdict_error *err);
 /* Runs a statement that returns no rows; resets it so it holds no lock afterwards. */
-int sqlite_store_run(sqlite_store *s, sqlite3_stmt *stmt, const char *doing, char *err,
-                     size_t errlen);
+int sqlite_store_run(sqlite_store *s, sqlite3_stmt *stmt, const char *doing, verdict_error *err);
 
-int sqlite_store_begin(sqlite_store *s, const char *doing, char *err, size_t errlen);
-/* Ends a write: commits after status 0; otherwise rolls back and passes status on
- * (STORE_PLAN_CHANGED, STORE_CLAIM_LOST), the message already in err kept. */
-int sqlite_store_finish(sqlite_store *s, int status, const char *doing, char *err,
-                        size_t errlen);
+int sqlite_store_begin(sqlite_store *s, const char *doing, verdict_error *err);
+/* Ends a write: commits after status 0; otherwise rolls back and returns -1, the error
+ * already in err (ERROR_PLAN_CHANGED, ERROR_CLAIM_LOST) kept. */
+int sqlite_store_finish(sqlite_store *s, int status, const char *doing, verdict_error *err);
 
 /* Explains SQLite result rc while `doing` something to the store at path; returns -1. */
-int sqlite_store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing, char *err,
-                         size_t errlen);
-int sqlite_store_fail(const sqlite_store *s, int rc, const char *doing, char *err,
-                      size_t errlen);
+int sqlite_store_fail_db(sqlite3 *db, const char *path, int rc, const char *doing,
+                         verdict_error *err);
+int sqlite_store_fail(const sqlite_store *s, int rc, const char *doing, verdict_error *err);
 
 /* Checks the file is a verdict store this verdict can read, switches it to WAL and applies
  * the pending migrations (sqlite_store_schema.c). */
-int sqlite_store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen);
+int sqlite_store_schema_prepare(sqlite3 *db, const char *path, verdict_error *err);
 /* The same checks for a read-only connection, which changes nothing: a store of an older
  * schema, which would need a migration, or an empty file is refused with a message. */
-int sqlite_store_schema_check_readable(sqlite3 *db, const char *path, char *err,
-                                       size_t errlen);
+int sqlite_store_schema_check_readable(sqlite3 *db, const char *path, verdict_error *err);
 
 /* The writes (sqlite_store_write.c); insert_sample is shared with finish_block. */
 int sqlite_store_insert_sample(sqlite_store *s, int64_t run_id, const store_sample *x,
-                               char *err, size_t errlen);
+                               verdict_error *err);
 int sqlite_store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
-                                 bool *existing, char *err, size_t errlen);
+                                 bool *existing, verdict_error *err);
 int sqlite_store_begin_run(store *s, int64_t experiment_id, const store_fact *facts,
-                           size_t n_facts, int64_t *run_id, char *err, size_t errlen);
+                           size_t n_facts, int64_t *run_id, verdict_error *err);
 int sqlite_store_add_run_facts(store *s, int64_t run_id, const store_fact *facts,
-                               size_t n_facts, char *err, size_t errlen);
+                               size_t n_facts, verdict_error *err);
 int sqlite_store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
-                             char *err, size_t errlen);
-int sqlite_store_end_run(store *s, int64_t run_id, const char *status, char *err,
-                         size_t errlen);
+                             verdict_error *err);
+int sqlite_store_end_run(store *s, int64_t run_id, const char *status, verdict_error *err);
 
 /* The reads (sqlite_store_read.c). */
 int sqlite_store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn,
-                                 void *context, char *err, size_t errlen);
+                                 void *context, verdict_error *err);
 int sqlite_store_get_experiment(store *s, int64_t experiment_id, store_experiment *out,
-                                char *err, size_t errlen);
-int sqlite_store_latest_experiment(store *s, int64_t *experiment_id, char *err,
-                                   size_t errlen);
+                                verdict_error *err);
+int sqlite_store_latest_experiment(store *s, int64_t *experiment_id, verdict_error *err);
 int sqlite_store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn,
-                               void *context, char *err, size_t errlen);
+                               void *context, verdict_error *err);
 int sqlite_store_for_each_experiment(store *s, store_experiment_fn fn, void *context,
-                                     char *err, size_t errlen);
+                                     verdict_error *err);
 int sqlite_store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *context,
-                                       char *err, size_t errlen);
+                                       verdict_error *err);
 int sqlite_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn,
-                                void *context, char *err, size_t errlen);
+                                void *context, verdict_error *err);
 int sqlite_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
-                                    void *context, char *err, size_t errlen);
-int sqlite_store_add_extension(store *s, int64_t experiment_id, long blocks, char *err,
-                               size_t errlen);
+                                    void *context, verdict_error *err);
+int sqlite_store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
 
 /* Machines and shared-plan blocks (sqlite_store_fleet.c). */
 int sqlite_store_record_machine(store *s, const char *machine, const store_fact *facts,
-                                size_t n_facts, char *err, size_t errlen);
+                                size_t n_facts, verdict_error *err);
 int sqlite_store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks,
-                             size_t n, char *err, size_t errlen);
+                             size_t n, verdict_error *err);
 int sqlite_store_claim_block(store *s, int64_t experiment_id, const char *point,
                              const char *machine, const char *worker, double lease_seconds,
-                             store_claim *out, char *err, size_t errlen);
+                             store_claim *out, verdict_error *err);
 int sqlite_store_renew_claim(store *s, int64_t claim, const char *worker, double lease_seconds,
-                             char *err, size_t errlen);
+                             verdict_error *err);
 int sqlite_store_finish_block(store *s, int64_t claim, const char *worker, int64_t run_id,
-                              const store_sample *samples, size_t n_samples, char *err,
-                              size_t errlen);
-int sqlite_store_release_block(store *s, int64_t claim, const char *worker, char *err,
-                               size_t errlen);
+                              const store_sample *samples, size_t n_samples, verdict_error *err);
+int sqlite_store_release_block(store *s, int64_t claim, const char *worker, verdict_error *err);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "store/sqlite_store_internal.h"
 
 /* One sample's metrics: names copied out of SQLite (its text dies at the next step). */
@@ -66,11 +68,10 @@ static const char *column_string(sqlite3_stmt *stmt, int column)
     return (const char *)sqlite3_column_text(stmt, column);
 }
 
-static int read_metrics(sqlite_store *s, int64_t sample_id, metric_list *list, char *err,
-                        size_t errlen)
+static int read_metrics(sqlite_store *s, int64_t sample_id, metric_list *list, verdict_error *err)
 {
     metric_list_clear(list);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_METRICS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_METRICS, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, sample_id);
@@ -79,11 +80,11 @@ static int read_metrics(sqlite_store *s, int64_t sample_id, metric_list *list, c
         const char *name = column_string(stmt, 0);
         if (metric_list_push(list, name != NULL ? name : "", column_reading(stmt, 1)) != 0) {
             sqlite3_reset(stmt);
-            return error_text(err, errlen, "%s: out of memory reading metrics", s->path);
+            return error_set(err, ERROR_NO_MEMORY, "%s: out of memory reading metrics", s->path);
         }
     }
     if (rc != SQLITE_DONE)
-        sqlite_store_fail(s, rc, "reading a sample's metrics", err, errlen);
+        sqlite_store_fail(s, rc, "reading a sample's metrics", err);
     sqlite3_reset(stmt);
     return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -118,17 +119,17 @@ static void sample_from_row(sqlite3_stmt *stmt, const metric_list *metrics, stor
 }
 
 int sqlite_store_for_each_sample(store *base, int64_t experiment_id, store_sample_fn fn, void *context,
-                          char *err, size_t errlen)
+                          verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_SAMPLES, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_SAMPLES, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
     metric_list metrics = {0};
     int status = 0, rc;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-        if (read_metrics(s, sqlite3_column_int64(stmt, 0), &metrics, err, errlen) != 0) {
+        if (read_metrics(s, sqlite3_column_int64(stmt, 0), &metrics, err) != 0) {
             status = -1;
             break;
         }
@@ -141,7 +142,7 @@ int sqlite_store_for_each_sample(store *base, int64_t experiment_id, store_sampl
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the samples", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the samples", err);
     /* reset now: an open read would keep WAL checkpoints from finishing */
     sqlite3_reset(stmt);
     metric_list_free(&metrics);
@@ -201,11 +202,11 @@ static int experiment_from_row(sqlite_store *s, sqlite3_stmt *stmt, store_experi
     return hashes_ok ? 0 : -2;
 }
 
-int sqlite_store_get_experiment(store *base, int64_t experiment_id, store_experiment *out, char *err,
-                         size_t errlen)
+int sqlite_store_get_experiment(store *base, int64_t experiment_id, store_experiment *out,
+                                verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_GET_EXPERIMENT, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_GET_EXPERIMENT, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -214,24 +215,23 @@ int sqlite_store_get_experiment(store *base, int64_t experiment_id, store_experi
     if (rc == SQLITE_ROW) {
         int filled = experiment_from_row(s, stmt, out);
         if (filled == -1)
-            status = error_text(err, errlen, "%s: out of memory", s->path);
+            status = error_set(err, ERROR_NO_MEMORY, "%s: out of memory", s->path);
         else if (filled == -2)
-            status = error_text(err, errlen, "%s: experiment %" PRId64 " has a damaged hash",
-                                s->path, experiment_id);
+            status = error_set(err, ERROR_STORE, "%s: experiment %" PRId64 " has a damaged hash",
+                               s->path, experiment_id);
     } else if (rc == SQLITE_DONE) {
-        status = error_text(err, errlen, "%s: no experiment %" PRId64, s->path,
-                            experiment_id);
+        status = error_set(err, ERROR_STORE, "%s: no experiment %" PRId64, s->path, experiment_id);
     } else {
-        status = sqlite_store_fail(s, rc, "reading the experiment", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the experiment", err);
     }
     sqlite3_reset(stmt);
     return status;
 }
 
-int sqlite_store_latest_experiment(store *base, int64_t *experiment_id, char *err, size_t errlen)
+int sqlite_store_latest_experiment(store *base, int64_t *experiment_id, verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_LATEST_EXPERIMENT, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_LATEST_EXPERIMENT, err);
     if (stmt == NULL)
         return -1;
     int rc = sqlite3_step(stmt);
@@ -239,18 +239,18 @@ int sqlite_store_latest_experiment(store *base, int64_t *experiment_id, char *er
     if (rc == SQLITE_ROW)
         *experiment_id = sqlite3_column_int64(stmt, 0);
     else if (rc == SQLITE_DONE)
-        status = error_text(err, errlen, "%s: the store holds no experiment yet", s->path);
+        status = error_set(err, ERROR_STORE, "%s: the store holds no experiment yet", s->path);
     else
-        status = sqlite_store_fail(s, rc, "finding the latest experiment", err, errlen);
+        status = sqlite_store_fail(s, rc, "finding the latest experiment", err);
     sqlite3_reset(stmt);
     return status;
 }
 
 int sqlite_store_for_each_fact(store *base, int64_t experiment_id, store_fact_fn fn, void *context,
-                        char *err, size_t errlen)
+                        verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_FACTS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_FACTS, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -261,24 +261,24 @@ int sqlite_store_for_each_fact(store *base, int64_t experiment_id, store_fact_fn
             break; /* returned as is, as in store_for_each_sample */
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the run's facts", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the run's facts", err);
     sqlite3_reset(stmt);
     return status;
 }
 
 int sqlite_store_for_each_experiment(store *base, store_experiment_fn fn, void *context,
-                                     char *err, size_t errlen)
+                                     verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXPERIMENTS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXPERIMENTS, err);
     if (stmt == NULL)
         return -1;
     int rc, status = 0;
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
         store_experiment e;
         if (!experiment_columns(stmt, 1, &e)) {
-            status = error_text(err, errlen, "%s: experiment %s has a damaged hash", s->path,
-                                e.name != NULL ? e.name : "");
+            status = error_set(err, ERROR_STORE, "%s: experiment %s has a damaged hash", s->path,
+                               e.name != NULL ? e.name : "");
             break;
         }
         status = fn(context, sqlite3_column_int64(stmt, 0), &e);
@@ -286,16 +286,16 @@ int sqlite_store_for_each_experiment(store *base, store_experiment_fn fn, void *
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the experiments", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the experiments", err);
     sqlite3_reset(stmt);
     return status;
 }
 
 int sqlite_store_for_each_machine_fact(store *base, store_machine_fact_fn fn, void *context,
-                                       char *err, size_t errlen)
+                                       verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_MACHINE_FACTS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_MACHINE_FACTS, err);
     if (stmt == NULL)
         return -1;
     int rc, status = 0;
@@ -306,16 +306,16 @@ int sqlite_store_for_each_machine_fact(store *base, store_machine_fact_fn fn, vo
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the machines", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the machines", err);
     sqlite3_reset(stmt);
     return status;
 }
 
 int sqlite_store_for_each_block(store *base, int64_t experiment_id, store_block_fn fn,
-                                void *context, char *err, size_t errlen)
+                                void *context, verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_BLOCKS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_BLOCKS, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -328,16 +328,16 @@ int sqlite_store_for_each_block(store *base, int64_t experiment_id, store_block_
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the blocks", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the blocks", err);
     sqlite3_reset(stmt);
     return status;
 }
 
 int sqlite_store_for_each_extension(store *base, int64_t experiment_id, store_extension_fn fn,
-                                    void *context, char *err, size_t errlen)
+                                    void *context, verdict_error *err)
 {
     sqlite_store *s = sqlite_store_of(base);
-    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXTENSIONS, err, errlen);
+    sqlite3_stmt *stmt = sqlite_store_statement(s, STMT_SELECT_EXTENSIONS, err);
     if (stmt == NULL)
         return -1;
     sqlite3_bind_int64(stmt, 1, experiment_id);
@@ -348,7 +348,7 @@ int sqlite_store_for_each_extension(store *base, int64_t experiment_id, store_ex
             break;
     }
     if (status == 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
-        status = sqlite_store_fail(s, rc, "reading the extensions", err, errlen);
+        status = sqlite_store_fail(s, rc, "reading the extensions", err);
     sqlite3_reset(stmt);
     return status;
 }

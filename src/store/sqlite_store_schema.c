@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "store/sqlite_store_internal.h"
 
 /* 'vrdt': marks the file as a verdict store (PRAGMA application_id, in the file header). */
@@ -141,14 +143,14 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,
 
 /* A single integer from a PRAGMA or a query without parameters. */
 static int query_int(sqlite3 *db, const char *path, const char *sql, long long *out,
-                     const char *doing, char *err, size_t errlen)
+                     const char *doing, verdict_error *err)
 {
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(stmt);
     if (rc != SQLITE_ROW) {
-        sqlite_store_fail_db(db, path, rc, doing, err, errlen);
+        sqlite_store_fail_db(db, path, rc, doing, err);
         sqlite3_finalize(stmt);
         return -1;
     }
@@ -158,53 +160,46 @@ static int query_int(sqlite3 *db, const char *path, const char *sql, long long *
 }
 
 static int exec_sql(sqlite3 *db, const char *path, const char *sql, const char *doing,
-                    char *err, size_t errlen)
+                    verdict_error *err)
 {
     char *sqlite_text = NULL;
     int rc = sqlite3_exec(db, sql, NULL, NULL, &sqlite_text);
     sqlite3_free(sqlite_text);
-    return rc == SQLITE_OK ? 0 : sqlite_store_fail_db(db, path, rc, doing, err, errlen);
+    return rc == SQLITE_OK ? 0 : sqlite_store_fail_db(db, path, rc, doing, err);
 }
 
 /* Refuses files that are SQLite databases of something else, or of a newer verdict. */
-static int check_identity(sqlite3 *db, const char *path, long long *version, char *err,
-                          size_t errlen)
+static int check_identity(sqlite3 *db, const char *path, long long *version, verdict_error *err)
 {
     const char *doing = "reading the schema version";
     long long application_id = 0, tables = 0;
-    if (query_int(db, path, "PRAGMA user_version", version, doing, err, errlen) != 0 ||
-        query_int(db, path, "PRAGMA application_id", &application_id, doing, err, errlen) != 0 ||
-        query_int(db, path, "SELECT count(*) FROM sqlite_schema", &tables, doing, err,
-                  errlen) != 0)
+    if (query_int(db, path, "PRAGMA user_version", version, doing, err) != 0 ||
+        query_int(db, path, "PRAGMA application_id", &application_id, doing, err) != 0 ||
+        query_int(db, path, "SELECT count(*) FROM sqlite_schema", &tables, doing, err) != 0)
         return -1;
     if (application_id != 0 && application_id != STORE_APPLICATION_ID)
-        return error_text(err, errlen,
-                          "%s: a SQLite database of another application (application_id "
-                          "%lld), not a verdict store",
-                          path, application_id);
+        return error_set(err, ERROR_BAD_INPUT, "%s: a SQLite database of another application "
+                         "(application_id %lld), not a verdict store", path, application_id);
     if (*version == 0 && tables > 0)
-        return error_text(err, errlen,
-                          "%s: a SQLite database with tables but no verdict schema, not a "
-                          "verdict store",
-                          path);
+        return error_set(err, ERROR_BAD_INPUT, "%s: a SQLite database with tables but no verdict "
+                         "schema, not a verdict store", path);
     if (*version > STORE_SCHEMA_VERSION)
-        return error_text(err, errlen,
-                          "%s: written by a newer verdict (schema %lld); this verdict reads "
-                          "up to schema %d",
-                          path, *version, STORE_SCHEMA_VERSION);
+        return error_set(err, ERROR_BAD_INPUT, "%s: written by a newer verdict (schema %lld); "
+                         "this verdict reads up to schema %d", path, *version,
+                         STORE_SCHEMA_VERSION);
     return 0;
 }
 
 /* WAL: a commit is one append to the log, readers never block the writer, and a killed
  * process loses nothing committed. NORMAL skips the fsync per commit (see docs/store.md). */
-static int configure_connection(sqlite3 *db, const char *path, char *err, size_t errlen)
+static int configure_connection(sqlite3 *db, const char *path, verdict_error *err)
 {
     sqlite3_stmt *stmt = NULL;
     int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &stmt, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_step(stmt);
     if (rc != SQLITE_ROW) {
-        sqlite_store_fail_db(db, path, rc, "switching to WAL mode", err, errlen);
+        sqlite_store_fail_db(db, path, rc, "switching to WAL mode", err);
         sqlite3_finalize(stmt);
         return -1;
     }
@@ -215,45 +210,43 @@ static int configure_connection(sqlite3 *db, const char *path, char *err, size_t
                                  strcmp((const char *)mode, "memory") == 0));
     sqlite3_finalize(stmt);
     if (!wal)
-        return error_text(err, errlen, "%s: cannot switch the store to WAL mode", path);
+        return error_set(err, ERROR_STORE, "%s: cannot switch the store to WAL mode", path);
     /* A store in memory dies with the process: a journal of its commits would only cost
      * (a third of verdict's own work per run). A failed statement is then not rolled back,
      * which only running out of memory can cause, and that ends the run. */
     const char *settings = strcmp(path, ":memory:") == 0
                                ? "PRAGMA journal_mode = OFF; PRAGMA foreign_keys = ON"
                                : "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON";
-    return exec_sql(db, path, settings, "configuring the connection", err, errlen);
+    return exec_sql(db, path, settings, "configuring the connection", err);
 }
 
 /* Applies every step above `from`, then records the new version, all in this transaction. */
-static int apply_migrations(sqlite3 *db, const char *path, long long from, char *err,
-                            size_t errlen)
+static int apply_migrations(sqlite3 *db, const char *path, long long from, verdict_error *err)
 {
     for (size_t i = 0; i < sizeof migrations / sizeof migrations[0]; i++) {
         if (migrations[i].version <= from)
             continue;
         char doing[64];
         snprintf(doing, sizeof doing, "creating schema %d", migrations[i].version);
-        if (exec_sql(db, path, migrations[i].sql, doing, err, errlen) != 0)
+        if (exec_sql(db, path, migrations[i].sql, doing, err) != 0)
             return -1;
     }
     char stamp[128];
     snprintf(stamp, sizeof stamp, "PRAGMA application_id = %d; PRAGMA user_version = %d",
              STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
-    return exec_sql(db, path, stamp, "recording the schema version", err, errlen);
+    return exec_sql(db, path, stamp, "recording the schema version", err);
 }
 
 /* Migrates under the write lock, re-reading the version there: another verdict may have
  * migrated the same file between our first look and the lock. */
-static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
+static int migrate(sqlite3 *db, const char *path, verdict_error *err)
 {
-    if (exec_sql(db, path, "BEGIN IMMEDIATE", "locking the store to create its schema", err,
-                 errlen) != 0)
+    if (exec_sql(db, path, "BEGIN IMMEDIATE", "locking the store to create its schema", err) != 0)
         return -1;
     long long version = 0;
-    if (check_identity(db, path, &version, err, errlen) != 0 ||
-        (version < STORE_SCHEMA_VERSION && apply_migrations(db, path, version, err, errlen) != 0) ||
-        exec_sql(db, path, "COMMIT", "committing the schema", err, errlen) != 0) {
+    if (check_identity(db, path, &version, err) != 0 ||
+        (version < STORE_SCHEMA_VERSION && apply_migrations(db, path, version, err) != 0) ||
+        exec_sql(db, path, "COMMIT", "committing the schema", err) != 0) {
         if (!sqlite3_get_autocommit(db))
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
@@ -261,35 +254,32 @@ static int migrate(sqlite3 *db, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int sqlite_store_schema_check_readable(sqlite3 *db, const char *path, char *err,
-                                       size_t errlen)
+int sqlite_store_schema_check_readable(sqlite3 *db, const char *path, verdict_error *err)
 {
     long long version = 0;
-    if (check_identity(db, path, &version, err, errlen) != 0)
+    if (check_identity(db, path, &version, err) != 0)
         return -1;
     if (version == 0)
-        return error_text(err, errlen, "%s: the store holds no experiment yet (an empty "
-                          "file)", path);
+        return error_set(err, ERROR_STORE, "%s: the store holds no experiment yet (an empty file)",
+                         path);
     if (version < STORE_SCHEMA_VERSION)
-        return error_text(err, errlen,
-                          "%s: written by an older verdict (schema %lld); this verdict "
-                          "upgrades it to schema %d when it opens it for writing, which a "
-                          "read-only open does not do: run verdict on it once where it is "
-                          "writable", path, version, STORE_SCHEMA_VERSION);
-    return exec_sql(db, path, "PRAGMA foreign_keys = ON", "configuring the connection", err,
-                    errlen);
+        return error_set(err, ERROR_BAD_INPUT, "%s: written by an older verdict (schema %lld); "
+                          "this verdict upgrades it to schema %d when it opens it for writing, "
+                          "which a read-only open does not do: run verdict on it once where it is "
+                         "writable", path, version, STORE_SCHEMA_VERSION);
+    return exec_sql(db, path, "PRAGMA foreign_keys = ON", "configuring the connection", err);
 }
 
-int sqlite_store_schema_prepare(sqlite3 *db, const char *path, char *err, size_t errlen)
+int sqlite_store_schema_prepare(sqlite3 *db, const char *path, verdict_error *err)
 {
     long long version = 0;
     /* look before touching anything: a newer verdict's store or a stranger's file stays as
      * it is */
-    if (check_identity(db, path, &version, err, errlen) != 0)
+    if (check_identity(db, path, &version, err) != 0)
         return -1;
-    if (configure_connection(db, path, err, errlen) != 0)
+    if (configure_connection(db, path, err) != 0)
         return -1;
     if (version < STORE_SCHEMA_VERSION)
-        return migrate(db, path, err, errlen);
+        return migrate(db, path, err);
     return 0;
 }

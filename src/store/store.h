@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/error.h"
+
 typedef struct store store; /* opaque */
 
 #define STORE_SCHEMA_VERSION 4
@@ -46,10 +48,13 @@ typedef struct {
     size_t n_metrics;
 } store_sample;
 
-/* store_open's return value when another process holds the store open for writing (a
- * second `verdict run` on it): the message says "another verdict is running on this store
- * (pid N)". Distinct from -1 so the caller can exit 2 rather than 1. */
-#define STORE_LOCKED (-2)
+/* Every function returns 0, or -1 with err set; the kind says what went wrong where the
+ * caller must tell: ERROR_STORE_LOCKED (store_open: another process holds the store for
+ * writing, a second `verdict run` on it; the message says "another verdict is running on
+ * this store (pid N)"), ERROR_PLAN_CHANGED (store_open_experiment), ERROR_CLAIM_LOST (a
+ * shared block no longer the worker's), ERROR_STORE (the store cannot be read or written:
+ * full, damaged, unreachable, read-only), ERROR_BAD_INPUT (a file that is not a store),
+ * ERROR_USAGE (a name the store does not hold), ERROR_NO_MEMORY. */
 
 /* True when the store's name is a PostgreSQL connection: a URI (postgresql://, postgres://)
  * or a conninfo string ("host=... dbname=..."). Everything else is a SQLite file's path. */
@@ -61,41 +66,38 @@ char *store_display_name(const char *name);
 /* Opens or creates the store for writing (migrations applied). SQLite: WAL mode, and locked
  * for this process until store_close, one writer per store. PostgreSQL: many writers, a lost
  * server waited for (VERDICT_STORE_RETRY_SECONDS, docs/store.md). Refuses a store of a newer
- * schema with a message naming both versions. Returns 0; STORE_LOCKED when another
- * process holds it for writing (nothing in the file was touched); or -1 with a message. */
-int store_open(const char *path, store **out, char *err, size_t errlen);
+ * schema with a message naming both versions. Returns 0, or -1 with ERROR_STORE_LOCKED
+ * when another process holds it for writing (nothing in the file was touched), or another
+ * kind. */
+int store_open(const char *path, store **out, verdict_error *err);
 /* Opens an existing store only to read it: no lock, no migration, no write of any kind, so
  * it works while a writer holds the store, on a read-only file or file system. Every write
  * function then fails with a message. A store of an older schema (it would need the
  * migration) and an empty file are refused. Returns 0, or -1 with a message. */
-int store_open_read_only(const char *path, store **out, char *err, size_t errlen);
+int store_open_read_only(const char *path, store **out, verdict_error *err);
 void store_close(store *s);
 
-/* What store_open_experiment returns when the experiment exists with another plan. */
-#define STORE_PLAN_CHANGED (-2)
-
 /* Finds the experiment by name or creates it. *existing tells which; when it exists with a
- * different plan_hash, returns STORE_PLAN_CHANGED with a message saying the plan changed
+ * different plan_hash, returns -1 with ERROR_PLAN_CHANGED and a message saying the plan changed
  * (resuming a changed plan is refused). A changed text with the same plan is recorded as
  * the new text. Other failures return -1. */
 int store_open_experiment(store *s, const store_experiment *e, int64_t *experiment_id,
-                          bool *existing, char *err, size_t errlen);
+                          bool *existing, verdict_error *err);
 /* Records one invocation (a `verdict run`) with the machine's facts; returns its id. */
 int store_begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n_facts,
-                    int64_t *run_id, char *err, size_t errlen);
+                    int64_t *run_id, verdict_error *err);
 /* More facts about a run, learnt while it ran (a kernel's calibration, warnings). */
 int store_add_run_facts(store *s, int64_t run_id, const store_fact *facts, size_t n_facts,
-                        char *err, size_t errlen);
+                        verdict_error *err);
 /* Commits n samples in one transaction: all of them, durable when this returns 0, or none.
  * A second sample for the same (experiment, point, variant, layout, machine, block) with
  * block >= 0 is refused (and with it the whole batch). */
 int store_add_samples(store *s, int64_t run_id, const store_sample *samples, size_t n,
-                      char *err, size_t errlen);
+                      verdict_error *err);
 /* store_add_samples of one. */
-int store_add_sample(store *s, int64_t run_id, const store_sample *sample, char *err,
-                     size_t errlen);
+int store_add_sample(store *s, int64_t run_id, const store_sample *sample, verdict_error *err);
 /* Marks the run finished ("done", "interrupted", "failed"). */
-int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_t errlen);
+int store_end_run(store *s, int64_t run_id, const char *status, verdict_error *err);
 
 /* Reading back: every sample of an experiment in seq order (then machine, then the order
  * stored: seq counts per machine), through a callback (the
@@ -104,36 +106,34 @@ int store_end_run(store *s, int64_t run_id, const char *status, char *err, size_
  * or 1 to stop early and treat 1 as success. */
 typedef int (*store_sample_fn)(void *context, const store_sample *sample);
 int store_for_each_sample(store *s, int64_t experiment_id, store_sample_fn fn, void *context,
-                          char *err, size_t errlen);
+                          verdict_error *err);
 /* The experiment stored under this id: name, text, hashes, seed, version (strings valid
  * until the next call on the store). */
-int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out, char *err,
-                         size_t errlen);
+int store_get_experiment(store *s, int64_t experiment_id, store_experiment *out,
+                         verdict_error *err);
 /* The only (or the latest) experiment in the store, for `verdict report STORE`. */
-int store_latest_experiment(store *s, int64_t *experiment_id, char *err, size_t errlen);
+int store_latest_experiment(store *s, int64_t *experiment_id, verdict_error *err);
 /* The facts recorded with the latest run of the experiment, through a callback. */
 typedef int (*store_fact_fn)(void *context, const char *key, const char *value);
 int store_for_each_fact(store *s, int64_t experiment_id, store_fact_fn fn, void *context,
-                        char *err, size_t errlen);
+                        verdict_error *err);
 
 /* Every experiment of the store, oldest first (strings valid during the call only). */
 typedef int (*store_experiment_fn)(void *context, int64_t experiment_id,
                                    const store_experiment *e);
-int store_for_each_experiment(store *s, store_experiment_fn fn, void *context, char *err,
-                              size_t errlen);
+int store_for_each_experiment(store *s, store_experiment_fn fn, void *context, verdict_error *err);
 /* The experiment of that name; -1 with a message naming the ones the store holds. */
-int store_find_experiment(store *s, const char *name, int64_t *experiment_id, char *err,
-                          size_t errlen);
+int store_find_experiment(store *s, const char *name, int64_t *experiment_id, verdict_error *err);
 
 /* Machines: the facts of each machine that ran (or joined) an experiment of the store, by
  * its name. Recording a machine again replaces its facts (the latest are kept). */
 int store_record_machine(store *s, const char *machine, const store_fact *facts, size_t n_facts,
-                         char *err, size_t errlen);
+                         verdict_error *err);
 /* Every machine's facts: machines by name, each machine's facts in the order recorded. */
 typedef int (*store_machine_fact_fn)(void *context, const char *machine, const char *key,
                                      const char *value);
-int store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *context, char *err,
-                                size_t errlen);
+int store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void *context,
+                                verdict_error *err);
 
 /* Blocks of a shared plan (`machines: share`): each (point, block) is claimed by one worker
  * at a time under a lease kept by the database's clock; a block's samples are committed with
@@ -146,7 +146,7 @@ typedef struct {
 /* Adds the plan's blocks in the order given (their claim order); blocks already there are
  * kept as they are, so every worker may call it. */
 int store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks, size_t n,
-                      char *err, size_t errlen);
+                      verdict_error *err);
 
 typedef struct {
     bool claimed;             /* a block is this worker's until its lease ends */
@@ -162,36 +162,36 @@ typedef struct {
  * machine, for lease_seconds. Concurrent claims never get the same block. out->claimed is
  * false when none is free; the counts then say whether blocks are still being measured. */
 int store_claim_block(store *s, int64_t experiment_id, const char *point, const char *machine,
-                      const char *worker, double lease_seconds, store_claim *out, char *err,
-                      size_t errlen);
+                      const char *worker, double lease_seconds, store_claim *out,
+                          verdict_error *err);
 
-/* What renew and finish return when the block is no longer the worker's (its lease ran out
- * and another worker claimed it, or it was finished by another): nothing was written. */
-#define STORE_CLAIM_LOST (-3)
+/* Renew and finish fail with ERROR_CLAIM_LOST when the block is no longer the worker's (its
+ * lease ran out and another worker claimed it, or it was finished by another): nothing was
+ * written. */
 
 /* Extends the worker's lease on the block to lease_seconds from now. */
 int store_renew_claim(store *s, int64_t claim, const char *worker, double lease_seconds,
-                      char *err, size_t errlen);
+                      verdict_error *err);
 /* Commits the block's samples (all of them or none) and marks the block done, in one
- * transaction, if the block is still the worker's; STORE_CLAIM_LOST otherwise. */
+ * transaction, if the block is still the worker's; ERROR_CLAIM_LOST otherwise. */
 int store_finish_block(store *s, int64_t claim, const char *worker, int64_t run_id,
-                       const store_sample *samples, size_t n_samples, char *err, size_t errlen);
+                       const store_sample *samples, size_t n_samples, verdict_error *err);
 /* Gives the block back (an interrupted worker): open again at once for any worker. */
-int store_release_block(store *s, int64_t claim, const char *worker, char *err, size_t errlen);
+int store_release_block(store *s, int64_t claim, const char *worker, verdict_error *err);
 
 /* Every block of a shared plan in plan order: its state ("open", "claimed", "done"), the
  * machine that holds or finished it ("" when open) and how many times it was claimed. */
 typedef int (*store_block_fn)(void *context, const char *point, long block, const char *state,
                               const char *machine, long attempts);
 int store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, void *context,
-                         char *err, size_t errlen);
+                         verdict_error *err);
 
 /* Extensions (`verdict run EXP --more N`): the blocks per point an experiment was extended
  * to, each above the one before. Recording a count that does not grow the last one is
  * refused with a message naming both. Read back in order through a callback. */
-int store_add_extension(store *s, int64_t experiment_id, long blocks, char *err, size_t errlen);
+int store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
 typedef int (*store_extension_fn)(void *context, long blocks);
 int store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
-                             void *context, char *err, size_t errlen);
+                             void *context, verdict_error *err);
 
 #endif

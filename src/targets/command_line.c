@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "core/command_words.h"
 #include "core/experiment_writer.h"
 #include "core/metrics.h"
@@ -61,31 +62,31 @@ static char *line_template(const command_line_spec *s, const char *text)
 
 /* The shell's words (themselves literal), -c and the line. */
 static int shell_words(const command_line_spec *s, const char *line, command_words *out,
-                       char *why, size_t whylen)
+                       verdict_error *why)
 {
     char *program = line_template(s, s->shell_program);
-    int rc = program ? command_words_split(program, out, why, whylen) : -1;
+    int rc = program ? command_words_split(program, out, why) : -1;
     if (rc == 0 && (command_words_append(out, "-c") != 0 || command_words_append(out, line) != 0))
         rc = -1;
-    if (rc != 0 && why[0] == '\0')
-        snprintf(why, whylen, "out of memory");
+    if (program == NULL)
+        error_no_memory(why);
     free(program);
     return rc;
 }
 
 /* The words of a text: through another shell (LINE_CUSTOM), or the text split. */
 static int template_words(const command_line_spec *s, line_mode mode, const char *text,
-                          command_words *out, char *why, size_t whylen)
+                          command_words *out, verdict_error *why)
 {
     char *line = line_template(s, text);
     int rc = -1;
     memset(out, 0, sizeof *out);
     if (line == NULL)
-        snprintf(why, whylen, "out of memory");
+        error_no_memory(why);
     else if (mode == LINE_DIRECT)
-        rc = command_words_split(line, out, why, whylen);
+        rc = command_words_split(line, out, why);
     else
-        rc = shell_words(s, line, out, why, whylen);
+        rc = shell_words(s, line, out, why);
     free(line);
     return rc;
 }
@@ -109,25 +110,25 @@ static char *variant_name(const command_line_spec *s, size_t i)
 
 /* The program a variant runs, as it is at the first point (a {NAME} may choose it; the
  * other points' programs are checked when they begin). */
-static int check_program(const experiment *e, const char *word, char *why, size_t whylen)
+static int check_program(const experiment *e, const char *word, verdict_error *why)
 {
-    char *program = experiment_substitute(e, 0, word, why, whylen);
-    int rc = program ? runner_check_executable(NULL, program, why, whylen) : -1;
+    char *program = experiment_substitute(e, 0, word, why);
+    int rc = program ? runner_check_executable(NULL, program, why) : -1;
     free(program);
     return rc;
 }
 
 static int command_words_of(const command_line_spec *s, size_t i, command_words *words,
-                            char *why, size_t whylen)
+                            verdict_error *why)
 {
     if (command_mode(s) != LINE_SH)
-        return template_words(s, command_mode(s), s->commands[i], words, why, whylen);
+        return template_words(s, command_mode(s), s->commands[i], words, why);
     char *line = line_template(s, s->commands[i]);
     const char *one[] = {line};
     int rc = line && command_words_copy(one, 1, words) == 0 ? 0 : -1;
     free(line);
     if (rc != 0)
-        snprintf(why, whylen, "out of memory");
+        error_no_memory(why);
     return rc;
 }
 
@@ -136,7 +137,7 @@ static int add_command_variant(const command_line_spec *s, size_t i, experiment 
 {
     experiment_variant *v = &e->variants[e->n_variants++];
     command_words words = {NULL, 0};
-    char why[512] = "";
+    verdict_error why = {0};
     v->name = variant_name(s, i);
     if (v->name == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
@@ -146,15 +147,15 @@ static int add_command_variant(const command_line_spec *s, size_t i, experiment 
         return error_set(err, ERROR_USAGE, "command %zu %s", i + 1, unwritable);
     if (i < s->n_names && (unwritable = experiment_unwritable(v->name, true)) != NULL)
         return error_set(err, ERROR_USAGE, "--command-name '%s' %s", v->name, unwritable);
-    int rc = command_words_of(s, i, &words, why, sizeof why);
+    int rc = command_words_of(s, i, &words, &why);
     v->command = words.words;
     v->n_command = words.n;
     v->shell = command_mode(s) == LINE_SH;
     if (rc == 0)
-        rc = check_program(e, v->shell ? "/bin/sh" : words.words[0], why, sizeof why);
+        rc = check_program(e, v->shell ? "/bin/sh" : words.words[0], &why);
     if (rc != 0)
-        return error_set(err, ERROR_USAGE, "command %zu (%s): %s", i + 1, s->commands[i],
-                         why[0] ? why : "out of memory");
+        return error_copy(err, &why), error_prefix(err, "command %zu (%s)", i + 1,
+                                                   s->commands[i]);
     for (size_t j = 0; j < e->n_variants - 1; j++)
         if (strcmp(e->variants[j].name, v->name) == 0)
             return error_set(err, ERROR_USAGE, "two commands are named '%s'", v->name);
@@ -166,13 +167,11 @@ static int add_command_variant(const command_line_spec *s, size_t i, experiment 
 static int make_helper(const command_line_spec *s, const char *text, const char *option,
                        command_helper *h, verdict_error *err)
 {
-    char why[512] = "";
     if (helper_mode(s) == LINE_SH)
         return (h->line = line_template(s, text)) ? 0
                : error_set(err, ERROR_INTERNAL, "out of memory");
-    if (template_words(s, helper_mode(s), text, &h->words, why, sizeof why) != 0)
-        return error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s '%s': %s", option,
-                         text, why[0] ? why : "out of memory");
+    if (template_words(s, helper_mode(s), text, &h->words, err) != 0)
+        return error_prefix(err, "%s '%s'", option, text);
     return 0;
 }
 
@@ -321,12 +320,11 @@ static int add_metric(const command_line_spec *s, const char *given, experiment 
     int direction = metric_direction(given, &length);
     char *spec = strndup(given, length);
     metric_def def = {0};
-    char why[512];
     int rc = -1;
     if (spec == NULL)
         error_set(err, ERROR_INTERNAL, "out of memory");
-    else if (metric_parse(spec, &def, why, sizeof why) != 0)
-        error_set(err, ERROR_USAGE, "%s", why);
+    else if (metric_parse(spec, &def, err) != 0)
+        rc = -1;
     else if (def.kind == METRIC_REGEX && target_find_metric(&command_target, def.name))
         error_set(err, ERROR_USAGE, "--metric %s: '%s' is a builtin metric: give the "
                   "extraction another name", given, def.name);

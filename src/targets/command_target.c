@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "common/wait_status.h"
 #include "core/command_words.h"
@@ -45,12 +46,12 @@ struct target {
 /* ---- per point ---- */
 
 static int substituted_words(const experiment *e, const experiment_variant *v, size_t layout,
-                             size_t point, command_words *out, char *err, size_t errlen)
+                             size_t point, command_words *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
     if (v->shell) {
         char *line = experiment_substitute_variant_shell(e, v, layout, point, v->command[0],
-                                                         err, errlen);
+                                                         err);
         const char *words[] = {"/bin/sh", "-c", line};
         int rc = line && command_words_copy(words, 3, out) == 0 ? 0 : -1;
         free(line);
@@ -61,18 +62,17 @@ static int substituted_words(const experiment *e, const experiment_variant *v, s
         return -1;
     for (size_t i = 0; i < v->n_command; i++, out->n++)
         if ((out->words[i] = experiment_substitute_variant(e, v, layout, point, v->command[i],
-                                                           err, errlen)) == NULL)
+                                                           err)) == NULL)
             return -1;
     return 0;
 }
 
 static char **substituted_env(const experiment *e, const experiment_variant *v, size_t layout,
-                              size_t point, char *err, size_t errlen)
+                              size_t point, verdict_error *err)
 {
     char **env = calloc(v->n_env + 1, sizeof *env);
     for (size_t i = 0; env && i < v->n_env; i++) {
-        char *value = experiment_substitute_variant(e, v, layout, point, v->env[i].value, err,
-                                                    errlen);
+        char *value = experiment_substitute_variant(e, v, layout, point, v->env[i].value, err);
         strbuf pair = STRBUF_INIT;
         strbuf_appendf(&pair, "%s=%s", v->env[i].name, value ? value : "");
         free(value);
@@ -105,26 +105,21 @@ static int prepare_run(target *t, size_t unit, size_t point, verdict_error *err)
     size_t layout;
     const experiment_variant *ev = &e->variants[experiment_unit_variant(e, unit, &layout)];
     command_run *r = &t->runs[unit];
-    char why[1024] = "";
-    if (ev->cwd && (r->cwd = experiment_substitute_variant(e, ev, layout, point, ev->cwd, why,
-                                                           sizeof why)) == NULL)
-        return error_set(err, ERROR_USAGE, "%s: variant %s: cwd: %s", e->path, ev->name, why);
-    if ((r->env = substituted_env(e, ev, layout, point, why, sizeof why)) == NULL ||
-        substituted_words(e, ev, layout, point, &r->argv, why, sizeof why) != 0)
-        return error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s: variant %s: %s",
-                         e->path, ev->name, why[0] ? why : "out of memory");
+    if (ev->cwd && (r->cwd = experiment_substitute_variant(e, ev, layout, point, ev->cwd,
+                                                           err)) == NULL)
+        return error_prefix(err, "%s: variant %s: cwd", e->path, ev->name);
+    if ((r->env = substituted_env(e, ev, layout, point, err)) == NULL ||
+        substituted_words(e, ev, layout, point, &r->argv, err) != 0)
+        return error_prefix(err, "%s: variant %s", e->path, ev->name);
     if ((r->envp = process_runner_envp(&t->runner, r->env)) == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     const command_variant *c = command_variant_of(ev);
-    if (c && (command_helper_words(e, ev, layout, point, &c->prepare, &r->prepare, why,
-                                   sizeof why) != 0 ||
-              command_helper_words(e, ev, layout, point, &c->conclude, &r->conclude, why,
-                                   sizeof why) != 0))
-        return error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "%s: variant %s: %s",
-                         e->path, ev->name, why[0] ? why : "out of memory");
-    if ((r->cwd && runner_check_directory(r->cwd, why, sizeof why) != 0) ||
-        runner_check_executable(r->cwd, r->argv.words[0], why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name, why);
+    if (c && (command_helper_words(e, ev, layout, point, &c->prepare, &r->prepare, err) != 0 ||
+              command_helper_words(e, ev, layout, point, &c->conclude, &r->conclude, err) != 0))
+        return error_prefix(err, "%s: variant %s", e->path, ev->name);
+    if ((r->cwd && runner_check_directory(r->cwd, err) != 0) ||
+        runner_check_executable(r->cwd, r->argv.words[0], err) != 0)
+        return error_prefix(err, "%s: variant %s", e->path, ev->name);
     return 0;
 }
 
@@ -159,10 +154,9 @@ static int run_helper(const target *t, const experiment_variant *ev, const comma
     run_request request = {.argv = words->words, .envp = r->envp, .cwd = t->e->directory,
                            .timeout = t->e->timeout};
     run_result result;
-    char why[512], ended[128];
-    if (runner_execute(&request, stop, &result, why, sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: the %s command: %s",
-                         ev->name, role, why);
+    char ended[128];
+    if (runner_execute(&request, stop, &result, err) != 0)
+        return error_prefix(err, "variant %s: the %s command", ev->name, role);
     run_result_free(&result);
     if (result.interrupted)
         return TARGET_RUN_INTERRUPTED;
@@ -190,16 +184,18 @@ static int measure_run(target *t, const target_unit *unit, const command_run *r,
     if (process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err) != 0)
         return error_prefix(err, "variant %s", ev->name);
     int status = TARGET_MEASURED;
-    char why[512] = "", what[512];
-    bool read = process_read_metrics(t->metrics, t->n_metrics, &result, out->values, why,
-                                     sizeof why) == 0;
+    verdict_error why = {0};
+    char what[512];
+    bool read = process_read_metrics(t->metrics, t->n_metrics, &result, out->values,
+                                     &why) == 0;
     snprintf(what, sizeof what, "'%s' (%s)", ev->command ? ev->command[0] : "", ev->name);
     if (result.interrupted)
         status = TARGET_RUN_INTERRUPTED;
     else if (result.exit_code != 0 || result.timed_out)
         status = TARGET_RUN_FAILED, process_describe_failure(&result, t->e->timeout, what, out);
     else if (!read)
-        status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what, why);
+        status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what,
+                                                 why.message);
     run_result_free(&result);
     return status;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "core/experiment_writer.h"
 #include "core/plan_hash.h"
 #include "core/yaml_reader.h"
@@ -105,13 +106,12 @@ const experiment_key command_variant_keys[COMMAND_N_VARIANT_KEYS] = {
 /* ---- running ---- */
 
 int command_helper_words(const experiment *e, const experiment_variant *v, size_t layout,
-                         size_t point, const command_helper *h, command_words *out, char *why,
-                         size_t whylen)
+                         size_t point, const command_helper *h, command_words *out,
+                             verdict_error *why)
 {
     memset(out, 0, sizeof *out);
     if (h->line) {
-        char *line = experiment_substitute_variant_shell(e, v, layout, point, h->line, why,
-                                                         whylen);
+        char *line = experiment_substitute_variant_shell(e, v, layout, point, h->line, why);
         const char *words[] = {"/bin/sh", "-c", line};
         int rc = line && command_words_copy(words, 3, out) == 0 ? 0 : -1;
         free(line);
@@ -122,7 +122,7 @@ int command_helper_words(const experiment *e, const experiment_variant *v, size_
         return -1;
     for (size_t i = 0; i < h->words.n; i++, out->n++)
         if ((out->words[i] = experiment_substitute_variant(e, v, layout, point, h->words.words[i],
-                                                           why, whylen)) == NULL)
+                                                           why)) == NULL)
             return -1;
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "core/command_words.h"
 #include "core/experiment.h"
 #include "core/experiment_loader.h"
@@ -41,8 +42,8 @@ int command_output_parse(const char *text, run_output *mode, const char **path);
 /* The words a helper runs at a point, substituted for the variant's layout: 0 (none: n 0),
  * or -1 with why (an unknown placeholder) or why empty (out of memory). */
 int command_helper_words(const experiment *e, const experiment_variant *v, size_t layout,
-                         size_t point, const command_helper *h, command_words *out, char *why,
-                         size_t whylen);
+                         size_t point, const command_helper *h, command_words *out,
+                             verdict_error *why);
 
 void command_variant_hash(uint64_t *h, const experiment *e, const experiment_variant *v);
 void command_variant_write(strbuf *b, const experiment_variant *v, const char *separator);

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/error.h"
+#include "common/strbuf.h"
 #include "core/runner.h"
 
 /* ---- loading ---------------------------------------------------------------------- */
@@ -28,30 +30,28 @@ static void loadable_path(const char *path, char *out, size_t outlen)
     snprintf(out, outlen, "%s%s", strchr(path, '/') ? "" : "./", path);
 }
 
-static int check_file(const char *path, char *err, size_t errlen)
+static int check_file(const char *path, verdict_error *err)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        error_set(err, ERROR_USAGE, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (expected a shared object)", path);
+        error_set(err, ERROR_USAGE, "%s: not a regular file (expected a shared object)", path);
         return -1;
     }
     return 0;
 }
 
-static void *find_symbol(void *handle, const char *path, const char *symbol, char *err,
-                         size_t errlen)
+static void *find_symbol(void *handle, const char *path, const char *symbol, verdict_error *err)
 {
     dlerror();
     void *address = dlsym(handle, symbol);
     if (address == NULL)
-        snprintf(err, errlen,
-                 "%s: does not export %s(): not a verdict kernel module (define the kernels "
-                 "with VERDICT_KERNEL_MODULE from <verdict/kernel.h>)",
-                 path, symbol);
+        error_set(err, ERROR_USAGE, "%s: does not export %s(): not a verdict kernel module "
+                  "(define the kernels with VERDICT_KERNEL_MODULE from <verdict/kernel.h>)", path,
+                  symbol);
     return address;
 }
 
@@ -67,36 +67,38 @@ static bool valid_name(const char *name)
 }
 
 /* A module's table is checked once, so the session can trust names and run pointers. */
-static int check_table(const char *path, const verdict_kernel *kernels, size_t count, char *err,
-                       size_t errlen)
+static int check_table(const char *path, const verdict_kernel *kernels, size_t count,
+                       verdict_error *err)
 {
     if (kernels == NULL || count == 0) {
-        snprintf(err, errlen, "%s: verdict_kernels() returned no kernels", path);
+        error_set(err, ERROR_USAGE, "%s: verdict_kernels() returned no kernels", path);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
         if (!valid_name(kernels[i].name) || kernels[i].run == NULL) {
-            snprintf(err, errlen, "%s: kernel %zu has %s", path, i + 1,
-                     kernels[i].run ? "an invalid name (letters, digits, _ - . only)" : "no run()");
+            error_set(err, ERROR_USAGE, "%s: kernel %zu has %s", path, i + 1,
+                      kernels[i].run ? "an invalid name (letters, digits, _ - . only)"
+                                     : "no run()");
             return -1;
         }
         for (size_t j = 0; j < i; j++)
             if (strcmp(kernels[i].name, kernels[j].name) == 0) {
-                snprintf(err, errlen, "%s: two kernels are called '%s'", path, kernels[i].name);
+                error_set(err, ERROR_USAGE, "%s: two kernels are called '%s'", path,
+                          kernels[i].name);
                 return -1;
             }
     }
     return 0;
 }
 
-static int bind_module(kernel_module *m, const char *path, char *err, size_t errlen)
+static int bind_module(kernel_module *m, const char *path, verdict_error *err)
 {
     verdict_kernel_abi_fn abi;
     verdict_kernels_fn table;
     /* POSIX lets dlsym's object pointer be converted to a function pointer; memcpy says
      * so without a pedantic cast warning. */
-    void *abi_address = find_symbol(m->handle, path, "verdict_kernel_abi", err, errlen);
-    void *table_address = abi_address ? find_symbol(m->handle, path, "verdict_kernels", err, errlen)
+    void *abi_address = find_symbol(m->handle, path, "verdict_kernel_abi", err);
+    void *table_address = abi_address ? find_symbol(m->handle, path, "verdict_kernels", err)
                                       : NULL;
     if (table_address == NULL)
         return -1;
@@ -104,36 +106,36 @@ static int bind_module(kernel_module *m, const char *path, char *err, size_t err
     memcpy(&table, &table_address, sizeof table);
     uint32_t version = abi();
     if (version != VERDICT_KERNEL_ABI_VERSION) {
-        snprintf(err, errlen,
-                 "%s: built for kernel ABI version %u, this verdict loads version %d: rebuild "
-                 "it against this verdict's <verdict/kernel.h>",
-                 path, (unsigned)version, VERDICT_KERNEL_ABI_VERSION);
+        error_set(err, ERROR_USAGE, "%s: built for kernel ABI version %u, this verdict loads "
+                  "version %d: rebuild it against this verdict's <verdict/kernel.h>", path,
+                  (unsigned)version, VERDICT_KERNEL_ABI_VERSION);
         return -1;
     }
     m->kernels = table(&m->count);
-    return check_table(path, m->kernels, m->count, err, errlen);
+    return check_table(path, m->kernels, m->count, err);
 }
 
-int kernel_module_open(const char *path, kernel_module **out, char *err, size_t errlen)
+int kernel_module_open(const char *path, kernel_module **out, verdict_error *err)
 {
     char loadable[4096];
     *out = NULL;
-    if (check_file(path, err, errlen) != 0)
+    if (check_file(path, err) != 0)
         return -1;
     kernel_module *m = calloc(1, sizeof *m);
     if (m == NULL) {
-        snprintf(err, errlen, "out of memory");
+        error_no_memory(err);
         return -1;
     }
     loadable_path(path, loadable, sizeof loadable);
     m->handle = dlopen(loadable, RTLD_NOW | RTLD_LOCAL);
     if (m->handle == NULL) {
         const char *why = dlerror();
-        snprintf(err, errlen, "%s: cannot load as a shared object: %s", path, why ? why : "?");
+        error_set(err, ERROR_USAGE, "%s: cannot load as a shared object: %s", path,
+                  why ? why : "?");
         free(m);
         return -1;
     }
-    if (bind_module(m, path, err, errlen) != 0) {
+    if (bind_module(m, path, err) != 0) {
         kernel_module_close(m);
         return -1;
     }
@@ -160,15 +162,18 @@ const verdict_kernel *kernel_module_at(const kernel_module *module, size_t index
     return index < module->count ? &module->kernels[index] : NULL;
 }
 
-const verdict_kernel *kernel_module_find(const kernel_module *module, const char *name, char *err,
-                                         size_t errlen)
+const verdict_kernel *kernel_module_find(const kernel_module *module, const char *name,
+                                         verdict_error *err)
 {
     for (size_t i = 0; i < module->count; i++)
         if (strcmp(module->kernels[i].name, name) == 0)
             return &module->kernels[i];
-    size_t used = (size_t)snprintf(err, errlen, "no kernel '%s' in the module; it has:", name);
-    for (size_t i = 0; i < module->count && used < errlen; i++)
-        used += (size_t)snprintf(err + used, errlen - used, " %s", module->kernels[i].name);
+    strbuf names = STRBUF_INIT;
+    for (size_t i = 0; i < module->count; i++)
+        strbuf_appendf(&names, " %s", module->kernels[i].name);
+    error_set(err, ERROR_USAGE, "no kernel '%s' in the module; it has:%s", name,
+              strbuf_text(&names));
+    strbuf_free(&names);
     return NULL;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "verdict/kernel.h"
+#include "common/error.h"
 
 /* ---- loading ---------------------------------------------------------------------- */
 
@@ -16,14 +17,14 @@ typedef struct kernel_module kernel_module;
 
 /* dlopens path and checks its ABI version. Returns 0, or -1 with a message naming the
  * path and the fault (missing file, not a shared object, symbol missing, ABI mismatch). */
-int kernel_module_open(const char *path, kernel_module **out, char *err, size_t errlen);
+int kernel_module_open(const char *path, kernel_module **out, verdict_error *err);
 /* Runs nothing; dlcloses the module. Accepts NULL. */
 void kernel_module_close(kernel_module *module);
 size_t kernel_module_count(const kernel_module *module);
 const verdict_kernel *kernel_module_at(const kernel_module *module, size_t index);
 /* The kernel called name, or NULL with a message listing the module's kernels. */
-const verdict_kernel *kernel_module_find(const kernel_module *module, const char *name, char *err,
-                                         size_t errlen);
+const verdict_kernel *kernel_module_find(const kernel_module *module, const char *name,
+                                         verdict_error *err);
 
 /* ---- calibration ------------------------------------------------------------------ */
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "core/experiment_loader.h"
 #include "core/experiment_writer.h"
@@ -52,21 +53,21 @@ static kernel_options *options_of(const experiment *e)
     return e->target_options;
 }
 
-int kernel_check_sample_time(double seconds, char *why, size_t whylen)
+int kernel_check_sample_time(double seconds, verdict_error *why)
 {
     if (seconds > 0 && seconds <= KERNEL_MAX_SAMPLE_SECONDS)
         return 0;
-    snprintf(why, whylen, "%.6g s: a sample time is above 0 and at most %g s (a stop request "
-             "waits for the sample being taken)", seconds, KERNEL_MAX_SAMPLE_SECONDS);
+    error_set(why, ERROR_USAGE, "%.6g s: a sample time is above 0 and at most %g s (a stop "
+              "request waits for the sample being taken)", seconds, KERNEL_MAX_SAMPLE_SECONDS);
     return -1;
 }
 
-int kernel_check_iterations(uint64_t iterations, char *why, size_t whylen)
+int kernel_check_iterations(uint64_t iterations, verdict_error *why)
 {
     if (iterations > 0 && iterations <= KERNEL_MAX_ITERATIONS)
         return 0;
-    snprintf(why, whylen, "%llu: calls per sample are 1 to %llu (2^42)",
-             (unsigned long long)iterations, (unsigned long long)KERNEL_MAX_ITERATIONS);
+    error_set(why, ERROR_USAGE, "%llu: calls per sample are 1 to %llu (2^42)",
+              (unsigned long long)iterations, (unsigned long long)KERNEL_MAX_ITERATIONS);
     return -1;
 }
 
@@ -87,23 +88,23 @@ static int key_sample_time(experiment_loader *l, const yaml_field *f, void *targ
 {
     (void)target;
     kernel_options *o = options_of(loader_experiment(l));
-    char why[256];
+    verdict_error why = {0};
     if (yaml_duration(loader_reader(l), f, &o->sample_seconds) != 0)
         return -1;
-    return kernel_check_sample_time(o->sample_seconds, why, sizeof why) == 0
-               ? 0 : yaml_fail_field(loader_reader(l), f, "'sample_time' %s", why);
+    return kernel_check_sample_time(o->sample_seconds, &why) == 0
+               ? 0 : yaml_fail_field(loader_reader(l), f, "'sample_time' %s", why.message);
 }
 
 static int key_iterations(experiment_loader *l, const yaml_field *f, void *target)
 {
     (void)target;
     kernel_options *o = options_of(loader_experiment(l));
-    char why[256];
+    verdict_error why = {0};
     if (yaml_u64(loader_reader(l), f, &o->iterations) != 0)
         return -1;
     /* 0 is the default: calibrated */
-    return o->iterations == 0 || kernel_check_iterations(o->iterations, why, sizeof why) == 0
-               ? 0 : yaml_fail_field(loader_reader(l), f, "'iterations' %s", why);
+    return o->iterations == 0 || kernel_check_iterations(o->iterations, &why) == 0
+               ? 0 : yaml_fail_field(loader_reader(l), f, "'iterations' %s", why.message);
 }
 
 static int key_arg(experiment_loader *l, const yaml_field *f, void *target)
@@ -308,16 +309,15 @@ static void calibrate(target *t, size_t point, volatile sig_atomic_t *stop)
 static int kernel_begin_point(target *t, size_t point, volatile sig_atomic_t *stop,
                               verdict_error *err)
 {
-    char why[512] = "";
+    verdict_error why = {0};
     teardown_point(t);
     t->point = point;
-    char *arg = t->options->arg ? experiment_substitute(t->e, point, t->options->arg, why,
-                                                        sizeof why)
+    char *arg = t->options->arg ? experiment_substitute(t->e, point, t->options->arg, &why)
                                 : NULL;
     t->point_id = experiment_point_id(t->e, point);
-    int rc = t->point_id && (arg || !t->options->arg) ? 0
-             : error_set(err, why[0] ? ERROR_USAGE : ERROR_INTERNAL, "arg: %s",
-                         why[0] ? why : "out of memory");
+    int rc = arg || !t->options->arg ? 0 : (error_copy(err, &why), error_prefix(err, "arg"));
+    if (rc == 0 && t->point_id == NULL)
+        rc = error_no_memory(err);
     for (size_t v = 0; rc == 0 && v < t->e->n_variants; v++)
         rc = setup_kernel(t, v, arg, err);
     free(arg);
@@ -406,7 +406,6 @@ static int kernel_open(const experiment *e, const target_settings *s, target **o
                        verdict_error *err)
 {
     (void)s;
-    char why[1024];
     target *t = calloc(1, sizeof *t);
     if (t == NULL || (t->slots = calloc(e->n_variants + 1, sizeof *t->slots)) == NULL) {
         free(t);
@@ -414,16 +413,16 @@ static int kernel_open(const experiment *e, const target_settings *s, target **o
     }
     t->e = e;
     t->options = options_of(e);
-    if (kernel_module_open(t->options->module, &t->module, why, sizeof why) != 0) {
+    if (kernel_module_open(t->options->module, &t->module, err) != 0) {
         kernel_close(t);
-        return error_set(err, ERROR_USAGE, "%s", why);
+        return -1;
     }
     for (size_t v = 0; v < e->n_variants; v++) {
         const kernel_variant *k = e->variants[v].options;
-        t->slots[v].kernel = kernel_module_find(t->module, k->kernel, why, sizeof why);
+        t->slots[v].kernel = kernel_module_find(t->module, k->kernel, err);
         if (t->slots[v].kernel == NULL) {
             kernel_close(t);
-            return error_set(err, ERROR_USAGE, "%s", why);
+            return -1;
         }
     }
     *out = t;
@@ -560,13 +559,13 @@ static int check_writable(const kernel_line_spec *s, verdict_error *err)
 int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *err)
 {
     experiment_init(e);
-    char why[256];
+    verdict_error why = {0};
     if (check_writable(s, err) != 0)
         return -1;
-    if (kernel_check_sample_time(s->sample_seconds, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "--sample-time %s", why);
-    if (s->iterations && kernel_check_iterations(s->iterations, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "--iterations %s", why);
+    if (kernel_check_sample_time(s->sample_seconds, &why) != 0)
+        return error_set(err, ERROR_USAGE, "--sample-time %s", why.message);
+    if (s->iterations && kernel_check_iterations(s->iterations, &why) != 0)
+        return error_set(err, ERROR_USAGE, "--iterations %s", why.message);
     e->target = &kernel_target;
     e->adaptive = s->runs == 0;
     e->repetitions = s->runs;

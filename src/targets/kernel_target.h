@@ -42,8 +42,8 @@ typedef struct {
 
 /* The bounds of `sample_time` (above 0, at most KERNEL_MAX_SAMPLE_SECONDS) and of
  * `iterations` (1 to KERNEL_MAX_ITERATIONS): 0, or -1 with why ("VALUE: the bound"). */
-int kernel_check_sample_time(double seconds, char *why, size_t whylen);
-int kernel_check_iterations(uint64_t iterations, char *why, size_t whylen);
+int kernel_check_sample_time(double seconds, verdict_error *why);
+int kernel_check_iterations(uint64_t iterations, verdict_error *why);
 
 /* Builds the experiment, its text the experiment file that says the same (as the store
  * keeps it). 0, or -1 with err; experiment_free either way. */

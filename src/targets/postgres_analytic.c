@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/experiment_loader.h"
 #include "core/plan_hash.h"
 #include "core/target.h"
@@ -33,7 +34,8 @@ static bool is_identifier(const char *name, size_t n)
 int postgres_read_init(experiment_loader *l, const yaml_field *f, void *target)
 {
     postgres_options *pg = target;
-    char *path = NULL, why[512];
+    char *path = NULL;
+    verdict_error why = {0};
     struct stat st;
     if (loader_existing_path(l, f, "init SQL file", &path) != 0)
         return -1;
@@ -41,8 +43,8 @@ int postgres_read_init(experiment_loader *l, const yaml_field *f, void *target)
     int rc = 0;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         rc = yaml_fail_field(loader_reader(l), f, "init SQL '%s' is not a file", path);
-    else if (strbuf_append_file(&text, path, INIT_SQL_LIMIT, why, sizeof why) != 0)
-        rc = yaml_fail_field(loader_reader(l), f, "init SQL %s", why);
+    else if (strbuf_append_file(&text, path, INIT_SQL_LIMIT, &why) != 0)
+        rc = yaml_fail_field(loader_reader(l), f, "init SQL %s", why.message);
     else if (strspn(strbuf_text(&text), " \t\r\n") == text.length)
         rc = yaml_fail_field(loader_reader(l), f, "init SQL '%s' is empty", path);
     strbuf_free(&text);
@@ -130,10 +132,10 @@ static int query_text(experiment_loader *l, struct fy_node *item, const char *pa
                       char **out)
 {
     strbuf text = STRBUF_INIT;
-    char why[512];
-    if (strbuf_append_file(&text, path, QUERY_LIMIT, why, sizeof why) != 0) {
+    verdict_error why = {0};
+    if (strbuf_append_file(&text, path, QUERY_LIMIT, &why) != 0) {
         strbuf_free(&text);
-        return yaml_fail(loader_reader(l), item, "query file %s", why);
+        return yaml_fail(loader_reader(l), item, "query file %s", why.message);
     }
     char *s = strbuf_detach(&text);
     if (s == NULL)
@@ -284,12 +286,12 @@ int postgres_run_queries(const postgres_options *pg, const char *conninfo, doubl
                          target_measurement *out)
 {
     const char *texts[MAX_QUERIES];
-    char why[2048];
+    verdict_error why = {0};
     size_t failed;
     for (size_t i = 0; i < pg->n_queries; i++)
         texts[i] = pg->queries[i].text;
     query_timer_status status = query_timer_run(conninfo, texts, pg->n_queries, timeout_s,
-                                                stop, latencies_ms, &failed, why, sizeof why);
+                                                stop, latencies_ms, &failed, &why);
     out->timed_out = status == QUERY_TIMER_TIMED_OUT;
     if (status == QUERY_TIMER_DONE)
         return TARGET_MEASURED;
@@ -301,10 +303,10 @@ int postgres_run_queries(const postgres_options *pg, const char *conninfo, doubl
                  pg->queries[failed].path, timeout_s);
     else if (failed < pg->n_queries)
         snprintf(out->failure, sizeof out->failure, "query %s (%s) failed: %s",
-                 pg->queries[failed].name, pg->queries[failed].path, why);
+                 pg->queries[failed].name, pg->queries[failed].path, why.message);
     else
         snprintf(out->failure, sizeof out->failure, "cannot connect to run the queries: %s",
-                 why);
+                 why.message);
     return TARGET_RUN_FAILED;
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/hash.h"
 #include "core/experiment_loader.h"
 #include "core/plan_hash.h"
@@ -223,10 +224,11 @@ static int check_line_value(const char *value, void *context)
 {
     line_check *c = context;
     command_words w = {NULL, 0};
-    char problem[256];
+    verdict_error problem = {0};
     int rc;
-    if (command_words_split(value, &w, problem, sizeof problem) != 0)
-        rc = yaml_fail_field(loader_reader(c->l), c->f, "pgbench line '%s': %s", value, problem);
+    if (command_words_split(value, &w, &problem) != 0)
+        rc = yaml_fail_field(loader_reader(c->l), c->f, "pgbench line '%s': %s", value,
+                             problem.message);
     else
         rc = check_workload_words(c->l, c->f, &w);
     command_words_free(&w);
@@ -386,28 +388,28 @@ static void note_source_only(postgres_variant *v, const yaml_field *f)
 static int variant_configure(experiment_loader *l, const yaml_field *f, void *target)
 {
     postgres_variant *v = pg_variant(target);
-    char problem[256];
+    verdict_error problem = {0};
     note_source_only(v, f);
     if (yaml_string(loader_reader(l), f, "a string of ./configure options", &v->configure) != 0)
         return -1;
     if (v->configure[strspn(v->configure, " \t\r\n")] == '\0')
         return 0; /* no options */
-    if (command_words_split(v->configure, &v->configure_words, problem, sizeof problem) != 0)
-        return yaml_fail_field(loader_reader(l), f, "'configure': %s", problem);
+    if (command_words_split(v->configure, &v->configure_words, &problem) != 0)
+        return yaml_fail_field(loader_reader(l), f, "'configure': %s", problem.message);
     return 0;
 }
 
 static int variant_meson(experiment_loader *l, const yaml_field *f, void *target)
 {
     postgres_variant *v = pg_variant(target);
-    char problem[256];
+    verdict_error problem = {0};
     note_source_only(v, f);
     if (yaml_string(loader_reader(l), f, "a string of `meson setup` options", &v->meson) != 0)
         return -1;
     if (v->meson[strspn(v->meson, " \t\r\n")] == '\0')
         return 0; /* no options */
-    if (command_words_split(v->meson, &v->meson_words, problem, sizeof problem) != 0)
-        return yaml_fail_field(loader_reader(l), f, "'meson': %s", problem);
+    if (command_words_split(v->meson, &v->meson_words, &problem) != 0)
+        return yaml_fail_field(loader_reader(l), f, "'meson': %s", problem.message);
     return 0;
 }
 

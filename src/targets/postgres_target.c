@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "core/command_words.h"
 #include "core/metrics.h"
@@ -139,7 +140,6 @@ static int prepare_template(target *t, size_t u, const experiment_variant *ev,
     size_t layout;
     size_t v = experiment_unit_variant(t->e, u, &layout);
     pg_server *s = &t->servers[u];
-    char why[1024];
     if (layout > 0) {
         memcpy(s->template_dir, t->servers[experiment_unit_index(t->e, v, 0)].template_dir,
                sizeof s->template_dir);
@@ -147,9 +147,8 @@ static int prepare_template(target *t, size_t u, const experiment_variant *ev,
     }
     fprintf(stderr, "verdict: preparing the template of %s (%s, scale %d)\n", ev->name,
             s->bindir, t->pg->scale);
-    if (cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, why,
-                                 sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "variant %s: %s", ev->name, why);
+    if (cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, err) != 0)
+        return error_prefix(err, "variant %s", ev->name);
     return 0;
 }
 
@@ -197,10 +196,7 @@ static int choose_cache_dir(target *t, verdict_error *err)
         return error_set(err, ERROR_USAGE, "postgres cache_dir is too long: %s",
                          t->pg->cache_dir);
     }
-    char why[512];
-    if (cluster_default_cache_dir(t->cache_dir, sizeof t->cache_dir, why, sizeof why) != 0)
-        return error_set(err, ERROR_USAGE, "%s", why);
-    return 0;
+    return cluster_default_cache_dir(t->cache_dir, sizeof t->cache_dir, err);
 }
 
 static int make_log_dir(target *t, verdict_error *err)
@@ -238,9 +234,8 @@ static int make_init_variables(target *t, verdict_error *err)
 static int start_server(target *t, size_t u, verdict_error *err)
 {
     pg_server *s = &t->servers[u];
-    char why[1024];
-    if (cluster_start(s->template_dir, &s->spec, &s->instance, why, sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
+    if (cluster_start(s->template_dir, &s->spec, &s->instance, err) != 0)
+        return -1;
     s->running = s->unwarmed = true;
     return 0;
 }
@@ -248,12 +243,12 @@ static int start_server(target *t, size_t u, verdict_error *err)
 static void stop_server(target *t, size_t u)
 {
     pg_server *s = &t->servers[u];
-    char why[512];
+    verdict_error why = {0};
     if (!s->running)
         return;
-    if (cluster_stop(&s->instance, why, sizeof why) != 0)
+    if (cluster_stop(&s->instance, &why) != 0)
         fprintf(stderr, "verdict: stopping the server of %s: %s\n", server_variant(t, u)->name,
-                why);
+                why.message);
     s->running = false;
 }
 
@@ -334,9 +329,8 @@ static int warm_server(const target *t, size_t u, const run_request *request,
     int rc = 0;
     for (size_t i = 0; i < t->pg->warm_runs && rc == 0; i++) {
         run_result result;
-        char why[512];
-        if (runner_execute(&warm, stop, &result, why, sizeof why) != 0) {
-            rc = error_set(err, ERROR_COMMAND_FAILED, "warm-up run: %s", why);
+        if (runner_execute(&warm, stop, &result, err) != 0) {
+            rc = error_prefix(err, "warm-up run");
             break;
         }
         if (result.exit_code != 0 || result.timed_out || result.interrupted)
@@ -358,7 +352,7 @@ static int ready_server(target *t, size_t u, const run_request *request,
 {
     pg_server *s = &t->servers[u];
     const postgres_variant *pv = postgres_variant_of(server_variant(t, u));
-    char *conninfo = s->conninfo, why[512];
+    char *conninfo = s->conninfo;
     size_t conninfo_size = sizeof s->conninfo;
     clear_logs(t);
     if (pv && pv->conninfo) {
@@ -372,8 +366,8 @@ static int ready_server(target *t, size_t u, const run_request *request,
             return -1;
         s->unwarmed = false;
         /* every run starts from the same state: nothing dirty to write back mid-run */
-        if (cluster_checkpoint(&s->instance, why, sizeof why) != 0)
-            return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
+        if (cluster_checkpoint(&s->instance, err) != 0)
+            return -1;
     }
     if (build_argv(t, u, conninfo, t->want_log, &s->run_argv) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
@@ -406,15 +400,14 @@ static char *read_logs(const target *t, size_t *length)
     return text.length ? strbuf_detach(&text) : (strbuf_free(&text), NULL);
 }
 
-static int percentile_metric(const target *t, const char *name, double *value, char *err,
-                             size_t errlen)
+static int percentile_metric(const target *t, const char *name, double *value, verdict_error *err)
 {
     size_t length;
     char *log = read_logs(t, &length);
     double p50, p95, p99;
-    int rc = log ? pgbench_latency_percentiles(log, length, &p50, &p95, &p99, err, errlen) : -1;
+    int rc = log ? pgbench_latency_percentiles(log, length, &p50, &p95, &p99, err) : -1;
     if (log == NULL)
-        snprintf(err, errlen, "pgbench wrote no transaction log in %s", t->log_dir);
+        error_set(err, ERROR_USAGE, "pgbench wrote no transaction log in %s", t->log_dir);
     free(log);
     if (rc != 0)
         return -1;
@@ -423,35 +416,30 @@ static int percentile_metric(const target *t, const char *name, double *value, c
 }
 
 static int pgbench_metric(const target *t, const char *name, const run_result *run,
-                          double *value, char *err, size_t errlen)
+                          double *value, verdict_error *err)
 {
     if (is_percentile(name))
-        return percentile_metric(t, name, value, err, errlen);
+        return percentile_metric(t, name, value, err);
     pgbench_result r;
-    const char prefix[] = "pgbench output: ";
-    int n = snprintf(err, errlen, "%s", prefix);
-    if (n > 0 && (size_t)n < errlen &&
-        pgbench_parse(run->stdout_text ? run->stdout_text : "", run->stdout_length,
-                      run->exit_code, &r, err + n, errlen - (size_t)n) != 0)
-        return -1;
-    err[0] = '\0';
+    if (pgbench_parse(run->stdout_text ? run->stdout_text : "", run->stdout_length,
+                      run->exit_code, &r, err) != 0)
+        return error_prefix(err, "pgbench output");
     *value = strcmp(name, "tps") == 0 ? r.tps : r.latency_average_ms;
     if (!isfinite(*value)) {
-        snprintf(err, errlen, "pgbench printed no %s", name);
+        error_set(err, ERROR_USAGE, "pgbench printed no %s", name);
         return -1;
     }
     return 0;
 }
 
-static int read_metrics(const target *t, const run_result *run, double *values, char *why,
-                        size_t whylen)
+static int read_metrics(const target *t, const run_result *run, double *values, verdict_error *why)
 {
     int rc = 0;
     for (size_t m = 0; m < t->n_metrics; m++) {
         values[m] = NAN;
         int one = t->process_metric[m]
-                      ? metric_value(&t->metrics[m], run, &values[m], why, whylen)
-                      : pgbench_metric(t, t->e->metrics[m].name, run, &values[m], why, whylen);
+                      ? metric_value(&t->metrics[m], run, &values[m], why)
+                      : pgbench_metric(t, t->e->metrics[m].name, run, &values[m], why);
         if (one != 0 && rc == 0)
             rc = -1; /* the first reason is kept */
     }
@@ -464,21 +452,20 @@ static int read_metrics(const target *t, const run_result *run, double *values, 
 static int point_workload(target *t, size_t point, verdict_error *err)
 {
     const experiment *e = t->e;
-    char why[1024] = "";
     command_words_free(&t->workload);
     if (t->pg->workload_line) {
-        char *line = experiment_substitute(e, point, t->pg->workload_line, why, sizeof why);
-        int rc = line ? command_words_split(line, &t->workload, why, sizeof why) : -1;
+        char *line = experiment_substitute(e, point, t->pg->workload_line, err);
+        int rc = line ? command_words_split(line, &t->workload, err) : -1;
         free(line);
-        return rc == 0 ? 0 : error_set(err, ERROR_USAGE, "%s: workload: %s", e->path, why);
+        return rc == 0 ? 0 : error_prefix(err, "%s: workload", e->path);
     }
     t->workload.words = calloc(t->pg->n_workload + 1, sizeof *t->workload.words);
     if (t->workload.words == NULL)
         return error_set(err, ERROR_INTERNAL, "out of memory");
     for (size_t i = 0; i < t->pg->n_workload; i++, t->workload.n++)
-        if ((t->workload.words[i] = experiment_substitute(e, point, t->pg->workload[i], why,
-                                                          sizeof why)) == NULL)
-            return error_set(err, ERROR_USAGE, "%s: workload: %s", e->path, why);
+        if ((t->workload.words[i] = experiment_substitute(e, point, t->pg->workload[i],
+                                                          err)) == NULL)
+            return error_prefix(err, "%s: workload", e->path);
     return 0;
 }
 
@@ -487,7 +474,7 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
 {
     (void)stop;
     const experiment *e = t->e;
-    char why[1024] = "";
+    verdict_error why = {0};
     if (point_workload(t, point, err) != 0)
         return -1;
     for (size_t u = 0; u < t->n_servers; u++) {
@@ -500,26 +487,27 @@ static int postgres_begin_point(target *t, size_t point, volatile sig_atomic_t *
         free(s->env);
         free(s->cwd);
         s->envp = NULL;
-        s->cwd = ev->cwd ? experiment_substitute_variant(e, ev, layout, point, ev->cwd, why,
-                                                         sizeof why)
+        s->cwd = ev->cwd ? experiment_substitute_variant(e, ev, layout, point, ev->cwd, &why)
                          : NULL;
         s->env = calloc(ev->n_env + 1, sizeof *s->env);
         for (size_t i = 0; s->env && i < ev->n_env; i++) {
             char *value = experiment_substitute_variant(e, ev, layout, point, ev->env[i].value,
-                                                        why, sizeof why);
+                                                        &why);
             strbuf pair = STRBUF_INIT;
             strbuf_appendf(&pair, "%s=%s", ev->env[i].name, value ? value : "");
             free(value);
             s->env[i] = strbuf_detach(&pair);
             if (s->env[i] == NULL)
-                return error_set(err, ERROR_USAGE, "variant %s: env: %s", ev->name, why);
+                return error_set(err, ERROR_USAGE, "variant %s: env: %s", ev->name, why.message);
         }
         if (s->env == NULL || (ev->cwd && s->cwd == NULL) ||
             (s->envp = process_runner_envp(&t->runner, s->env)) == NULL)
-            return error_set(err, ERROR_INTERNAL, "variant %s: %s", ev->name,
-                             why[0] ? why : "out of memory");
-        if (runner_check_executable(s->cwd, s->pgbench, why, sizeof why) != 0)
-            return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name, why);
+            return why.kind != ERROR_NONE ? (error_copy(err, &why),
+                                             error_prefix(err, "variant %s", ev->name))
+                                          : error_no_memory(err);
+        if (runner_check_executable(s->cwd, s->pgbench, &why) != 0)
+            return error_set(err, ERROR_USAGE, "%s: variant %s: %s", e->path, ev->name,
+                             why.message);
         const postgres_variant *pv = postgres_variant_of(ev);
         if (t->pg->fresh == PG_FRESH_POINT && !(pv && pv->conninfo) && start_server(t, u, err) != 0)
             return error_prefix(err, "at point %zu", point);
@@ -594,15 +582,17 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
     if (ran != 0)
         return error_prefix(err, "variant %s", name);
     int status = TARGET_MEASURED;
-    char why[512] = "", what[600];
+    verdict_error why = {0};
+    char what[600];
     snprintf(what, sizeof what, "'%s' (%s)", s->pgbench, name);
-    bool read = read_metrics(t, &result, out->values, why, sizeof why) == 0;
+    bool read = read_metrics(t, &result, out->values, &why) == 0;
     if (result.interrupted)
         status = TARGET_RUN_INTERRUPTED;
     else if (result.exit_code != 0 || result.timed_out)
         status = TARGET_RUN_FAILED, process_describe_failure(&result, t->e->timeout, what, out);
     else if (!read)
-        status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what, why);
+        status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what,
+                                             why.message);
     run_result_free(&result);
     return status;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/wait_status.h"
 #include "core/schedule.h"
 
@@ -114,12 +115,11 @@ int process_runner_measure(process_runner *p, const run_request *request, long s
                            volatile sig_atomic_t *stop, run_result *result,
                            target_measurement *out, verdict_error *err)
 {
-    char why[512];
     shuffle_pad(p, seq);
     cpu_snapshot before;
     bool have_before = process_runner_brackets_next(p) && interference_probe_snapshot(&p->probe, &before) == 0;
-    if (runner_execute(request, stop, result, why, sizeof why) != 0)
-        return error_set(err, ERROR_COMMAND_FAILED, "%s", why);
+    if (runner_execute(request, stop, result, err) != 0)
+        return -1;
     remember_wall(p, result->wall);
     out->steal = out->other_busy = out->load1 = NAN;
     if (have_before)
@@ -167,10 +167,10 @@ void process_describe_failure(const run_result *r, double timeout, const char *w
 }
 
 int process_read_metrics(const metric_def *metrics, size_t n, const run_result *r,
-                         double *values, char *why, size_t whylen)
+                         double *values, verdict_error *why)
 {
     for (size_t m = 0; m < n; m++)
-        if (metric_value(&metrics[m], r, &values[m], why, whylen) != 0)
+        if (metric_value(&metrics[m], r, &values[m], why) != 0)
             return -1;
     return 0;
 }
@@ -179,7 +179,7 @@ int process_metric_defs(const experiment *e, metric_def *defs, bool *defined,
                         verdict_error *err)
 {
     static const char *const process_builtins[] = {"wall", "user", "sys", "cpu", "maxrss"};
-    char why[256];
+    verdict_error why = {0};
     for (size_t m = 0; m < e->n_metrics; m++) {
         const experiment_metric *em = &e->metrics[m];
         bool builtin = false;
@@ -189,10 +189,10 @@ int process_metric_defs(const experiment *e, metric_def *defs, bool *defined,
         if (!defined[m])
             continue;
         int rc = em->regex ? metric_from_regex(em->name, em->regex, em->higher_is_better,
-                                               &defs[m], why, sizeof why)
-                           : metric_parse(em->name, &defs[m], why, sizeof why);
+                                               &defs[m], &why)
+                           : metric_parse(em->name, &defs[m], &why);
         if (rc != 0)
-            return error_set(err, ERROR_USAGE, "metric %s: %s", em->name, why);
+            return error_set(err, ERROR_USAGE, "metric %s: %s", em->name, why.message);
         defs[m].higher_is_better = em->higher_is_better;
     }
     return 0;

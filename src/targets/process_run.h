@@ -59,7 +59,7 @@ void process_describe_failure(const run_result *r, double timeout, const char *w
 
 /* The metrics' values for a finished run; 0, or -1 with why (a regex that matched nothing). */
 int process_read_metrics(const metric_def *metrics, size_t n, const run_result *r,
-                         double *values, char *why, size_t whylen);
+                         double *values, verdict_error *why);
 
 /* Builds metric definitions for the experiment's metrics: process builtins (wall, user,
  * sys, cpu, maxrss) and regex extractions; others (tps) are left for the caller, with

@@ -3,6 +3,7 @@
 #include "targets/targets.h"
 
 #include "common/array.h"
+#include "common/error.h"
 #include "targets/command_target.h"
 #include "targets/kernel_target.h"
 #include "targets/postgres_target.h"
@@ -15,20 +16,19 @@ const target_table *targets_all(void)
     return &table;
 }
 
-int targets_load_experiment(const char *path, experiment *out, char *err, size_t errlen)
+int targets_load_experiment(const char *path, experiment *out, verdict_error *err)
 {
-    return experiment_load(path, &table, out, err, errlen);
+    return experiment_load(path, &table, out, err);
 }
 
 int targets_parse_experiment(const char *name, const char *text, size_t length,
-                             experiment *out, char *err, size_t errlen)
+                             experiment *out, verdict_error *err)
 {
-    return experiment_parse(name, text, length, &table, out, err, errlen);
+    return experiment_parse(name, text, length, &table, out, err);
 }
 
 int targets_parse_experiment_in(const char *name, const char *text, size_t length,
-                                const char *directory, experiment *out, char *err,
-                                size_t errlen)
+                                const char *directory, experiment *out, verdict_error *err)
 {
-    return experiment_parse_in(name, text, length, directory, &table, out, err, errlen);
+    return experiment_parse_in(name, text, length, directory, &table, out, err);
 }

@@ -9,13 +9,14 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
 #include "targets/targets.h"
 
 void parse_expect_ok_at(const char *file, int line, const char *text, experiment *e)
 {
-    char err[1024] = "";
-    if (targets_parse_experiment(PARSE_EXPECT_NAME, text, strlen(text), e, err, sizeof err) != 0) {
-        print_error("unexpected error: %s\n  in: %s\n", err, text);
+    verdict_error err = {0};
+    if (targets_parse_experiment(PARSE_EXPECT_NAME, text, strlen(text), e, &err) != 0) {
+        print_error("unexpected error: %s\n  in: %s\n", err.message, text);
         _fail(file, line);
     }
 }
@@ -24,14 +25,14 @@ void parse_expect_failure_at(const char *file, int line, const char *text,
                              const char *expected, bool prefix)
 {
     experiment e;
-    char err[1024] = "";
-    int rc = targets_parse_experiment(PARSE_EXPECT_NAME, text, strlen(text), &e, err, sizeof err);
+    verdict_error err = {0};
+    int rc = targets_parse_experiment(PARSE_EXPECT_NAME, text, strlen(text), &e, &err);
     if (rc == 0)
         experiment_free(&e); /* it loaded: the test fails below, without a leak */
-    bool same = prefix ? strncmp(err, expected, strlen(expected)) == 0
-                       : strcmp(err, expected) == 0;
+    bool same = prefix ? strncmp(err.message, expected, strlen(expected)) == 0
+                       : strcmp(err.message, expected) == 0;
     if (rc != -1 || !same) {
-        print_error("rc %d\n  got:      %s\n  expected: %s%s\n", rc, err, expected,
+        print_error("rc %d\n  got:      %s\n  expected: %s%s\n", rc, err.message, expected,
                     prefix ? "..." : "");
         _fail(file, line);
     }

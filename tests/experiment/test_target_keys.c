@@ -315,10 +315,11 @@ static void write_file(const char *dir, const char *name, const char *text)
 /* Loads dir/exp.yaml, failing the test with the loader's message if it does not load. */
 static void load_ok(const char *dir, experiment *e)
 {
-    char path[512], err[1024];
+    char path[512];
+    verdict_error err = {0};
     snprintf(path, sizeof path, "%s/exp.yaml", dir);
-    if (targets_load_experiment(path, e, err, sizeof err) != 0)
-        fail_msg("unexpected error: %s", err);
+    if (targets_load_experiment(path, e, &err) != 0)
+        fail_msg("unexpected error: %s", err.message);
 }
 
 static const char source_experiment[] =
@@ -419,12 +420,13 @@ static void test_postgres_source_build(void **state)
     snprintf(moved, sizeof moved, "%s", source_experiment);
     memcpy(strstr(moved, "[one.patch]"), "[two.patch]", 11);
     write_file(real, "exp.yaml", moved);
-    char path[1024], message[2048];
+    char path[1024];
+    verdict_error message = {0};
     snprintf(path, sizeof path, "%s/exp.yaml", real);
-    assert_int_equal(targets_load_experiment(path, &f, message, sizeof message), -1);
+    assert_int_equal(targets_load_experiment(path, &f, &message), -1);
     snprintf(expected, sizeof expected, "%s:8:15: patch '%s/two.patch': No such file or "
              "directory", path, real);
-    assert_string_equal(message, expected);
+    assert_string_equal(message.message, expected);
     experiment_free(&e);
 
     snprintf(path, sizeof path, "rm -rf '%s'", real);
@@ -513,8 +515,8 @@ static void test_kernel_example_model(void **state)
     assert_true(o->sample_seconds == 0.005);
     assert_int_equal(o->iterations, 1000);
     assert_string_equal(o->arg, "size={size}");
-    char err[128];
-    char *arg = experiment_substitute(&e, 1, o->arg, err, sizeof err);
+    verdict_error err = {0};
+    char *arg = experiment_substitute(&e, 1, o->arg, &err);
     assert_string_equal(arg, "size=4096");
     free(arg);
     assert_int_equal(e.n_variants, 2);
@@ -568,9 +570,9 @@ static void test_kernel_keys_and_defaults(void **state)
     /* the arg's braces are placeholders, doubled ones literal */
     parse_expect_ok("target: kernel\nparameters: {n: [8]}\nkernel: {module: /m.so, arg: "
                     "\"{{n}}={n}\"}\nvariants: {A: k}\n", &e);
-    char err[128];
+    verdict_error err = {0};
     char *arg = experiment_substitute(&e, 0, ((const kernel_options *)e.target_options)->arg,
-                                      err, sizeof err);
+                                      &err);
     assert_string_equal(arg, "{n}=8");
     free(arg);
     experiment_free(&e);
@@ -872,10 +874,9 @@ static void command_round_trip_at(const char *file, int line, const command_line
         fail_msg("command_experiment: %s", err.message);
     assert_non_null(e.text);
     assert_int_equal(e.text_length, strlen(e.text));
-    char message[1024] = "";
-    if (targets_parse_experiment("stored", e.text, e.text_length, back, message,
-                                 sizeof message) != 0) {
-        print_error("the written text does not read back: %s\n%s\n", message, e.text);
+    verdict_error message = {0};
+    if (targets_parse_experiment("stored", e.text, e.text_length, back, &message) != 0) {
+        print_error("the written text does not read back: %s\n%s\n", message.message, e.text);
         experiment_free(&e);
         _fail(file, line);
     }
@@ -886,10 +887,10 @@ static void command_round_trip_at(const char *file, int line, const command_line
 /* Word w of variant v of e at point 0, substituted: the text the run gets. */
 static void assert_runs_as(const experiment *e, size_t v, size_t w, const char *expected)
 {
-    char err[256];
-    char *word = experiment_substitute(e, 0, e->variants[v].command[w], err, sizeof err);
+    verdict_error err = {0};
+    char *word = experiment_substitute(e, 0, e->variants[v].command[w], &err);
     if (word == NULL)
-        fail_msg("variant %zu word %zu: %s", v, w, err);
+        fail_msg("variant %zu word %zu: %s", v, w, err.message);
     assert_string_equal(word, expected);
     free(word);
 }
@@ -934,8 +935,8 @@ static void test_command_line_round_trip(void **state)
     assert_true(back.margin == 0.01);
     assert_int_equal(back.on_failure, FAILURE_RECORD);
     assert_string_equal(back.setup.line, "echo '{{x}}' >/dev/null # done");
-    char err[128];
-    char *setup = experiment_substitute_shell(&back, 0, back.setup.line, err, sizeof err);
+    verdict_error err = {0};
+    char *setup = experiment_substitute_shell(&back, 0, back.setup.line, &err);
     assert_string_equal(setup, "echo '{x}' >/dev/null # done");
     free(setup);
     assert_string_equal(back.teardown.line, "rm -f 'a: b'");
@@ -976,9 +977,8 @@ static void test_command_line_round_trip_shell(void **state)
     assert_true(back.variants[0].shell);
     assert_int_equal(back.variants[0].n_command, 1);
     assert_string_equal(back.variants[0].command[0], "echo {{x}} | wc -c");
-    char err[128];
-    char *line = experiment_substitute_shell(&back, 0, back.variants[0].command[0], err,
-                                             sizeof err);
+    verdict_error err = {0};
+    char *line = experiment_substitute_shell(&back, 0, back.variants[0].command[0], &err);
     assert_string_equal(line, "echo {x} | wc -c");
     free(line);
     experiment_free(&back);
@@ -1027,14 +1027,14 @@ static void test_command_line_names_the_format_cannot_hold(void **state)
         {"an empty --name", commands, empty},
         {"a command that is no UTF-8", latin1, NULL},
     };
-    char failures[2048] = ""; /* every case is tried: each names its own fix */
+    char failures[8192] = ""; /* every case is tried: each names its own fix */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         command_line_spec spec = {.commands = cases[i].commands, .n_commands = 2,
                                   .names = cases[i].names, .n_names = cases[i].names ? 2 : 0,
                                   .runs = 3, .confidence = 0.95, .margin = 0.01};
         experiment e, back;
         verdict_error err = {ERROR_NONE, ""};
-        char message[1024] = "";
+        verdict_error message = {0};
         if (command_experiment(&spec, &e, &err) != 0) {
             experiment_free(&e);
             if (err.kind != ERROR_USAGE)
@@ -1043,8 +1043,7 @@ static void test_command_line_names_the_format_cannot_hold(void **state)
                          error_kind_name(err.kind), err.message);
             continue;
         }
-        int rc = targets_parse_experiment("stored", e.text, e.text_length, &back, message,
-                                          sizeof message);
+        int rc = targets_parse_experiment("stored", e.text, e.text_length, &back, &message);
         bool same = rc == 0 && experiment_plan_hash(&e) == experiment_plan_hash(&back);
         if (rc == 0)
             experiment_free(&back);
@@ -1052,7 +1051,7 @@ static void test_command_line_names_the_format_cannot_hold(void **state)
         if (!same)
             snprintf(failures + strlen(failures), sizeof failures - strlen(failures),
                      "\n  %s: accepted, but its stored text %s", cases[i].what,
-                     rc ? message : "reads back as another plan");
+                     rc ? message.message : "reads back as another plan");
     }
     if (failures[0])
         fail_msg("%s", failures);
@@ -1070,13 +1069,12 @@ static void test_command_line_builtin_named_regex(void **state)
     experiment e, back;
     verdict_error err = {ERROR_NONE, ""};
     int rc = command_experiment(&spec, &e, &err);
-    char message[1024] = "accepted";
-    if (rc == 0 && targets_parse_experiment("stored", e.text, e.text_length, &back, message,
-                                            sizeof message) == 0)
+    verdict_error message = {0};
+    if (rc == 0 && targets_parse_experiment("stored", e.text, e.text_length, &back, &message) == 0)
         experiment_free(&back);
     experiment_free(&e);
     if (rc == 0)
-        fail_msg("accepted, its stored text read back: %s", message);
+        fail_msg("accepted, its stored text read back: %s", message.message);
     assert_int_equal(err.kind, ERROR_USAGE);
     assert_non_null(strstr(err.message, "wall"));
     assert_non_null(strstr(err.message, "builtin"));
@@ -1090,10 +1088,9 @@ static void kernel_round_trip_at(const char *file, int line, const kernel_line_s
     verdict_error err = {ERROR_NONE, ""};
     if (kernel_experiment(spec, &e, &err) != 0)
         fail_msg("kernel_experiment: %s", err.message);
-    char message[1024] = "";
-    if (targets_parse_experiment("stored", e.text, e.text_length, back, message,
-                                 sizeof message) != 0) {
-        print_error("the written text does not read back: %s\n%s\n", message, e.text);
+    verdict_error message = {0};
+    if (targets_parse_experiment("stored", e.text, e.text_length, back, &message) != 0) {
+        print_error("the written text does not read back: %s\n%s\n", message.message, e.text);
         experiment_free(&e);
         _fail(file, line);
     }
@@ -1132,8 +1129,8 @@ static void test_kernel_line_round_trip(void **state)
     assert_true(o->sample_seconds == 0.002);
     assert_int_equal(o->iterations, 0);
     /* the command line's arg is literal: its braces are no placeholder */
-    char err[128];
-    char *arg = experiment_substitute(&back, 0, o->arg, err, sizeof err);
+    verdict_error err = {0};
+    char *arg = experiment_substitute(&back, 0, o->arg, &err);
     assert_string_equal(arg, "n={x}");
     free(arg);
     assert_true(back.confidence == 0.95);
@@ -1149,7 +1146,7 @@ static void test_kernel_line_round_trip(void **state)
     assert_int_equal(experiment_point_count(&back), 2);
     assert_string_equal(back.parameters[0].name, "size");
     arg = experiment_substitute(&back, 1, ((const kernel_options *)back.target_options)->arg,
-                                err, sizeof err);
+                                &err);
     assert_string_equal(arg, "4096");
     free(arg);
     assert_int_equal(((const kernel_options *)back.target_options)->iterations, 1000);

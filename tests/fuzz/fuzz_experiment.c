@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/experiment.h"
+#include "common/error.h"
 #include "targets/command_target.h"
 #include "targets/command_variant.h"
 #include "targets/kernel_target.h"
@@ -85,11 +86,11 @@ static void check_target_options(const experiment *e)
 static void check_template(const experiment *e, const experiment_variant *v, size_t p,
                            const char *text)
 {
-    char err[256];
+    verdict_error err = {0};
     if (text == NULL)
         return;
-    char *word = experiment_substitute_variant(e, v, 0, p, text, err, sizeof err);
-    char *line = experiment_substitute_variant_shell(e, v, 0, p, text, err, sizeof err);
+    char *word = experiment_substitute_variant(e, v, 0, p, text, &err);
+    char *line = experiment_substitute_variant_shell(e, v, 0, p, text, &err);
     if (word == NULL || line == NULL)
         abort();
     free(word);
@@ -138,9 +139,9 @@ static void check_points(experiment *e)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     experiment e;
-    char err[512];
+    verdict_error err = {0};
     err[0] = '\0';
-    if (targets_parse_experiment("fuzz.yaml", (const char *)data, size, &e, err, sizeof err) == 0) {
+    if (targets_parse_experiment("fuzz.yaml", (const char *)data, size, &e, &err) == 0) {
         if (e.n_variants < 1 || e.n_metrics < 1 || e.name == NULL || e.text_length != size ||
             e.target == NULL)
             abort();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/peer_files.h"
+#include "common/error.h"
 #include "core/peer_plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,8 +45,8 @@ static void check_plan(const peer_file *f)
     peer_file files[2] = {*f, *f};
     const char *names[] = {"a", "b"};
     peer_plan plan;
-    char err[1024] = "";
-    if (peer_plan_build(files, names, 2, &plan, err, sizeof err) != 0) {
+    verdict_error err = {0};
+    if (peer_plan_build(files, names, 2, &plan, &err) != 0) {
         if (strlen(err) == 0 || plan.columns != NULL)
             abort();
         return;
@@ -64,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     peer_options o = options_of(data[0]);
     peer_file f;
-    char err[1024];
+    verdict_error err = {0};
     err[0] = '\0';
-    if (peer_text_parse("fuzz", (const char *)data + 1, size - 1, &o, &f, err, sizeof err) == 0) {
+    if (peer_text_parse("fuzz", (const char *)data + 1, size - 1, &o, &f, &err) == 0) {
         check_file(&f);
         check_plan(&f);
         peer_file_free(&f);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "pg/pgbench_output.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -13,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_summary(const char *text, size_t length, int exit_code)
 {
     pgbench_result result;
-    char err[256];
+    verdict_error err = {0};
     err[0] = '\0';
-    if (pgbench_parse(text, length, exit_code, &result, err, sizeof err) == 0) {
+    if (pgbench_parse(text, length, exit_code, &result, &err) == 0) {
         if (!(result.tps > 0.0) || !isfinite(result.tps))
             abort();
         if (result.n_scripts > PGBENCH_MAX_SCRIPTS)
@@ -38,9 +40,9 @@ static void check_summary(const char *text, size_t length, int exit_code)
 static void check_log(const char *text, size_t length)
 {
     pgbench_log_summary summary;
-    char err[256];
+    verdict_error err = {0};
     err[0] = '\0';
-    if (pgbench_log_summarize(text, length, &summary, err, sizeof err) == 0) {
+    if (pgbench_log_summarize(text, length, &summary, &err) == 0) {
         if (summary.transactions == 0 || !isfinite(summary.p99_ms) || !(summary.p50_ms >= 0.0) ||
             summary.p50_ms > summary.p95_ms || summary.p95_ms > summary.p99_ms)
             abort();
@@ -48,7 +50,7 @@ static void check_log(const char *text, size_t length)
         abort();
     }
     double p50, p95, p99;
-    (void)pgbench_latency_percentiles(text, length, &p50, &p95, &p99, err, sizeof err);
+    (void)pgbench_latency_percentiles(text, length, &p50, &p95, &p99, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "core/sample_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -16,10 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int column = data[0] % 5; /* the first byte picks -C 0..4 */
     sample_series series;
-    char err[512];
+    verdict_error err = {0};
     err[0] = '\0';
-    if (sample_text_parse("fuzz", (const char *)data + 1, size - 1, column, &series, err,
-                          sizeof err) == 0) {
+    if (sample_text_parse("fuzz", (const char *)data + 1, size - 1, column, &series, &err) == 0) {
         if (series.n == 0)
             abort();
         for (size_t i = 0; i < series.n; i++)

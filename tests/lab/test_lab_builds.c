@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "core/target.h"
 #include "lab/lab_builds.h"
 
@@ -55,9 +56,8 @@ static void setup_fixture(fixture *f)
              "target: plain\nvariants:\n  A: [/bin/true]\n"
              "  B: {source: %s, build: \"cp prog.in prog && chmod +x prog\", "
              "command: [\"{tree}/prog\"]}\n", src);
-    char err[1024];
-    if (experiment_parse("builds.yaml", text, strlen(text), &plain_table, &f->e, err,
-                         sizeof err) != 0)
+    verdict_error err = {0};
+    if (experiment_parse("builds.yaml", text, strlen(text), &plain_table, &f->e, &err) != 0)
         fail_msg("%s", err);
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "pg/pgbench_output.h"
 
 #ifndef PGBENCH_OUTPUTS_DIR
@@ -610,10 +612,10 @@ static void test_recorded_output(void **state)
     pgbench_result *got = malloc(sizeof *got), *want = malloc(sizeof *want);
     assert_non_null(got);
     assert_non_null(want);
-    char err[512];
-    int rc = pgbench_parse(text, length, c->exit_code, got, err, sizeof err);
+    verdict_error err = {0};
+    int rc = pgbench_parse(text, length, c->exit_code, got, &err);
     if (rc != 0)
-        fail_msg("%s: %s", c->file, err);
+        fail_msg("%s: %s", c->file, err.message);
     c->expect(want);
     assert_same_result(got, want);
     free(got);
@@ -635,12 +637,12 @@ static void assert_parse_fails(const char *text, size_t length, int exit_code,
                                const char *fragment1, const char *fragment2)
 {
     pgbench_result *result = new_result();
-    char err[512];
-    assert_int_equal(pgbench_parse(text, length, exit_code, result, err, sizeof err), -1);
-    if (fragment1 != NULL && strstr(err, fragment1) == NULL)
-        fail_msg("message \"%s\" lacks \"%s\"", err, fragment1);
-    if (fragment2 != NULL && strstr(err, fragment2) == NULL)
-        fail_msg("message \"%s\" lacks \"%s\"", err, fragment2);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, length, exit_code, result, &err), -1);
+    if (fragment1 != NULL && strstr(err.message, fragment1) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, fragment1);
+    if (fragment2 != NULL && strstr(err.message, fragment2) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, fragment2);
     /* A failed parse leaves nothing that could be taken for a measurement. */
     assert_true(isnan(result->tps));
     free(result);
@@ -737,9 +739,9 @@ static void test_bare_tps_line(void **state)
 {
     (void)state;
     pgbench_result *got = new_result(), *want = new_result();
-    char err[256];
+    verdict_error err = {0};
     const char *text = "tps = 7140.253910";
-    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, err, sizeof err), 0);
+    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, &err), 0);
     expect_nothing_printed(want);
     expect_tps(want, 7140.253910, PGBENCH_TPS_UNQUALIFIED, NAN);
     assert_same_result(got, want);
@@ -757,8 +759,8 @@ static void test_decimal_commas_and_crlf(void **state)
                        "initial connection time = 12,5 ms\r\n"
                        "tps = 1234,567890 (without initial connection time)";
     pgbench_result *got = new_result(), *want = new_result();
-    char err[256];
-    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, &err), 0);
     expect_nothing_printed(want);
     want->clients = 4;
     want->latency_average_ms = 1.25;
@@ -776,8 +778,8 @@ static void test_nonzero_exit_is_partial(void **state)
     const char *text = "latency average = -nan ms\n"
                        "tps = 50.5 (without initial connection time)\n";
     pgbench_result *got = new_result(), *want = new_result();
-    char err[256];
-    assert_int_equal(pgbench_parse(text, strlen(text), 1, got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, strlen(text), 1, got, &err), 0);
     expect_nothing_printed(want);
     expect_tps(want, 50.5, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
     want->partial = true;
@@ -800,8 +802,8 @@ static void test_ignored_vacuum_error_is_not_partial(void **state)
                        "end.\n"
                        "tps = 321.5 (without initial connection time)\n";
     pgbench_result *got = new_result(), *want = new_result();
-    char err[256];
-    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, &err), 0);
     expect_nothing_printed(want);
     snprintf(want->pgbench_version, sizeof want->pgbench_version, "14.6");
     expect_tps(want, 321.5, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
@@ -823,8 +825,8 @@ static void test_pg18_script_lines(void **state)
                        " - number of failed transactions: 10 (4.762%)\n"
                        " - latency average = 1.5 ms\n";
     pgbench_result *got = new_result(), *want = new_result();
-    char err[256];
-    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, strlen(text), 0, got, &err), 0);
     expect_nothing_printed(want);
     expect_tps(want, 100.0, PGBENCH_TPS_WITHOUT_INITIAL_CONNECTION, NAN);
     expect_script(want, "<builtin: simple update>", 2, 100.0, 200, 99.5, 10, 1.5, NAN);
@@ -839,8 +841,8 @@ static void test_length_bounds_the_input(void **state)
     (void)state;
     const char *text = "tps = 12.5\ntps = 13.5\n";
     pgbench_result *got = new_result();
-    char err[256];
-    assert_int_equal(pgbench_parse(text, 11, 0, got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_parse(text, 11, 0, got, &err), 0);
     assert_true(got->tps == 12.5);
     free(got);
 }
@@ -870,9 +872,9 @@ static void test_recorded_log(void **state)
     size_t length;
     char *text = read_output(c->file, &length);
     pgbench_log_summary summary;
-    char err[512];
-    if (pgbench_log_summarize(text, length, &summary, err, sizeof err) != 0)
-        fail_msg("%s: %s", c->file, err);
+    verdict_error err = {0};
+    if (pgbench_log_summarize(text, length, &summary, &err) != 0)
+        fail_msg("%s: %s", c->file, err.message);
     assert_int_equal(summary.transactions, c->transactions);
     assert_int_equal(summary.failed, c->failed);
     assert_int_equal(summary.skipped, c->skipped);
@@ -881,7 +883,7 @@ static void test_recorded_log(void **state)
     assert_same_number(summary.p99_ms, c->p99, "p99");
 
     double p50, p95, p99;
-    assert_int_equal(pgbench_latency_percentiles(text, length, &p50, &p95, &p99, err, sizeof err),
+    assert_int_equal(pgbench_latency_percentiles(text, length, &p50, &p95, &p99, &err),
                      0);
     assert_same_number(p50, c->p50, "p50");
     assert_same_number(p95, c->p95, "p95");
@@ -901,8 +903,8 @@ static void test_log_type7_quantiles(void **state)
                       "1 3 2000 0 1700000000 500\n"
                       "0 3 4000 0 1700000001 600\n";
     pgbench_log_summary summary;
-    char err[256];
-    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, &err), 0);
     assert_int_equal(summary.transactions, 5);
     assert_int_equal(summary.failed, 1);
     assert_int_equal(summary.skipped, 0);
@@ -911,8 +913,7 @@ static void test_log_type7_quantiles(void **state)
     assert_same_number(summary.p99_ms, 4.96, "p99");
     /* NULL outputs are allowed: a caller may want only the median. */
     double p50 = 0;
-    assert_int_equal(pgbench_latency_percentiles(log, strlen(log), &p50, NULL, NULL, err,
-                                                 sizeof err), 0);
+    assert_int_equal(pgbench_latency_percentiles(log, strlen(log), &p50, NULL, NULL, &err), 0);
     assert_same_number(p50, 3.0, "p50");
 }
 
@@ -922,8 +923,8 @@ static void test_log_cut_last_line_is_ignored(void **state)
     (void)state;
     const char *log = "0 1 1000 0 1700000000 100\n0 2 20";
     pgbench_log_summary summary;
-    char err[256];
-    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, &err), 0);
     assert_int_equal(summary.transactions, 1);
     assert_same_number(summary.p99_ms, 1.0, "p99");
 }
@@ -931,13 +932,12 @@ static void test_log_cut_last_line_is_ignored(void **state)
 static void assert_log_fails(const char *log, const char *fragment)
 {
     pgbench_log_summary summary;
-    char err[512];
+    verdict_error err = {0};
     double p50 = 1, p95 = 1, p99 = 1;
-    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, err, sizeof err), -1);
-    if (strstr(err, fragment) == NULL)
-        fail_msg("message \"%s\" lacks \"%s\"", err, fragment);
-    assert_int_equal(pgbench_latency_percentiles(log, strlen(log), &p50, &p95, &p99, err,
-                                                 sizeof err), -1);
+    assert_int_equal(pgbench_log_summarize(log, strlen(log), &summary, &err), -1);
+    if (strstr(err.message, fragment) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, fragment);
+    assert_int_equal(pgbench_latency_percentiles(log, strlen(log), &p50, &p95, &p99, &err), -1);
     assert_true(p50 == 1 && p95 == 1 && p99 == 1); /* untouched on failure */
 }
 

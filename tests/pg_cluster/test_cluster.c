@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
+
 #include "pg/cluster.h"
 
 #define ERR_SIZE 2048
@@ -214,8 +216,8 @@ static int suite_teardown(void **state)
 {
     suite_state *s = *state;
     int reaped = 0;
-    char err[ERR_SIZE];
-    cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err);
+    verdict_error err = {0};
+    cluster_reap_leftovers(s->cache_dir, &reaped, &err);
     remove_tree_with_rm(s->cache_dir);
     if (s->have_other) {
         char command[128];
@@ -230,13 +232,12 @@ static int suite_teardown(void **state)
 static void test_template_is_built_then_reused(void **state)
 {
     suite_state *s = *state;
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     double started = monotonic_seconds();
-    int rc = cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, err,
-                                      sizeof err);
+    int rc = cluster_template_prepare(&s->spec, s->template_dir, sizeof s->template_dir, &err);
     s->first_prepare_seconds = monotonic_seconds() - started;
     if (rc != 0)
-        fail_msg("prepare: %s", err);
+        fail_msg("prepare: %s", err.message);
     char path[CLUSTER_PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/PG_VERSION", s->template_dir);
     assert_true(path_exists(path));
@@ -247,7 +248,7 @@ static void test_template_is_built_then_reused(void **state)
 
     char again[CLUSTER_PATH_MAX];
     started = monotonic_seconds();
-    rc = cluster_template_prepare(&s->spec, again, sizeof again, err, sizeof err);
+    rc = cluster_template_prepare(&s->spec, again, sizeof again, &err);
     double second = monotonic_seconds() - started;
     assert_int_equal(rc, 0);
     assert_string_equal(again, s->template_dir);
@@ -263,19 +264,19 @@ static void test_template_is_built_then_reused(void **state)
     cluster_template_spec other = s->spec;
     other.pgbench_scale = 0;
     char other_dir[CLUSTER_PATH_MAX];
-    rc = cluster_template_prepare(&other, other_dir, sizeof other_dir, err, sizeof err);
+    rc = cluster_template_prepare(&other, other_dir, sizeof other_dir, &err);
     if (rc != 0)
-        fail_msg("prepare scale 0: %s", err);
+        fail_msg("prepare scale 0: %s", err.message);
     assert_string_not_equal(other_dir, s->template_dir);
 }
 
 static void start_or_fail(suite_state *s, cluster_instance *c)
 {
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     if (s->template_dir[0] == '\0')
         skip();
-    if (cluster_start(s->template_dir, &s->spec, c, err, sizeof err) != 0)
-        fail_msg("start: %s", err);
+    if (cluster_start(s->template_dir, &s->spec, c, &err) != 0)
+        fail_msg("start: %s", err.message);
 }
 
 static void test_start_connect_checkpoint_stop(void **state)
@@ -300,23 +301,23 @@ static void test_start_connect_checkpoint_stop(void **state)
     assert_int_equal(getsid(c.postmaster_pid), c.postmaster_pid);
     assert_int_not_equal(getsid(c.postmaster_pid), getsid(0));
 
-    char err[ERR_SIZE] = "";
-    if (cluster_checkpoint(&c, err, sizeof err) != 0)
-        fail_msg("checkpoint: %s", err);
+    verdict_error err = {0};
+    if (cluster_checkpoint(&c, &err) != 0)
+        fail_msg("checkpoint: %s", err.message);
 
     char instance_dir[CLUSTER_PATH_MAX];
     snprintf(instance_dir, sizeof instance_dir, "%s", c.instance_dir);
     pid_t postmaster = c.postmaster_pid;
     assert_true(processes_under(c.data_dir) >= 2); /* postmaster and its helpers */
     started = monotonic_seconds();
-    if (cluster_stop(&c, err, sizeof err) != 0)
-        fail_msg("stop: %s", err);
+    if (cluster_stop(&c, &err) != 0)
+        fail_msg("stop: %s", err.message);
     print_message("stop: %.3f s\n", monotonic_seconds() - started);
     assert_false(path_exists(instance_dir));
     assert_int_equal(processes_under(instance_dir), 0);
     assert_int_equal(kill(postmaster, 0), -1);
     assert_int_equal(errno, ESRCH);
-    assert_int_equal(cluster_stop(&c, err, sizeof err), 0); /* twice is harmless */
+    assert_int_equal(cluster_stop(&c, &err), 0); /* twice is harmless */
 }
 
 static void test_two_instances_get_different_ports(void **state)
@@ -333,13 +334,13 @@ static void test_two_instances_get_different_ports(void **state)
     /* A write in one copy is not seen in the other, nor in the template. */
     assert_int_equal(psql(s, &a, "create table only_in_a(x int)", out, sizeof out), 0);
     assert_int_not_equal(psql(s, &b, "select * from only_in_a", out, sizeof out), 0);
-    char err[ERR_SIZE];
-    assert_int_equal(cluster_stop(&a, err, sizeof err), 0);
-    assert_int_equal(cluster_stop(&b, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_stop(&a, &err), 0);
+    assert_int_equal(cluster_stop(&b, &err), 0);
     cluster_instance again;
     start_or_fail(s, &again);
     assert_int_not_equal(psql(s, &again, "select * from only_in_a", out, sizeof out), 0);
-    assert_int_equal(cluster_stop(&again, err, sizeof err), 0);
+    assert_int_equal(cluster_stop(&again, &err), 0);
 }
 
 static void test_settings_land_in_the_instance(void **state)
@@ -360,8 +361,8 @@ static void test_settings_land_in_the_instance(void **state)
     snprintf(expected, sizeof expected, "%d", c.port);
     assert_int_equal(psql(s, &c, "show port", out, sizeof out), 0);
     assert_string_equal(out, expected);
-    char err[ERR_SIZE];
-    assert_int_equal(cluster_stop(&c, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_stop(&c, &err), 0);
 }
 
 /* A child starts an instance, reports it and is SIGKILLed: no cluster_stop ever runs. */
@@ -377,10 +378,10 @@ static void test_sigkilled_owner_is_reaped(void **state)
     if (child == 0) {
         close(report[0]);
         cluster_instance c;
-        char err[ERR_SIZE];
-        int rc = cluster_start(s->template_dir, &s->spec, &c, err, sizeof err);
+        verdict_error err = {0};
+        int rc = cluster_start(s->template_dir, &s->spec, &c, &err);
         if (rc != 0)
-            fprintf(stderr, "child start: %s\n", err);
+            fprintf(stderr, "child start: %s\n", err.message);
         ssize_t put = write(report[1], &c, rc == 0 ? sizeof c : 1);
         (void)put;
         for (;;)
@@ -396,15 +397,15 @@ static void test_sigkilled_owner_is_reaped(void **state)
     assert_true(path_exists(c.instance_dir));
 
     int reaped = 0;
-    char err[ERR_SIZE] = "";
-    if (cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err) != 0)
-        fail_msg("reap: %s", err);
+    verdict_error err = {0};
+    if (cluster_reap_leftovers(s->cache_dir, &reaped, &err) != 0)
+        fail_msg("reap: %s", err.message);
     assert_int_equal(reaped, 1);
     assert_false(path_exists(c.instance_dir));
     assert_int_equal(processes_under(c.instance_dir), 0);
     assert_true(process_gone(c.postmaster_pid));
     /* Nothing more to find. */
-    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err), 0);
+    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, &err), 0);
     assert_int_equal(reaped, 0);
 }
 
@@ -476,9 +477,9 @@ static void test_running_leftover_server_is_stopped(void **state)
     assert_true(processes_under(data_dir) >= 2);
 
     int reaped = 0;
-    char err[ERR_SIZE] = "";
-    if (cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err) != 0)
-        fail_msg("reap: %s", err);
+    verdict_error err = {0};
+    if (cluster_reap_leftovers(s->cache_dir, &reaped, &err) != 0)
+        fail_msg("reap: %s", err.message);
     assert_int_equal(reaped, 1);
     assert_false(path_exists(instance_dir));
     assert_int_equal(processes_under(instance_dir), 0);
@@ -493,31 +494,32 @@ static void test_live_owner_is_left_alone(void **state)
     cluster_instance c;
     start_or_fail(s, &c);
     int reaped = -1;
-    char err[ERR_SIZE];
-    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, &err), 0);
     assert_int_equal(reaped, 0);
     assert_true(path_exists(c.instance_dir));
     char out[OUTPUT_SIZE];
     assert_int_equal(psql(s, &c, "select 1", out, sizeof out), 0);
-    assert_int_equal(cluster_stop(&c, err, sizeof err), 0);
+    assert_int_equal(cluster_stop(&c, &err), 0);
 }
 
 static void test_bad_bindir_is_reported(void **state)
 {
     suite_state *s = *state;
     cluster_template_spec spec = s->spec;
-    char dir[CLUSTER_PATH_MAX], err[ERR_SIZE] = "";
+    char dir[CLUSTER_PATH_MAX];
+    verdict_error err = {0};
     spec.bindir = "/nonexistent/postgresql/bin";
-    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "/nonexistent/postgresql/bin"));
+    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, &err), -1);
+    assert_non_null(strstr(err.message, "/nonexistent/postgresql/bin"));
     spec.bindir = "/etc";
-    err[0] = '\0';
-    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a PostgreSQL bindir"));
+    error_clear(&err);
+    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, &err), -1);
+    assert_non_null(strstr(err.message, "not a PostgreSQL bindir"));
     cluster_instance c;
-    err[0] = '\0';
-    assert_int_equal(cluster_start("/etc", &s->spec, &c, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a template"));
+    error_clear(&err);
+    assert_int_equal(cluster_start("/etc", &s->spec, &c, &err), -1);
+    assert_non_null(strstr(err.message, "not a template"));
 }
 
 static void test_unknown_setting_reports_server_log(void **state)
@@ -528,16 +530,17 @@ static void test_unknown_setting_reports_server_log(void **state)
     spec.settings = settings;
     spec.n_settings = 2;
     spec.pgbench_scale = 0;
-    char dir[CLUSTER_PATH_MAX], err[ERR_SIZE] = "";
+    char dir[CLUSTER_PATH_MAX];
+    verdict_error err = {0};
     char templates[256], instances[256];
     snprintf(templates, sizeof templates, "%s/templates", s->cache_dir);
     snprintf(instances, sizeof instances, "%s/instances", s->cache_dir);
     int templates_before = count_entries(templates);
-    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err), -1);
-    print_message("error: %s\n", err);
-    assert_non_null(strstr(err, "refused to start"));
-    assert_non_null(strstr(err, "no_such_setting_xyz"));
-    assert_non_null(strstr(err, "unrecognized configuration parameter"));
+    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, &err), -1);
+    print_message("error: %s\n", err.message);
+    assert_non_null(strstr(err.message, "refused to start"));
+    assert_non_null(strstr(err.message, "no_such_setting_xyz"));
+    assert_non_null(strstr(err.message, "unrecognized configuration parameter"));
     /* Nothing cached, nothing left: only the lock file may have appeared. */
     assert_true(count_entries(templates) <= templates_before + 1);
     assert_int_equal(count_entries(instances), 0);
@@ -545,12 +548,12 @@ static void test_unknown_setting_reports_server_log(void **state)
     const char *reserved[] = {"port=5432"};
     spec.settings = reserved;
     spec.n_settings = 1;
-    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "verdict sets port itself"));
+    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, &err), -1);
+    assert_non_null(strstr(err.message, "verdict sets port itself"));
     const char *malformed[] = {"shared_buffers"};
     spec.settings = malformed;
-    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not name=value"));
+    assert_int_equal(cluster_template_prepare(&spec, dir, sizeof dir, &err), -1);
+    assert_non_null(strstr(err.message, "not name=value"));
 }
 
 /* ---- the cache's security model (issue 18, item 1) ---- */
@@ -574,13 +577,13 @@ static void make_temp_dir(char *dir, size_t size, const char *name, mode_t mode)
     assert_int_equal(chmod(dir, mode), 0);
 }
 
-static int prepare_in(const suite_state *s, const char *cache_dir, char *err, size_t errlen)
+static int prepare_in(const suite_state *s, const char *cache_dir, verdict_error *err)
 {
     cluster_template_spec spec = s->spec;
     spec.cache_dir = cache_dir;
     spec.pgbench_scale = 0;
     char dir[CLUSTER_PATH_MAX];
-    return cluster_template_prepare(&spec, dir, sizeof dir, err, errlen);
+    return cluster_template_prepare(&spec, dir, sizeof dir, err);
 }
 
 /* The issue: /var/tmp/verdict-pg made first by another user (0777) was used by root. */
@@ -588,17 +591,18 @@ static void test_a_cache_of_another_user_is_refused(void **state)
 {
     suite_state *s = *state;
     need_other_user(s);
-    char dir[128], below[160], err[ERR_SIZE] = "";
+    char dir[128], below[160];
+    verdict_error err = {0};
     make_temp_dir(dir, sizeof dir, "foreign", 0777);
     assert_int_equal(chown(dir, s->other_uid, s->other_gid), 0);
-    assert_int_equal(prepare_in(s, dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is owned by"));
-    assert_non_null(strstr(err, s->other_name));
+    assert_int_equal(prepare_in(s, dir, &err), -1);
+    assert_non_null(strstr(err.message, "is owned by"));
+    assert_non_null(strstr(err.message, s->other_name));
     assert_int_equal(count_entries(dir), 0); /* nothing created in it */
     /* Nor below it: the other user could swap what verdict makes there. */
     snprintf(below, sizeof below, "%s/cache", dir);
-    assert_int_equal(prepare_in(s, below, err, sizeof err), -1);
-    assert_non_null(strstr(err, s->other_name));
+    assert_int_equal(prepare_in(s, below, &err), -1);
+    assert_non_null(strstr(err.message, s->other_name));
     assert_false(path_exists(below));
     remove_tree_with_rm(dir);
 }
@@ -608,13 +612,14 @@ static void test_a_link_of_another_user_is_not_followed(void **state)
 {
     suite_state *s = *state;
     need_other_user(s);
-    char target[128], link_path[160], err[ERR_SIZE] = "";
+    char target[128], link_path[160];
+    verdict_error err = {0};
     make_temp_dir(target, sizeof target, "target", 0755);
     snprintf(link_path, sizeof link_path, "%s-link", target);
     assert_int_equal(symlink(target, link_path), 0);
     assert_int_equal(lchown(link_path, s->other_uid, s->other_gid), 0);
-    assert_int_equal(prepare_in(s, link_path, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is a symbolic link owned by"));
+    assert_int_equal(prepare_in(s, link_path, &err), -1);
+    assert_non_null(strstr(err.message, "is a symbolic link owned by"));
     assert_int_equal(count_entries(target), 0);
     struct stat st;
     assert_int_equal(stat(target, &st), 0);
@@ -627,27 +632,29 @@ static void test_a_link_of_another_user_is_not_followed(void **state)
 static void test_cluster_cache_prepare_checks_and_creates(void **state)
 {
     (void)state;
-    char dir[128], cache[160], err[ERR_SIZE] = "";
+    char dir[128], cache[160];
+    verdict_error err = {0};
     make_temp_dir(dir, sizeof dir, "prepare", 0755);
     snprintf(cache, sizeof cache, "%s/a/cache", dir);
-    assert_int_equal(cluster_cache_prepare(cache, err, sizeof err), 0);
+    assert_int_equal(cluster_cache_prepare(cache, &err), 0);
     struct stat st;
     assert_int_equal(stat(cache, &st), 0);
     assert_int_equal(st.st_mode & 07777, geteuid() == 0 ? 0711 : 0700);
     assert_int_equal(st.st_uid, geteuid());
     assert_int_equal(chmod(cache, 0775), 0);
-    assert_int_equal(cluster_cache_prepare(cache, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is writable by other users (mode 0775)"));
+    assert_int_equal(cluster_cache_prepare(cache, &err), -1);
+    assert_non_null(strstr(err.message, "is writable by other users (mode 0775)"));
     remove_tree_with_rm(dir);
 }
 
 static void test_a_cache_others_may_write_is_refused(void **state)
 {
     suite_state *s = *state;
-    char dir[128], err[ERR_SIZE] = "";
+    char dir[128];
+    verdict_error err = {0};
     make_temp_dir(dir, sizeof dir, "open", 0777);
-    assert_int_equal(prepare_in(s, dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is writable by other users (mode 0777)"));
+    assert_int_equal(prepare_in(s, dir, &err), -1);
+    assert_non_null(strstr(err.message, "is writable by other users (mode 0777)"));
     assert_int_equal(count_entries(dir), 0);
     remove_tree_with_rm(dir);
 }
@@ -671,8 +678,8 @@ static void test_leftovers_verdict_did_not_make_are_left_alone(void **state)
     assert_int_equal(chown(file, s->other_uid, s->other_gid), 0);
     assert_int_equal(chown(foreign, s->other_uid, s->other_gid), 0);
     int reaped = -1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, &err), 0);
     assert_int_equal(reaped, 0);
     assert_true(path_exists(file));
     assert_true(path_exists(unproven));
@@ -723,8 +730,8 @@ static void test_a_forged_postmaster_pid_spares_other_segments(void **state)
              (unsigned long)key, id);
     lay_out_leftover(s, "forged", 1, text, dir, sizeof dir);
     int reaped = -1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, &err), 0);
     struct shmid_ds info;
     bool still_there = shmctl(id, IPC_STAT, &info) == 0;
     shmctl(id, IPC_RMID, NULL);
@@ -740,21 +747,22 @@ static void test_a_template_not_made_by_verdict_is_refused(void **state)
     need_other_user(s);
     if (s->template_dir[0] == '\0')
         skip();
-    char command[3 * CLUSTER_PATH_MAX + 128], err[ERR_SIZE] = "", dir[CLUSTER_PATH_MAX];
+    char command[3 * CLUSTER_PATH_MAX + 128], dir[CLUSTER_PATH_MAX];
+    verdict_error err = {0};
     snprintf(command, sizeof command, "chown -R %s '%s'", s->other_name, s->template_dir);
     assert_int_equal(system(command), 0);
     cluster_instance c;
-    int started = cluster_start(s->template_dir, &s->spec, &c, err, sizeof err);
+    int started = cluster_start(s->template_dir, &s->spec, &c, &err);
     if (started == 0)
-        cluster_stop(&c, err, sizeof err);
-    int prepared = cluster_template_prepare(&s->spec, dir, sizeof dir, err, sizeof err);
+        cluster_stop(&c, &err);
+    int prepared = cluster_template_prepare(&s->spec, dir, sizeof dir, &err);
     snprintf(command, sizeof command, "chown -R %u:%u '%s'", (unsigned)s->server_uid,
              (unsigned)s->server_gid, s->template_dir);
     assert_int_equal(system(command), 0);
     assert_int_equal(started, -1);
     assert_int_equal(prepared, -1);
-    assert_non_null(strstr(err, "is not a template data directory verdict made"));
-    assert_non_null(strstr(err, "not owned by the server user"));
+    assert_non_null(strstr(err.message, "is not a template data directory verdict made"));
+    assert_non_null(strstr(err.message, "not owned by the server user"));
     /* Its description changed: not the template these settings build. */
     char text_path[CLUSTER_PATH_MAX / 2];
     assert_true(strlen(s->template_dir) < sizeof text_path - 8);
@@ -763,12 +771,12 @@ static void test_a_template_not_made_by_verdict_is_refused(void **state)
     snprintf(command, sizeof command, "cp '%s' '%s.saved' && echo planted >> '%s'", text_path,
              text_path, text_path);
     assert_int_equal(system(command), 0);
-    prepared = cluster_template_prepare(&s->spec, dir, sizeof dir, err, sizeof err);
+    prepared = cluster_template_prepare(&s->spec, dir, sizeof dir, &err);
     snprintf(command, sizeof command, "mv '%s.saved' '%s'", text_path, text_path);
     assert_int_equal(system(command), 0);
     assert_int_equal(prepared, -1);
-    assert_non_null(strstr(err, "not a template verdict built for these settings"));
-    assert_int_equal(cluster_template_prepare(&s->spec, dir, sizeof dir, err, sizeof err), 0);
+    assert_non_null(strstr(err.message, "not a template verdict built for these settings"));
+    assert_int_equal(cluster_template_prepare(&s->spec, dir, sizeof dir, &err), 0);
 }
 
 /* The issue: 123 port lock files in one cache. They go with their instance, and the
@@ -782,16 +790,16 @@ static void test_port_lock_files_do_not_pile_up(void **state)
     start_or_fail(s, &a);
     start_or_fail(s, &b);
     assert_int_equal(count_entries(ports), 2);
-    char err[ERR_SIZE];
-    assert_int_equal(cluster_stop(&a, err, sizeof err), 0);
-    assert_int_equal(cluster_stop(&b, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(cluster_stop(&a, &err), 0);
+    assert_int_equal(cluster_stop(&b, &err), 0);
     assert_int_equal(count_entries(ports), 0);
     snprintf(stale, sizeof stale, "%s/17001.lock", ports); /* a dead verdict's, say */
     int fd = open(stale, O_CREAT | O_WRONLY, 0600);
     assert_true(fd >= 0);
     close(fd);
     int reaped;
-    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, err, sizeof err), 0);
+    assert_int_equal(cluster_reap_leftovers(s->cache_dir, &reaped, &err), 0);
     assert_int_equal(count_entries(ports), 0);
 }
 
@@ -809,8 +817,8 @@ static void test_lock_file_links_are_never_followed(void **state)
         assert_int_equal(symlink(target, link_path), 0);
     }
     cluster_instance c;
-    char err[ERR_SIZE] = "";
-    int rc = cluster_start(s->template_dir, &s->spec, &c, err, sizeof err);
+    verdict_error err = {0};
+    int rc = cluster_start(s->template_dir, &s->spec, &c, &err);
     int created = count_entries(victim);
     for (int port = 16000; port < 32000; port++) {
         snprintf(link_path, sizeof link_path, "%s/ports/%d.lock", s->cache_dir, port);
@@ -819,7 +827,7 @@ static void test_lock_file_links_are_never_followed(void **state)
     remove_tree_with_rm(victim);
     assert_int_equal(created, 0);
     assert_int_equal(rc, -1);
-    assert_non_null(strstr(err, "no free port"));
+    assert_non_null(strstr(err.message, "no free port"));
 }
 
 /* In a child that became the other user, with HOME set: its default cache, created and
@@ -833,7 +841,8 @@ static void build_as_other_user(const suite_state *s, const char *home, mode_t *
     assert_true(child >= 0);
     if (child == 0) {
         close(report[0]);
-        char cache[CLUSTER_PATH_MAX] = "", err[ERR_SIZE] = "", dir[CLUSTER_PATH_MAX];
+        char cache[CLUSTER_PATH_MAX] = "", dir[CLUSTER_PATH_MAX];
+        verdict_error err = {0};
         struct stat st = {0};
         if (setgroups(0, NULL) != 0 || setgid(s->other_gid) != 0 || setuid(s->other_uid) != 0)
             _exit(2);
@@ -842,10 +851,10 @@ static void build_as_other_user(const suite_state *s, const char *home, mode_t *
         cluster_template_spec spec = s->spec;
         spec.cache_dir = cache;
         spec.pgbench_scale = 0;
-        if (cluster_default_cache_dir(cache, sizeof cache, err, sizeof err) != 0 ||
-            cluster_template_prepare(&spec, dir, sizeof dir, err, sizeof err) != 0 ||
+        if (cluster_default_cache_dir(cache, sizeof cache, &err) != 0 ||
+            cluster_template_prepare(&spec, dir, sizeof dir, &err) != 0 ||
             stat(cache, &st) != 0) {
-            fprintf(stderr, "as the other user: %s\n", err);
+            fprintf(stderr, "as the other user: %s\n", err.message);
             _exit(3);
         }
         if (write(report[1], &st, sizeof st) != (ssize_t)sizeof st ||
@@ -871,8 +880,9 @@ static void test_the_default_cache_is_per_user_and_private(void **state)
 {
     suite_state *s = *state;
     need_other_user(s);
-    char dir[CLUSTER_PATH_MAX], err[ERR_SIZE] = "";
-    assert_int_equal(cluster_default_cache_dir(dir, sizeof dir, err, sizeof err), 0);
+    char dir[CLUSTER_PATH_MAX];
+    verdict_error err = {0};
+    assert_int_equal(cluster_default_cache_dir(dir, sizeof dir, &err), 0);
     assert_string_equal(dir, "/var/cache/verdict-pg"); /* root's own */
     char home[128], cache[CLUSTER_PATH_MAX], expected[200];
     make_temp_dir(home, sizeof home, "home", 0755);
@@ -885,8 +895,8 @@ static void test_the_default_cache_is_per_user_and_private(void **state)
     assert_int_equal(mode, 0700);
     assert_int_equal(owner, s->other_uid);
     /* Root does not use it: it is the other user's. */
-    assert_int_equal(prepare_in(s, cache, err, sizeof err), -1);
-    assert_non_null(strstr(err, "is owned by"));
+    assert_int_equal(prepare_in(s, cache, &err), -1);
+    assert_non_null(strstr(err.message, "is owned by"));
     remove_tree_with_rm(home);
 }
 

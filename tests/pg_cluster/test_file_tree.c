@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pg/cluster_internal.h"
+#include "common/error.h"
 #include "pg/file_tree.h"
 
 #define FILES_PER_DIR 150
@@ -105,8 +106,8 @@ static int teardown(void **state)
     chmod(path, 0700);
     snprintf(path, sizeof path, "%s/read_only", s->copy);
     chmod(path, 0700);
-    char err[1024];
-    int rc = remove_tree(s->root, err, sizeof err);
+    verdict_error err = {0};
+    int rc = remove_tree(s->root, &err);
     free(s);
     return rc;
 }
@@ -129,7 +130,7 @@ static bool same_bytes(const char *path_a, const char *path_b)
 }
 
 /* Compares one entry of the source with its copy: type, mode, owner, bytes or target. */
-static int compare_entry(const tree_entry *entry, void *context, char *err, size_t errlen)
+static int compare_entry(const tree_entry *entry, void *context, verdict_error *err)
 {
     const scratch *s = context;
     char copy_path[600], source_path[600];
@@ -138,14 +139,14 @@ static int compare_entry(const tree_entry *entry, void *context, char *err, size
     struct stat st;
     if (lstat(copy_path, &st) != 0 || (st.st_mode & S_IFMT) != (entry->st.st_mode & S_IFMT) ||
         (st.st_mode & 07777) != (entry->st.st_mode & 07777) || st.st_uid != entry->st.st_uid) {
-        snprintf(err, errlen, "%s: type, mode or owner differs", entry->path);
+        error_set(err, ERROR_INTERNAL, "%s: type, mode or owner differs", entry->path);
         return -1;
     }
     if (S_ISLNK(st.st_mode)) {
         char a[256] = "", b[256] = "";
         if (readlink(copy_path, a, sizeof a - 1) < 0 || readlink(source_path, b, sizeof b - 1) < 0 ||
             strcmp(a, b) != 0) {
-            snprintf(err, errlen, "%s: link target differs", entry->path);
+            error_set(err, ERROR_INTERNAL, "%s: link target differs", entry->path);
             return -1;
         }
         return 0;
@@ -153,7 +154,7 @@ static int compare_entry(const tree_entry *entry, void *context, char *err, size
     if (S_ISDIR(st.st_mode))
         return 0;
     if (st.st_size != entry->st.st_size || !same_bytes(copy_path, source_path)) {
-        snprintf(err, errlen, "%s: contents differ", entry->path);
+        error_set(err, ERROR_INTERNAL, "%s: contents differ", entry->path);
         return -1;
     }
     return 0;
@@ -161,21 +162,21 @@ static int compare_entry(const tree_entry *entry, void *context, char *err, size
 
 static void list_path(const char *path, tree_listing *listing)
 {
-    char err[1024] = "";
+    verdict_error err = {0};
     int fd = open(path, O_RDONLY | O_DIRECTORY);
     assert_true(fd >= 0);
-    int rc = tree_list(fd, path, listing, err, sizeof err);
+    int rc = tree_list(fd, path, listing, &err);
     close(fd);
     if (rc != 0)
-        fail_msg("tree_list: %s", err);
+        fail_msg("tree_list: %s", err.message);
 }
 
 static void test_copy_keeps_contents_modes_and_links(void **state)
 {
     scratch *s = *state;
-    char err[1024] = "";
-    if (copy_tree(s->source, s->copy, err, sizeof err) != 0)
-        fail_msg("copy_tree: %s", err);
+    verdict_error err = {0};
+    if (copy_tree(s->source, s->copy, &err) != 0)
+        fail_msg("copy_tree: %s", err.message);
 
     tree_listing source, copy;
     list_path(s->source, &source);
@@ -184,12 +185,12 @@ static void test_copy_keeps_contents_modes_and_links(void **state)
     assert_int_equal(source.count, 7 + 3 * FILES_PER_DIR + 3);
     assert_int_equal(copy.count, source.count);
     /* Both checks read files from several threads; a wrong copy fails either. */
-    if (tree_for_each_file(&source, compare_entry, s, 4, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (tree_for_each_file(&source, compare_entry, s, 4, &err) != 0)
+        fail_msg("%s", err.message);
     for (size_t i = 0; i < source.count; i++)
-        if (S_ISDIR(source.entries[i].st.st_mode) && compare_entry(&source.entries[i], s, err,
-                                                                    sizeof err) != 0)
-            fail_msg("%s", err);
+        if (S_ISDIR(source.entries[i].st.st_mode) && compare_entry(&source.entries[i], s,
+                                                                   &err) != 0)
+            fail_msg("%s", err.message);
     struct stat root_copy;
     assert_int_equal(stat(s->copy, &root_copy), 0);
     assert_int_equal(root_copy.st_mode & 07777, 0750);
@@ -221,27 +222,27 @@ static void test_listing_puts_directories_before_their_contents(void **state)
 static void test_copy_refuses_an_existing_destination(void **state)
 {
     scratch *s = *state;
-    char err[1024] = "";
+    verdict_error err = {0};
     assert_int_equal(mkdir(s->copy, 0700), 0);
-    assert_int_equal(copy_tree(s->source, s->copy, err, sizeof err), -1);
-    assert_non_null(strstr(err, s->copy));
-    assert_non_null(strstr(err, "exists"));
+    assert_int_equal(copy_tree(s->source, s->copy, &err), -1);
+    assert_non_null(strstr(err.message, s->copy));
+    assert_non_null(strstr(err.message, "exists"));
 }
 
 static void test_remove_deletes_everything_including_read_only_directories(void **state)
 {
     scratch *s = *state;
-    char err[1024] = "";
-    if (copy_tree(s->source, s->copy, err, sizeof err) != 0)
-        fail_msg("copy_tree: %s", err);
+    verdict_error err = {0};
+    if (copy_tree(s->source, s->copy, &err) != 0)
+        fail_msg("copy_tree: %s", err.message);
     char path[512];
     snprintf(path, sizeof path, "%s/read_only", s->copy);
     assert_int_equal(chmod(path, 0700), 0); /* as a user would before rm; root needs not */
-    if (remove_tree(s->copy, err, sizeof err) != 0)
-        fail_msg("remove_tree: %s", err);
+    if (remove_tree(s->copy, &err) != 0)
+        fail_msg("remove_tree: %s", err.message);
     assert_int_equal(access(s->copy, F_OK), -1);
     assert_int_equal(errno, ENOENT);
-    assert_int_equal(remove_tree(s->copy, err, sizeof err), 0); /* already gone: fine */
+    assert_int_equal(remove_tree(s->copy, &err), 0); /* already gone: fine */
 }
 
 /* Fails on one chosen file; counts calls so the test can see the work stopped early. */
@@ -250,13 +251,13 @@ typedef struct {
     atomic_int calls;
 } failing_action;
 
-static int fail_on_one(const tree_entry *entry, void *context, char *err, size_t errlen)
+static int fail_on_one(const tree_entry *entry, void *context, verdict_error *err)
 {
     failing_action *f = context;
     atomic_fetch_add(&f->calls, 1);
     if (strcmp(entry->path, f->failing_path) != 0)
         return 0;
-    snprintf(err, errlen, "refused %s", entry->path);
+    error_set(err, ERROR_INTERNAL, "refused %s", entry->path);
     return -1;
 }
 
@@ -278,16 +279,16 @@ static void test_first_failure_is_reported_and_stops_the_work(void **state)
     for (int threads = 1; threads <= 4; threads++) {
         failing_action f = {.failing_path = first_file};
         atomic_init(&f.calls, 0);
-        char err[1024] = "";
-        assert_int_equal(tree_for_each_file(&listing, fail_on_one, &f, threads, err, sizeof err),
+        verdict_error err = {0};
+        assert_int_equal(tree_for_each_file(&listing, fail_on_one, &f, threads, &err),
                          -1);
-        assert_string_equal(err, expected);
+        assert_string_equal(err.message, expected);
         assert_true((size_t)atomic_load(&f.calls) < files);
     }
     failing_action none = {.failing_path = "no such file"};
     atomic_init(&none.calls, 0);
-    char err[1024] = "";
-    assert_int_equal(tree_for_each_file(&listing, fail_on_one, &none, 4, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(tree_for_each_file(&listing, fail_on_one, &none, 4, &err), 0);
     assert_int_equal((size_t)atomic_load(&none.calls), files);
     tree_listing_free(&listing);
 }
@@ -295,10 +296,10 @@ static void test_first_failure_is_reported_and_stops_the_work(void **state)
 static void test_copy_of_a_missing_directory_names_it(void **state)
 {
     (void)state;
-    char err[1024] = "";
-    assert_int_equal(copy_tree("/nonexistent/verdict-template", "/tmp/unused", err, sizeof err),
+    verdict_error err = {0};
+    assert_int_equal(copy_tree("/nonexistent/verdict-template", "/tmp/unused", &err),
                      -1);
-    assert_non_null(strstr(err, "/nonexistent/verdict-template"));
+    assert_non_null(strstr(err.message, "/nonexistent/verdict-template"));
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "report/output_file.h"
+#include "common/error.h"
 #include "report/report.h"
 
 typedef struct {
@@ -48,24 +49,25 @@ static const char *in_scratch(scratch *s, const char *name)
 static void new_file_in_missing_directory_names_the_directory(void **state)
 {
     scratch *s = *state;
-    char err[512], missing[128];
+    char missing[128];
+    verdict_error err = {0};
     snprintf(missing, sizeof missing, "%s/missing", s->dir);
-    assert_int_equal(output_check(in_scratch(s, "missing/x.json"), err, sizeof err), -1);
-    assert_non_null(strstr(err, missing));
-    assert_non_null(strstr(err, "No such file or directory"));
-    assert_int_equal(output_check(in_scratch(s, "new.json"), err, sizeof err), 0);
+    assert_int_equal(output_check(in_scratch(s, "missing/x.json"), &err), -1);
+    assert_non_null(strstr(err.message, missing));
+    assert_non_null(strstr(err.message, "No such file or directory"));
+    assert_int_equal(output_check(in_scratch(s, "new.json"), &err), 0);
     assert_int_equal(access(s->path, F_OK), -1); /* nothing created */
-    assert_int_equal(output_check("-", err, sizeof err), 0);
+    assert_int_equal(output_check("-", &err), 0);
 }
 
 static void existing_file_is_not_truncated(void **state)
 {
     scratch *s = *state;
-    char err[512];
+    verdict_error err = {0};
     FILE *f = fopen(in_scratch(s, "old.json"), "w");
     fputs("keep\n", f);
     fclose(f);
-    assert_int_equal(output_check(s->path, err, sizeof err), 0);
+    assert_int_equal(output_check(s->path, &err), 0);
     struct stat st;
     assert_int_equal(stat(s->path, &st), 0);
     assert_int_equal(st.st_size, 5);
@@ -74,46 +76,46 @@ static void existing_file_is_not_truncated(void **state)
 static void directory_fifo_and_device(void **state)
 {
     scratch *s = *state;
-    char err[512];
-    assert_int_equal(output_check(s->dir, err, sizeof err), -1);
-    assert_non_null(strstr(err, "it is a directory"));
+    verdict_error err = {0};
+    assert_int_equal(output_check(s->dir, &err), -1);
+    assert_non_null(strstr(err.message, "it is a directory"));
     assert_int_equal(mkfifo(in_scratch(s, "fifo"), 0600), 0);
-    assert_int_equal(output_check(s->path, err, sizeof err), 0); /* no reader: no wait */
-    assert_int_equal(output_check("/dev/null", err, sizeof err), 0);
+    assert_int_equal(output_check(s->path, &err), 0); /* no reader: no wait */
+    assert_int_equal(output_check("/dev/null", &err), 0);
 }
 
 static void svg_directory(void **state)
 {
     scratch *s = *state;
-    char err[512];
-    assert_int_equal(output_check_dir(s->dir, err, sizeof err), 0);
-    assert_int_equal(output_check_dir(in_scratch(s, "charts/"), err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(output_check_dir(s->dir, &err), 0);
+    assert_int_equal(output_check_dir(in_scratch(s, "charts/"), &err), 0);
     assert_int_equal(access(s->path, F_OK), -1);
-    assert_int_equal(output_check_dir(in_scratch(s, "a/b"), err, sizeof err), -1);
-    assert_non_null(strstr(err, "No such file or directory"));
+    assert_int_equal(output_check_dir(in_scratch(s, "a/b"), &err), -1);
+    assert_non_null(strstr(err.message, "No such file or directory"));
     FILE *f = fopen(in_scratch(s, "file"), "w");
     fclose(f);
-    assert_int_equal(output_check_dir(s->path, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a directory"));
+    assert_int_equal(output_check_dir(s->path, &err), -1);
+    assert_non_null(strstr(err.message, "not a directory"));
 }
 
 static void one_export_to_stdout_at_most(void **state)
 {
     scratch *s = *state;
-    char err[512];
+    verdict_error err = {0};
     report_exports to = {.json = "-", .html = "-"};
     assert_true(report_exports_use_stdout(&to));
-    assert_int_equal(report_exports_check(&to, err, sizeof err), -1);
-    assert_non_null(strstr(err, "--json - and --html -"));
+    assert_int_equal(report_exports_check(&to, &err), -1);
+    assert_non_null(strstr(err.message, "--json - and --html -"));
     to = (report_exports){.markdown = "-", .csv = in_scratch(s, "missing/x.csv")};
-    assert_int_equal(report_exports_check(&to, err, sizeof err), -1);
-    assert_true(strncmp(err, "--csv ", 6) == 0);
+    assert_int_equal(report_exports_check(&to, &err), -1);
+    assert_true(strncmp(err.message, "--csv ", 6) == 0);
     to = (report_exports){.svg_dir = "-"};
     assert_false(report_exports_use_stdout(&to));
-    assert_int_equal(report_exports_check(&to, err, sizeof err), -1);
-    assert_non_null(strstr(err, "--svg -"));
+    assert_int_equal(report_exports_check(&to, &err), -1);
+    assert_non_null(strstr(err.message, "--svg -"));
     to = (report_exports){.csv = "-", .svg_dir = s->dir};
-    assert_int_equal(report_exports_check(&to, err, sizeof err), 0);
+    assert_int_equal(report_exports_check(&to, &err), 0);
 }
 
 int main(void)

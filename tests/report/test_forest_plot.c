@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "report/forest_plot.h"
 
 #define HOSTILE "<script>alert(\"x\")</script> & 'quotes' \x01 \xff\xfe"
@@ -36,14 +38,15 @@ static forest_plot sample_plot(void)
 /* The plot written into memory (caller frees); asserts that the write succeeded. */
 static char *write_plot(const forest_plot *plot, bool standalone)
 {
-    char *text = NULL, err[256] = "";
+    char *text = NULL;
+    verdict_error err = {0};
     size_t length = 0;
     FILE *out = open_memstream(&text, &length);
     assert_non_null(out);
-    int rc = forest_plot_write(plot, out, standalone, err, sizeof err);
+    int rc = forest_plot_write(plot, out, standalone, &err);
     fclose(out);
     if (rc != 0)
-        fail_msg("forest_plot_write: %s", err);
+        fail_msg("forest_plot_write: %s", err.message);
     return text;
 }
 
@@ -337,15 +340,15 @@ static void refuses_no_rows_and_too_many(void **state)
 {
     (void)state;
     forest_plot plot = sample_plot();
-    char err[256] = "";
+    verdict_error err = {0};
     FILE *out = tmpfile();
     plot.n_rows = 0;
-    assert_int_equal(forest_plot_write(&plot, out, true, err, sizeof err), -1);
-    assert_non_null(strstr(err, "no machines"));
+    assert_int_equal(forest_plot_write(&plot, out, true, &err), -1);
+    assert_non_null(strstr(err.message, "no machines"));
     plot.n_rows = FOREST_MAX_ROWS + 1;
-    assert_int_equal(forest_plot_write(&plot, out, true, err, sizeof err), -1);
-    assert_non_null(strstr(err, "more than"));
-    assert_int_equal(forest_plot_write(NULL, out, true, err, sizeof err), -1);
+    assert_int_equal(forest_plot_write(&plot, out, true, &err), -1);
+    assert_non_null(strstr(err.message, "more than"));
+    assert_int_equal(forest_plot_write(NULL, out, true, &err), -1);
     assert_int_equal(ftell(out), 0); /* nothing half-written */
     fclose(out);
 }

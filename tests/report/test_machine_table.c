@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "common/error.h"
 #include "report/machine_table.h"
 
 #define X86_V4 "sse4_2 popcnt pclmulqdq avx avx2 bmi2 avx512f avx512bw avx512vl vpclmulqdq sha_ni"
@@ -53,14 +54,15 @@ static const machine_table_row fleet[] = {
 
 static char *table_text(const machine_table_row *rows, size_t n)
 {
-    char *text = NULL, err[256] = "";
+    char *text = NULL;
+    verdict_error err = {0};
     size_t length = 0;
     FILE *out = open_memstream(&text, &length);
     assert_non_null(out);
-    int rc = machine_table_write_text(out, rows, n, err, sizeof err);
+    int rc = machine_table_write_text(out, rows, n, &err);
     fclose(out);
     if (rc != 0)
-        fail_msg("machine_table_write_text: %s", err);
+        fail_msg("machine_table_write_text: %s", err.message);
     return text;
 }
 
@@ -162,9 +164,9 @@ static void counts_paths_and_levels(void **state)
                                  "armv8 on 1, x86-64-v2 on 1\n"));
     free(text);
     machine_table_counts counts;
-    char err[128];
-    assert_int_equal(machine_table_tally(fleet, FLEET_SIZE, MACHINE_TABLE_BY_CRC32C, &counts, err,
-                                         sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(machine_table_tally(fleet, FLEET_SIZE, MACHINE_TABLE_BY_CRC32C, &counts, &err),
+                     0);
     assert_int_equal(counts.n, 4);
     assert_string_equal(counts.items[0].value, "avx2_hybrid");
     assert_int_equal(counts.items[0].machines, 2);
@@ -244,10 +246,11 @@ static void escapes_hostile_names(void **state)
 static void writes_json_with_the_counts(void **state)
 {
     (void)state;
-    char *text = NULL, err[256] = "";
+    char *text = NULL;
+    verdict_error err = {0};
     size_t length = 0;
     FILE *out = open_memstream(&text, &length);
-    assert_int_equal(machine_table_write_json(out, fleet, FLEET_SIZE, err, sizeof err), 0);
+    assert_int_equal(machine_table_write_json(out, fleet, FLEET_SIZE, &err), 0);
     fclose(out);
     json_error_t error;
     json_t *doc = json_loads(text, 0, &error);

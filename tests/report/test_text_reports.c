@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report/plain_text.h"
+#include "common/error.h"
 #include "report/report.h"
 #include "report_capture.h"
 #include "report/report_query.h"
@@ -85,9 +86,8 @@ static fixture *make_fixture(const char *candidate, size_t n_points, size_t meas
     f->options = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
                                     .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM,
                                     .seed = 1};
-    char err[256];
-    assert_int_equal(analysis_run(f->series, n_points * 2, &f->options, &f->analysis, err,
-                                  sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, n_points * 2, &f->options, &f->analysis, &err), 0);
     f->in = (report_input){.experiment_name = candidate, .options = &f->options,
                            .variants = f->variants, .n_variants = 2, .points = f->points,
                            .n_points = n_points, .samples = f->samples, .n_samples = n_samples,
@@ -274,8 +274,8 @@ static void runs_that_timed_out_are_named_as_such(void **state)
     for (size_t i = 0; i < f->in.n_samples; i++)
         f->samples[i].timed_out = strcmp(f->samples[i].variant, "B") == 0;
     analysis_result_free(&f->analysis);
-    char err[256];
-    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, &err), 0);
     char *text = capture_text(&f->in);
     char *json = capture_file(&f->in, report_write_json, f->dir, "r.json");
     const char *expected = "8 of 8 runs of B timed out, and a run that times out has no wall value";
@@ -317,8 +317,8 @@ static void a_stalled_run_keeps_the_unit_of_the_rest(void **state)
             f->values[v * RUNS + r] = 0.00080 + 0.00001 * (double)r + 0.00002 * (double)v;
     f->values[3] = 10.0; /* the baseline's, which sets the table's unit */
     analysis_result_free(&f->analysis);
-    char err[256];
-    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(f->series, 2, &f->options, &f->analysis, &err), 0);
     f->in.text_style.headlines = true;
     char *text = capture_text(&f->in);
     assert_non_null(strstr(text, "Time (median):"));

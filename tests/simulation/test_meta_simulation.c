@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/error.h"
+
 #include "stats/meta_analysis.h"
 
 #define FLEETS 10000
@@ -52,8 +54,8 @@ static sim_coverage simulate(gsl_rng *rng, const sim_cell *cell)
         draw_fleet(rng, cell, yi, vi);
         double new_machine = mu + gsl_ran_gaussian(rng, cell->tau);
         meta_result r;
-        char err[256];
-        if (meta_random_effects(yi, vi, cell->k, cell->method, 0.95, &r, err, sizeof err) != 0) {
+        verdict_error err = {0};
+        if (meta_random_effects(yi, vi, cell->k, cell->method, 0.95, &r, &err) != 0) {
             refused++;
             continue;
         }

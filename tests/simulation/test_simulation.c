@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "core/analysis.h"
+#include "common/error.h"
 #include "core/stopping.h"
 #include "stats/comparison.h"
 
@@ -173,8 +174,8 @@ static void test_family_wise_error(void **state)
             analysis_options o = {.method = METHOD_WILCOXON, .confidence = 0.95, .margin = 0.01,
                                   .adjust = adjust ? ADJUST_HOLM : ADJUST_NONE};
             analysis_result r;
-            char err[128];
-            assert_int_equal(analysis_run(series, VARIANTS, &o, &r, err, sizeof err), 0);
+            verdict_error err = {0};
+            assert_int_equal(analysis_run(series, VARIANTS, &o, &r, &err), 0);
             int claims = 0;
             for (size_t k = 0; k < r.n_comparisons; k++)
                 claims += r.comparisons[k].result.decision.kind == VERDICT_BETTER ||

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 #include "store_test_support.h"
 
 /* ---- round trips ---- */
@@ -21,8 +23,8 @@ static void experiment_round_trips_with_uint64_hashes(void **state)
     int64_t id = open_experiment(s, &e, false);
 
     store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_get_experiment(s, id, &got, &err), 0);
     assert_string_equal(got.name, "crc");
     assert_int_equal(got.text_length, e.text_length);
     assert_memory_equal(got.text, e.text, e.text_length);
@@ -32,8 +34,8 @@ static void experiment_round_trips_with_uint64_hashes(void **state)
     assert_string_equal(got.tool_version, "0.1.0");
     assert_string_equal(got.tool_build, ""); /* NULL is stored as "" (unknown) */
 
-    assert_int_equal(store_get_experiment(s, id + 1, &got, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
+    assert_int_equal(store_get_experiment(s, id + 1, &got, &err), -1);
+    assert_contains(err.message, "no experiment");
     store_close(s);
 }
 
@@ -88,11 +90,12 @@ static void reading_stops_when_the_callback_says_so(void **state)
     collection *c = calloc(1, sizeof *c);
     assert_non_null(c);
     c->stop_after = 2;
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     /* the callback's value comes back, so a failure inside it is not taken for success */
-    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, err, sizeof err), 1);
+    assert_int_equal(store_for_each_sample(s, id, collect_sample, c, &err), 1);
     assert_int_equal(c->n, 2);
-    assert_string_equal(err, ""); /* the callback knows why it stopped; the store does not */
+    assert_string_equal(err.message,
+                        ""); /* the callback knows why it stopped; the store does not */
     free(c);
     store_close(s);
 }
@@ -105,10 +108,10 @@ static void facts_of_the_latest_run_come_back_in_order(void **state)
     store *s = open_store(f->path);
     store_experiment e = sample_experiment("crc");
     int64_t id = open_experiment(s, &e, false);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
 
     fact_list none = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &none, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &none, &err), 0);
     assert_int_equal(none.n, 0);
 
     store_fact first[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
@@ -117,18 +120,18 @@ static void facts_of_the_latest_run_come_back_in_order(void **state)
     begin_run(s, id, first, 2);
     begin_run(s, id, second, 3);
     fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, &err), 0);
     assert_int_equal(got.n, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_string_equal(got.keys[i], second[i].key);
         assert_string_equal(got.values[i], second_values[i]);
     }
-    assert_int_equal(store_for_each_fact(s, id, refuse_fact, NULL, err, sizeof err), -1);
+    assert_int_equal(store_for_each_fact(s, id, refuse_fact, NULL, &err), -1);
 
     store_fact twice[] = {{"governor", "a"}, {"governor", "b"}};
     int64_t run = 0;
-    assert_int_equal(store_begin_run(s, id, twice, 2, &run, err, sizeof err), -1);
-    assert_contains(err, "fact governor given twice");
+    assert_int_equal(store_begin_run(s, id, twice, 2, &run, &err), -1);
+    assert_contains(err.message, "fact governor given twice");
     store_close(s);
     /* the refused run left nothing behind */
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM run"), 2);
@@ -143,22 +146,22 @@ static void facts_added_after_begin_follow_the_begin_facts(void **state)
     store_fact at_begin[] = {{"governor", "performance"}, {"cpu_model", "EPYC"}};
     int64_t earlier = begin_run(s, id, at_begin, 2);
     int64_t run = begin_run(s, id, at_begin, 2);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     /* learnt while the run went on, in two calls; "alpha" would sort first by key */
     store_fact calibration[] = {{"zeta_ns_per_op", "1.25"}, {"alpha", NULL}};
     store_fact warning[] = {{"warning", "turbo on"}};
-    assert_int_equal(store_add_run_facts(s, run, calibration, 2, err, sizeof err), 0);
-    assert_int_equal(store_add_run_facts(s, run, warning, 1, err, sizeof err), 0);
-    assert_int_equal(store_add_run_facts(s, run, NULL, 0, err, sizeof err), 0);
+    assert_int_equal(store_add_run_facts(s, run, calibration, 2, &err), 0);
+    assert_int_equal(store_add_run_facts(s, run, warning, 1, &err), 0);
+    assert_int_equal(store_add_run_facts(s, run, NULL, 0, &err), 0);
     /* a fact for the earlier run stays with it */
     store_fact late[] = {{"late", "1"}};
-    assert_int_equal(store_add_run_facts(s, earlier, late, 1, err, sizeof err), 0);
+    assert_int_equal(store_add_run_facts(s, earlier, late, 1, &err), 0);
 
     static const char *const want_keys[] = {"governor", "cpu_model", "zeta_ns_per_op", "alpha",
                                             "warning"};
     static const char *const want_values[] = {"performance", "EPYC", "1.25", "", "turbo on"};
     fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, &err), 0);
     assert_int_equal(got.n, 5);
     for (size_t i = 0; i < 5; i++) {
         assert_string_equal(got.keys[i], want_keys[i]);
@@ -183,24 +186,24 @@ static void a_fact_given_twice_is_refused_and_nothing_of_the_call_is_kept(void *
     int64_t id = open_experiment(s, &e, false);
     store_fact at_begin[] = {{"governor", "performance"}};
     int64_t run = begin_run(s, id, at_begin, 1);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
 
     /* a key the run already has: refused, not replaced, and the new key before it in the
      * same call is rolled back with it */
     store_fact again[] = {{"calibrated", "yes"}, {"governor", "powersave"}};
-    assert_int_equal(store_add_run_facts(s, run, again, 2, err, sizeof err), -1);
-    assert_contains(err, f->path);
-    assert_contains(err, "fact governor given twice for one run");
+    assert_int_equal(store_add_run_facts(s, run, again, 2, &err), -1);
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "fact governor given twice for one run");
     /* twice within one call */
     store_fact twice[] = {{"ns_per_op", "1"}, {"ns_per_op", "2"}};
-    assert_int_equal(store_add_run_facts(s, run, twice, 2, err, sizeof err), -1);
-    assert_contains(err, "fact ns_per_op given twice for one run");
+    assert_int_equal(store_add_run_facts(s, run, twice, 2, &err), -1);
+    assert_contains(err.message, "fact ns_per_op given twice for one run");
 
     /* the store goes on: a new key is taken */
     store_fact fine[] = {{"ns_per_op", "3"}};
-    assert_int_equal(store_add_run_facts(s, run, fine, 1, err, sizeof err), 0);
+    assert_int_equal(store_add_run_facts(s, run, fine, 1, &err), 0);
     fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, &err), 0);
     assert_int_equal(got.n, 2);
     assert_string_equal(got.keys[0], "governor");
     assert_string_equal(got.values[0], "performance");
@@ -218,14 +221,14 @@ static void facts_for_a_missing_run_are_refused(void **state)
     store_experiment e = sample_experiment("crc");
     int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
     store_fact fact[] = {{"governor", "performance"}};
-    char err[ERR_SIZE] = "";
-    int rc = store_add_run_facts(s, run + 5, fact, 1, err, sizeof err);
+    verdict_error err = {0};
+    int rc = store_add_run_facts(s, run + 5, fact, 1, &err);
     store_close(s); /* first: a failed check below must not leak the store */
     assert_int_equal(rc, -1);
-    assert_contains(err, f->path);
+    assert_contains(err.message, f->path);
     char want[64];
     snprintf(want, sizeof want, "no run %lld", (long long)(run + 5));
-    assert_contains(err, want); /* as store_add_sample and store_end_run say it */
+    assert_contains(err.message, want); /* as store_add_sample and store_end_run say it */
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM run_fact"), 0);
 }
 
@@ -236,19 +239,19 @@ static void runs_record_start_end_status_and_version(void **state)
     store_experiment e = sample_experiment("crc");
     int64_t id = open_experiment(s, &e, false);
     int64_t run = begin_run(s, id, NULL, 0);
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_end_run(s, run, "finished", err, sizeof err), -1);
-    assert_contains(err, "run status finished");
-    assert_int_equal(store_end_run(s, run + 5, "done", err, sizeof err), -1);
-    assert_contains(err, "no run");
-    assert_int_equal(store_end_run(s, run, "interrupted", err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_end_run(s, run, "finished", &err), -1);
+    assert_contains(err.message, "run status finished");
+    assert_int_equal(store_end_run(s, run + 5, "done", &err), -1);
+    assert_contains(err.message, "no run");
+    assert_int_equal(store_end_run(s, run, "interrupted", &err), 0);
 
     store_sample x = full_sample(0, 0);
-    assert_int_equal(store_add_sample(s, run + 5, &x, err, sizeof err), -1);
-    assert_contains(err, "no run");
+    assert_int_equal(store_add_sample(s, run + 5, &x, &err), -1);
+    assert_contains(err.message, "no run");
     int64_t no_run = 0;
-    assert_int_equal(store_begin_run(s, id + 99, NULL, 0, &no_run, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
+    assert_int_equal(store_begin_run(s, id + 99, NULL, 0, &no_run, &err), -1);
+    assert_contains(err.message, "no experiment");
     store_close(s);
 
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM run WHERE status = 'interrupted'"
@@ -262,20 +265,20 @@ static void latest_experiment_is_the_one_run_last(void **state)
     fixture *f = *state;
     store *s = open_store(f->path);
     int64_t latest = 0;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
-    assert_contains(err, f->path);
+    verdict_error err = {0};
+    assert_int_equal(store_latest_experiment(s, &latest, &err), -1);
+    assert_contains(err.message, "no experiment");
+    assert_contains(err.message, f->path);
 
     store_experiment a = sample_experiment("a"), b = sample_experiment("b");
     int64_t id_a = open_experiment(s, &a, false);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(store_latest_experiment(s, &latest, &err), 0);
     assert_int_equal(latest, id_a);
     int64_t id_b = open_experiment(s, &b, false);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(store_latest_experiment(s, &latest, &err), 0);
     assert_int_equal(latest, id_b);
     begin_run(s, id_a, NULL, 0);
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(store_latest_experiment(s, &latest, &err), 0);
     assert_int_equal(latest, id_a);
     store_close(s);
 }
@@ -295,13 +298,13 @@ static void a_block_is_never_stored_twice(void **state)
     /* a second run of the same experiment (a resume) may not repeat the block either */
     int64_t resumed = begin_run(s, id, NULL, 0);
     x.seq = 1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, resumed, &x, err, sizeof err), -1);
-    assert_contains(err, f->path);
-    assert_contains(err, "point clients=4, variant A");
-    assert_contains(err, "layout 0");
-    assert_contains(err, "block 3");
-    assert_contains(err, "already stored");
+    verdict_error err = {0};
+    assert_int_equal(store_add_sample(s, resumed, &x, &err), -1);
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "point clients=4, variant A");
+    assert_contains(err.message, "layout 0");
+    assert_contains(err.message, "block 3");
+    assert_contains(err.message, "already stored");
 
     /* the store still works, and the same block of another variant or point is new */
     x.variant = "B";
@@ -330,16 +333,16 @@ static void samples_are_committed_in_batches_whole_or_not_at_all(void **state)
     store_experiment e = sample_experiment("batch");
     int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
     store_sample batch[3] = {full_sample(0, 0), full_sample(1, 1), full_sample(2, 2)};
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_samples(s, run, batch, 3, err, sizeof err), 0);
-    assert_int_equal(store_add_samples(s, run, batch, 0, err, sizeof err), 0); /* nothing */
+    verdict_error err = {0};
+    assert_int_equal(store_add_samples(s, run, batch, 3, &err), 0);
+    assert_int_equal(store_add_samples(s, run, batch, 0, &err), 0); /* nothing */
     /* a block already stored (2 of A), last in the batch: the two new ones before it go too */
     store_sample refused[3] = {full_sample(5, 3), full_sample(6, 4), full_sample(2, 6)};
-    assert_int_equal(store_add_samples(s, run, refused, 3, err, sizeof err), -1);
-    assert_contains(err, "block 2");
-    assert_contains(err, "already stored");
+    assert_int_equal(store_add_samples(s, run, refused, 3, &err), -1);
+    assert_contains(err.message, "block 2");
+    assert_contains(err.message, "already stored");
     /* and the store goes on: the new ones alone are taken */
-    assert_int_equal(store_add_samples(s, run, refused, 2, err, sizeof err), 0);
+    assert_int_equal(store_add_samples(s, run, refused, 2, &err), 0);
     store_close(s);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 5);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample_metric"), 15);
@@ -407,14 +410,15 @@ static void a_block_is_one_per_layout_and_machine(void **state)
     int64_t resumed = begin_run(s, id, NULL, 0);
     store_sample again = x;
     again.seq = 4;
-    char refused[ERR_SIZE] = "", err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, resumed, &again, refused, sizeof refused), -1);
+    verdict_error refused = {0};
+    verdict_error err = {0};
+    assert_int_equal(store_add_sample(s, resumed, &again, &refused), -1);
     /* NULL is the local machine "", so this is the sample `local` again */
     store_sample local_again = local;
     local_again.machine = NULL;
     local_again.seq = 5;
-    assert_int_equal(store_add_sample(s, resumed, &local_again, err, sizeof err), -1);
-    assert_contains(err, "already stored");
+    assert_int_equal(store_add_sample(s, resumed, &local_again, &err), -1);
+    assert_contains(err.message, "already stored");
 
     collection *c = read_samples(s, id);
     assert_int_equal(c->n, 4);
@@ -424,15 +428,15 @@ static void a_block_is_one_per_layout_and_machine(void **state)
     assert_same_sample(&c->items[3], &local);
     free(c);
     store_close(s);
-    /* the refused samples left no metrics behind */
+    /* the refused.message samples left no metrics behind */
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample_metric"), 4 * 3);
     /* the message names every part of the block's key: which twin, which machine */
-    assert_contains(refused, f->path);
-    assert_contains(refused, "point clients=4, variant A");
-    assert_contains(refused, "layout 1");
-    assert_contains(refused, "machine db-2");
-    assert_contains(refused, "block 3");
-    assert_contains(refused, "already stored; a block is never measured twice");
+    assert_contains(refused.message, f->path);
+    assert_contains(refused.message, "point clients=4, variant A");
+    assert_contains(refused.message, "layout 1");
+    assert_contains(refused.message, "machine db-2");
+    assert_contains(refused.message, "block 3");
+    assert_contains(refused.message, "already stored; a block is never measured twice");
 }
 
 static void same_plan_reopens_and_new_text_is_kept(void **state)
@@ -450,8 +454,8 @@ static void same_plan_reopens_and_new_text_is_kept(void **state)
     changed_text.text_hash = 42;
     assert_int_equal(open_experiment(s, &changed_text, true), id);
     store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_get_experiment(s, id, &got, &err), 0);
     assert_string_equal(got.text, edited);
     assert_true(got.text_hash == 42);
     store_close(s);
@@ -481,31 +485,30 @@ static void a_changed_plan_is_refused_as_plan_changed(void **state)
     changed_plan.text_hash = 42;
     int64_t refused_id = -7;
     bool existing = false;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_experiment(s, &changed_plan, &refused_id, &existing, err,
-                                           sizeof err),
-                     STORE_PLAN_CHANGED);
+    verdict_error err = {0};
+    assert_int_equal(store_open_experiment(s, &changed_plan, &refused_id, &existing, &err), -1);
+    assert_true(error_is(&err, ERROR_PLAN_CHANGED));
     char want[ERR_SIZE];
     snprintf(want, sizeof want,
              "experiment crc in %s was run with a different plan (variants, parameters, seed "
              "or repetitions changed); use a new store or restore the file (to run more "
              "blocks, keep the file as it was and give verdict run --more N)",
              f->path);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
 
     /* the stored experiment is as it was, and the store is not left in a transaction */
     store_experiment got;
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    assert_int_equal(store_get_experiment(s, id, &got, &err), 0);
     assert_true(got.plan_hash == e.plan_hash);
     assert_true(got.text_hash == e.text_hash);
     assert_memory_equal(got.text, experiment_text, experiment_text_length);
     assert_int_equal(open_experiment(s, &e, true), id);
     begin_run(s, id, NULL, 0);
-    /* an unrelated failure is still -1, not STORE_PLAN_CHANGED */
+    /* an unrelated failure is another kind, not ERROR_PLAN_CHANGED */
     store_experiment unnamed = sample_experiment("");
-    assert_int_equal(store_open_experiment(s, &unnamed, &refused_id, &existing, err,
-                                           sizeof err),
+    assert_int_equal(store_open_experiment(s, &unnamed, &refused_id, &existing, &err),
                      -1);
+    assert_false(error_is(&err, ERROR_PLAN_CHANGED));
     store_close(s);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM experiment"), 1);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM experiment_text_history"), 0);
@@ -532,8 +535,8 @@ static void each_new_text_of_the_same_plan_keeps_the_one_before(void **state)
     assert_int_equal(open_experiment(s, &edit, true), id);
 
     store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, id, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_get_experiment(s, id, &got, &err), 0);
     assert_string_equal(got.text, third);
     assert_true(got.text_hash == 3);
     assert_true(got.plan_hash == e.plan_hash);
@@ -562,18 +565,18 @@ static void each_new_text_of_the_same_plan_keeps_the_one_before(void **state)
 static void writer_child(const char *path, int report, int go)
 {
     store *s = NULL;
-    char err[ERR_SIZE];
-    if (store_open(path, &s, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_open(path, &s, &err) != 0)
         _exit(2);
     store_experiment e = sample_experiment("crc");
     int64_t id = 0, run = 0;
     bool existing = false;
-    if (store_open_experiment(s, &e, &id, &existing, err, sizeof err) != 0 ||
-        store_begin_run(s, id, NULL, 0, &run, err, sizeof err) != 0)
+    if (store_open_experiment(s, &e, &id, &existing, &err) != 0 ||
+        store_begin_run(s, id, NULL, 0, &run, &err) != 0)
         _exit(3);
     for (long seq = 0; seq < DURABILITY_SAMPLES; seq++) {
         store_sample x = full_sample(seq, seq);
-        if (store_add_sample(s, run, &x, err, sizeof err) != 0)
+        if (store_add_sample(s, run, &x, &err) != 0)
             _exit(4);
         if (write(report, &seq, sizeof seq) != (ssize_t)sizeof seq)
             _exit(5);
@@ -635,9 +638,9 @@ static void assert_store_holds(const fixture *f, long n)
     add_sample(s, run, &next);
     store_sample again = full_sample(0, 0); /* block 0 of variant A, measured again */
     again.seq = n + 1;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_sample(s, run, &again, err, sizeof err), -1);
-    assert_contains(err, "already stored");
+    verdict_error err = {0};
+    assert_int_equal(store_add_sample(s, run, &again, &err), -1);
+    assert_contains(err.message, "already stored");
     store_close(s);
 }
 
@@ -728,8 +731,8 @@ static void experiments_are_walked_oldest_first_with_their_build(void **state)
     b.tool_build = "9f86d081884c7d65";
     int64_t id_b = open_experiment(s, &b, false), id_a = open_experiment(s, &a, false);
     experiment_list list = {0};
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_for_each_experiment(s, collect_experiment, &list, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_for_each_experiment(s, collect_experiment, &list, &err), 0);
     assert_int_equal(list.n, 2);
     assert_string_equal(list.names[0], "b");
     assert_string_equal(list.builds[0], "9f86d081884c7d65");
@@ -738,7 +741,7 @@ static void experiments_are_walked_oldest_first_with_their_build(void **state)
     assert_string_equal(list.builds[1], "");
     assert_int_equal(list.ids[1], id_a);
     store_experiment got;
-    assert_int_equal(store_get_experiment(s, id_b, &got, err, sizeof err), 0);
+    assert_int_equal(store_get_experiment(s, id_b, &got, &err), 0);
     assert_string_equal(got.tool_build, "9f86d081884c7d65");
     store_close(s);
 }
@@ -748,18 +751,20 @@ static void finding_a_missing_experiment_names_those_there(void **state)
     fixture *f = *state;
     store *s = open_store(f->path);
     int64_t id = -1;
-    char err[ERR_SIZE] = "", want[ERR_SIZE];
-    assert_int_equal(store_find_experiment(s, "foo", &id, err, sizeof err), -1);
+    char want[ERR_SIZE];
+    verdict_error err = {0};
+    assert_int_equal(store_find_experiment(s, "foo", &id, &err), -1);
     snprintf(want, sizeof want, "%s: no experiment \"foo\"; it holds no experiment", f->path);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
+    assert_true(error_is(&err, ERROR_USAGE)); /* a name the user gave, not a broken store */
     store_experiment b = sample_experiment("b"), a = sample_experiment("a");
     int64_t id_b = open_experiment(s, &b, false);
     open_experiment(s, &a, false);
-    assert_int_equal(store_find_experiment(s, "b", &id, err, sizeof err), 0);
+    assert_int_equal(store_find_experiment(s, "b", &id, &err), 0);
     assert_int_equal(id, id_b);
-    assert_int_equal(store_find_experiment(s, "foo", &id, err, sizeof err), -1);
+    assert_int_equal(store_find_experiment(s, "foo", &id, &err), -1);
     snprintf(want, sizeof want, "%s: no experiment \"foo\"; it holds: b, a", f->path);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
     store_close(s);
 }
 
@@ -781,19 +786,19 @@ static void machines_are_recorded_and_replaced_whole(void **state)
 {
     fixture *f = *state;
     store *s = open_store(f->path);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     store_fact two[] = {{"cpu", "EPYC"}, {"cores", "16"}}, one[] = {{"cpu", "Xeon"}};
     store_fact later[] = {{"kernel", "6.1"}, {"governor", NULL}};
-    assert_int_equal(store_record_machine(s, "db-2", two, 2, err, sizeof err), 0);
-    assert_int_equal(store_record_machine(s, "db-1", one, 1, err, sizeof err), 0);
-    assert_int_equal(store_record_machine(s, "db-2", later, 2, err, sizeof err), 0);
+    assert_int_equal(store_record_machine(s, "db-2", two, 2, &err), 0);
+    assert_int_equal(store_record_machine(s, "db-1", one, 1, &err), 0);
+    assert_int_equal(store_record_machine(s, "db-2", later, 2, &err), 0);
     /* a key twice in one call: refused, and the machine's facts stay as they were */
     store_fact twice[] = {{"cpu", "a"}, {"cpu", "b"}};
-    assert_int_equal(store_record_machine(s, "db-1", twice, 2, err, sizeof err), -1);
-    assert_contains(err, "fact cpu given twice for machine db-1");
-    assert_int_equal(store_record_machine(s, "", one, 1, err, sizeof err), -1);
+    assert_int_equal(store_record_machine(s, "db-1", twice, 2, &err), -1);
+    assert_contains(err.message, "fact cpu given twice for machine db-1");
+    assert_int_equal(store_record_machine(s, "", one, 1, &err), -1);
     machine_list got = {0};
-    assert_int_equal(store_for_each_machine_fact(s, collect_machine_fact, &got, err, sizeof err),
+    assert_int_equal(store_for_each_machine_fact(s, collect_machine_fact, &got, &err),
                      0);
     static const char *const want[] = {"db-1 cpu=Xeon", "db-2 kernel=6.1", "db-2 governor="};
     assert_int_equal(got.n, 3);
@@ -826,21 +831,20 @@ static void extensions_grow_and_come_back_in_order(void **state)
     store *s = open_store(f->path);
     store_experiment e = sample_experiment("crc"), other = sample_experiment("other");
     int64_t id = open_experiment(s, &e, false), other_id = open_experiment(s, &other, false);
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_add_extension(s, id, 20, err, sizeof err), 0);
-    assert_int_equal(store_add_extension(s, id, 40, err, sizeof err), 0);
-    assert_int_equal(store_add_extension(s, id, 40, err, sizeof err), 0);
-    assert_int_equal(store_add_extension(s, id, 30, err, sizeof err), -1);
-    assert_contains(err, "already extended to 40 blocks per point; an extension to 30");
-    assert_int_equal(store_add_extension(s, id, 0, err, sizeof err), -1);
-    assert_int_equal(store_add_extension(s, id + other_id + 100, 50, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(store_add_extension(s, id, 20, &err), 0);
+    assert_int_equal(store_add_extension(s, id, 40, &err), 0);
+    assert_int_equal(store_add_extension(s, id, 40, &err), 0);
+    assert_int_equal(store_add_extension(s, id, 30, &err), -1);
+    assert_contains(err.message, "already extended to 40 blocks per point; an extension to 30");
+    assert_int_equal(store_add_extension(s, id, 0, &err), -1);
+    assert_int_equal(store_add_extension(s, id + other_id + 100, 50, &err), -1);
     extension_list got = {0}, none = {0};
-    assert_int_equal(store_for_each_extension(s, id, collect_extension, &got, err, sizeof err), 0);
+    assert_int_equal(store_for_each_extension(s, id, collect_extension, &got, &err), 0);
     assert_int_equal(got.n, 2);
     assert_int_equal(got.blocks[0], 20);
     assert_int_equal(got.blocks[1], 40);
-    assert_int_equal(store_for_each_extension(s, other_id, collect_extension, &none, err,
-                                              sizeof err), 0);
+    assert_int_equal(store_for_each_extension(s, other_id, collect_extension, &none, &err), 0);
     assert_int_equal(none.n, 0);
     store_close(s);
 }
@@ -865,8 +869,8 @@ static int collect_block(void *context, const char *point, long block, const cha
 static void assert_blocks(store *s, int64_t id, const char *const *want, size_t n)
 {
     block_list got = {0};
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_for_each_block(s, id, collect_block, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_for_each_block(s, id, collect_block, &got, &err), 0);
     assert_int_equal(got.n, n);
     for (size_t i = 0; i < n; i++)
         assert_string_equal(got.lines[i], want[i]);
@@ -876,9 +880,9 @@ static store_claim claim(store *s, int64_t id, const char *point, const char *wo
                          double lease)
 {
     store_claim c;
-    char err[ERR_SIZE] = "";
-    if (store_claim_block(s, id, point, "m1", worker, lease, &c, err, sizeof err) != 0)
-        fail_msg("store_claim_block: %s", err);
+    verdict_error err = {0};
+    if (store_claim_block(s, id, point, "m1", worker, lease, &c, &err) != 0)
+        fail_msg("store_claim_block: %s", err.message);
     return c;
 }
 
@@ -888,10 +892,10 @@ static int64_t planned_experiment(store *s)
     int64_t id = open_experiment(s, &e, false);
     const store_block plan[] = {{"p1", 0}, {"p1", 1}, {"p2", 0}};
     const store_block more[] = {{"p1", 0}, {"p1", 1}, {"p2", 0}, {"p2", 1}};
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_plan_blocks(s, id, plan, 3, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_plan_blocks(s, id, plan, 3, &err), 0);
     /* every worker plans: blocks already there stay as they are */
-    assert_int_equal(store_plan_blocks(s, id, more, 4, err, sizeof err), 0);
+    assert_int_equal(store_plan_blocks(s, id, more, 4, &err), 0);
     return id;
 }
 
@@ -901,7 +905,7 @@ static void blocks_are_claimed_in_plan_order_and_finished(void **state)
     store *s = open_store(f->path);
     int64_t id = planned_experiment(s);
     int64_t run = begin_run(s, id, NULL, 0);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     store_claim c = claim(s, id, NULL, "w1", 60);
     assert_true(c.claimed);
     assert_string_equal(c.point, "p1");
@@ -912,15 +916,15 @@ static void blocks_are_claimed_in_plan_order_and_finished(void **state)
     assert_int_equal(c.done, 0);
     store_sample samples[2] = {full_sample(0, 0), full_sample(0, 1)};
     samples[0].point = samples[1].point = "p1";
-    assert_int_equal(store_finish_block(s, c.claim, "w1", run, samples, 2, err, sizeof err), 0);
+    assert_int_equal(store_finish_block(s, c.claim, "w1", run, samples, 2, &err), 0);
     /* at one point only; renewed; given back, and taken again as a second attempt */
     store_claim at_p2 = claim(s, id, "p2", "w1", 60);
     assert_string_equal(at_p2.point, "p2");
     assert_int_equal(at_p2.block, 0);
-    assert_int_equal(store_renew_claim(s, at_p2.claim, "w1", 60, err, sizeof err), 0);
-    assert_int_equal(store_renew_claim(s, at_p2.claim, "w2", 60, err, sizeof err),
-                     STORE_CLAIM_LOST);
-    assert_int_equal(store_release_block(s, at_p2.claim, "w1", err, sizeof err), 0);
+    assert_int_equal(store_renew_claim(s, at_p2.claim, "w1", 60, &err), 0);
+    assert_int_equal(store_renew_claim(s, at_p2.claim, "w2", 60, &err), -1);
+    assert_true(error_is(&err, ERROR_CLAIM_LOST));
+    assert_int_equal(store_release_block(s, at_p2.claim, "w1", &err), 0);
     store_claim again = claim(s, id, "p2", "w2", 60);
     assert_int_equal(again.claim, at_p2.claim);
     assert_int_equal(again.attempt, 2);
@@ -959,18 +963,18 @@ static void a_lease_that_runs_out_is_retaken_and_its_finish_lost(void **state)
     assert_int_equal(retaken.attempt, 2);
     store_sample x = full_sample(0, 0);
     x.point = "p1";
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_finish_block(s, first.claim, "w1", run, &x, 1, err, sizeof err),
-                     STORE_CLAIM_LOST);
-    assert_contains(err, "is no longer this worker's");
-    assert_int_equal(store_renew_claim(s, first.claim, "w1", 60, err, sizeof err),
-                     STORE_CLAIM_LOST);
-    assert_int_equal(store_release_block(s, first.claim, "w1", err, sizeof err),
-                     STORE_CLAIM_LOST);
+    verdict_error err = {0};
+    assert_int_equal(store_finish_block(s, first.claim, "w1", run, &x, 1, &err), -1);
+    assert_true(error_is(&err, ERROR_CLAIM_LOST));
+    assert_contains(err.message, "is no longer this worker's");
+    assert_int_equal(store_renew_claim(s, first.claim, "w1", 60, &err), -1);
+    assert_true(error_is(&err, ERROR_CLAIM_LOST));
+    assert_int_equal(store_release_block(s, first.claim, "w1", &err), -1);
+    assert_true(error_is(&err, ERROR_CLAIM_LOST));
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 0);
-    assert_int_equal(store_finish_block(s, retaken.claim, "w2", run, &x, 1, err, sizeof err), 0);
-    assert_int_equal(store_finish_block(s, retaken.claim, "w2", run, &x, 1, err, sizeof err),
-                     STORE_CLAIM_LOST);
+    assert_int_equal(store_finish_block(s, retaken.claim, "w2", run, &x, 1, &err), 0);
+    assert_int_equal(store_finish_block(s, retaken.claim, "w2", run, &x, 1, &err), -1);
+    assert_true(error_is(&err, ERROR_CLAIM_LOST));
     store_close(s);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 1);
 }
@@ -988,16 +992,16 @@ static void a_block_is_finished_whole_or_not_at_all(void **state)
     store_sample batch[2] = {full_sample(0, 1), full_sample(0, 2)};
     batch[0].point = batch[1].point = "p1";
     store_claim c = claim(s, id, NULL, "w1", 60);
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_finish_block(s, c.claim, "w1", run, batch, 2, err, sizeof err), -1);
-    assert_contains(err, "already stored");
+    verdict_error err = {0};
+    assert_int_equal(store_finish_block(s, c.claim, "w1", run, batch, 2, &err), -1);
+    assert_contains(err.message, "already stored");
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 1);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample_metric"), 3);
     static const char *const still[] = {"p1/0 claimed m1 1", "p1/1 open  0", "p2/0 open  0",
                                         "p2/1 open  0"};
     assert_blocks(s, id, still, 4);
     /* the block is still the worker's: the batch without the bad sample finishes it */
-    assert_int_equal(store_finish_block(s, c.claim, "w1", run, batch, 1, err, sizeof err), 0);
+    assert_int_equal(store_finish_block(s, c.claim, "w1", run, batch, 1, &err), 0);
     store_close(s);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), 2);
 }

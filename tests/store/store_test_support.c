@@ -11,6 +11,8 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
+#include "common/error.h"
+
 #include "store_test_support.h"
 
 int setup_sqlite(void **state)
@@ -229,8 +231,8 @@ store_sample full_sample(long block, long seq)
 store *open_store(const char *path)
 {
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    if (store_open(path, &s, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_open(path, &s, &err) != 0)
         fail_msg("store_open: %s", err);
     return s;
 }
@@ -239,8 +241,8 @@ int64_t open_experiment(store *s, const store_experiment *e, bool expect_existin
 {
     int64_t id = 0;
     bool existing = !expect_existing;
-    char err[ERR_SIZE] = "";
-    if (store_open_experiment(s, e, &id, &existing, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_open_experiment(s, e, &id, &existing, &err) != 0)
         fail_msg("store_open_experiment: %s", err);
     assert_int_equal(existing, expect_existing);
     return id;
@@ -249,16 +251,16 @@ int64_t open_experiment(store *s, const store_experiment *e, bool expect_existin
 int64_t begin_run(store *s, int64_t experiment_id, const store_fact *facts, size_t n)
 {
     int64_t run_id = 0;
-    char err[ERR_SIZE] = "";
-    if (store_begin_run(s, experiment_id, facts, n, &run_id, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_begin_run(s, experiment_id, facts, n, &run_id, &err) != 0)
         fail_msg("store_begin_run: %s", err);
     return run_id;
 }
 
 void add_sample(store *s, int64_t run_id, const store_sample *x)
 {
-    char err[ERR_SIZE] = "";
-    if (store_add_sample(s, run_id, x, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_add_sample(s, run_id, x, &err) != 0)
         fail_msg("store_add_sample: %s", err);
 }
 
@@ -292,8 +294,8 @@ collection *read_samples(store *s, int64_t experiment_id)
 {
     collection *c = calloc(1, sizeof *c);
     assert_non_null(c);
-    char err[ERR_SIZE] = "";
-    if (store_for_each_sample(s, experiment_id, collect_sample, c, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (store_for_each_sample(s, experiment_id, collect_sample, c, &err) != 0)
         fail_msg("store_for_each_sample: %s", err);
     return c;
 }

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/error.h"
+
 #include "store_test_support.h"
 
 static double now_seconds(void)
@@ -44,21 +46,22 @@ static void wait_for_children(const pid_t *pids, int n)
 static void claiming_worker(const char *path, int64_t id, int64_t run, int number)
 {
     store *s = NULL;
-    char err[ERR_SIZE], worker[32];
+    char worker[32];
+    verdict_error err = {0};
     snprintf(worker, sizeof worker, "w%d-%d", number, (int)getpid());
-    if (store_open(path, &s, err, sizeof err) != 0)
+    if (store_open(path, &s, &err) != 0)
         _exit(2);
     for (long seq = 0;; seq++) {
         store_claim c;
-        if (store_claim_block(s, id, NULL, "", worker, 60, &c, err, sizeof err) != 0)
+        if (store_claim_block(s, id, NULL, "", worker, 60, &c, &err) != 0)
             _exit(3);
         if (!c.claimed)
             break;
         store_sample x = full_sample(c.block, seq);
         x.point = c.point;
         x.variant = "A";
-        if (store_finish_block(s, c.claim, worker, run, &x, 1, err, sizeof err) != 0) {
-            fprintf(stderr, "%s\n", err);
+        if (store_finish_block(s, c.claim, worker, run, &x, 1, &err) != 0) {
+            fprintf(stderr, "%s\n", err.message);
             _exit(4);
         }
     }
@@ -89,8 +92,8 @@ static void workers_claim_every_block_exactly_once(void **state)
     store_block plan[SHARED_BLOCKS];
     for (int i = 0; i < SHARED_BLOCKS; i++)
         plan[i] = (store_block){i % 2 == 0 ? "p1" : "p2", i / 2};
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_plan_blocks(s, id, plan, SHARED_BLOCKS, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_plan_blocks(s, id, plan, SHARED_BLOCKS, &err), 0);
     store_close(s);
     pid_t pids[WORKERS];
     for (int i = 0; i < WORKERS; i++) {
@@ -102,7 +105,7 @@ static void workers_claim_every_block_exactly_once(void **state)
     wait_for_children(pids, WORKERS);
     s = open_store(f->path);
     int done = 0;
-    assert_int_equal(store_for_each_block(s, id, check_block, &done, err, sizeof err), 0);
+    assert_int_equal(store_for_each_block(s, id, check_block, &done, &err), 0);
     assert_int_equal(done, SHARED_BLOCKS);
     store_close(s);
     assert_int_equal(fixture_int(f, "SELECT count(*) FROM sample"), SHARED_BLOCKS);
@@ -120,18 +123,19 @@ static void workers_opening_a_new_store_at_once_agree(void **state)
         assert_true(pids[i] >= 0);
         if (pids[i] == 0) {
             close(go[1]);
-            char word, err[ERR_SIZE];
+            char word;
+            verdict_error err = {0};
             store *s = NULL;
             if (read(go[0], &word, 1) != 0) /* all start when the pipe closes */
                 _exit(2);
-            if (store_open(f->path, &s, err, sizeof err) != 0) {
-                fprintf(stderr, "%s\n", err);
+            if (store_open(f->path, &s, &err) != 0) {
+                fprintf(stderr, "%s\n", err.message);
                 _exit(3);
             }
             store_experiment e = sample_experiment("crc");
             int64_t id = 0;
             bool existing = false;
-            int rc = store_open_experiment(s, &e, &id, &existing, err, sizeof err);
+            int rc = store_open_experiment(s, &e, &id, &existing, &err);
             store_close(s);
             _exit(rc == 0 ? 0 : 4);
         }
@@ -307,17 +311,17 @@ static void a_server_gone_for_good_fails_within_the_budget(void **state)
     int64_t run = begin_run(s, open_experiment(s, &e, false), NULL, 0);
     stop_relay(relay);
     store_sample x = full_sample(0, 0);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     double before = now_seconds();
-    int rc = store_add_sample(s, run, &x, err, sizeof err);
+    int rc = store_add_sample(s, run, &x, &err);
     double took = now_seconds() - before;
     store_close(s);
     unsetenv("VERDICT_STORE_RETRY_SECONDS");
     remove_relay_dir(dir);
     assert_int_equal(rc, -1);
     assert_true(took < 4);
-    assert_contains(err, name);
-    assert_contains(err, "the server went away and did not come back within 1 s (libpq: ");
+    assert_contains(err.message, name);
+    assert_contains(err.message, "the server went away and did not come back within 1 s (libpq: ");
 }
 
 static void an_unreachable_server_is_named_with_the_budget(void **state)
@@ -326,16 +330,16 @@ static void an_unreachable_server_is_named_with_the_budget(void **state)
     setenv("VERDICT_STORE_RETRY_SECONDS", "1", 1);
     static const char name[] = "postgresql://localhost:1/verdict_test?verdict_schema=x";
     store *s = NULL;
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     double before = now_seconds();
-    int rc = store_open(name, &s, err, sizeof err);
+    int rc = store_open(name, &s, &err);
     double took = now_seconds() - before;
     unsetenv("VERDICT_STORE_RETRY_SECONDS");
     assert_int_equal(rc, -1);
     assert_null(s);
     assert_true(took < 4);
-    assert_contains(err, name);
-    assert_contains(err, "within 1 s");
+    assert_contains(err.message, name);
+    assert_contains(err.message, "within 1 s");
 }
 
 /* ---- names and passwords ---- */
@@ -353,10 +357,10 @@ static void a_password_never_appears_in_messages(void **state)
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         store *s = NULL;
-        char err[ERR_SIZE] = "";
-        assert_int_equal(store_open(names[i], &s, err, sizeof err), -1);
-        assert_not_contains(err, "s3");
-        assert_contains(err, "***");
+        verdict_error err = {0};
+        assert_int_equal(store_open(names[i], &s, &err), -1);
+        assert_not_contains(err.message, "s3");
+        assert_contains(err.message, "***");
     }
     unsetenv("VERDICT_STORE_RETRY_SECONDS");
     /* on the real server (peer authentication ignores it), in a message of the store */
@@ -368,11 +372,11 @@ static void a_password_never_appears_in_messages(void **state)
     e.plan_hash ^= 1;
     int64_t id = 0;
     bool existing = false;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_experiment(s, &e, &id, &existing, err, sizeof err),
-                     STORE_PLAN_CHANGED);
-    assert_not_contains(err, "s3cret");
-    assert_contains(err, "password=***");
+    verdict_error err = {0};
+    assert_int_equal(store_open_experiment(s, &e, &id, &existing, &err), -1);
+    assert_true(error_is(&err, ERROR_PLAN_CHANGED));
+    assert_not_contains(err.message, "s3cret");
+    assert_contains(err.message, "password=***");
     store_close(s);
 }
 
@@ -382,9 +386,9 @@ static void a_schema_name_that_is_not_an_identifier_is_refused(void **state)
     char name[1000];
     with_parameter(name, sizeof name, f->server, "verdict_schema=x;DROP");
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(name, &s, err, sizeof err), -1);
-    assert_contains(err, "is not a schema name");
+    verdict_error err = {0};
+    assert_int_equal(store_open(name, &s, &err), -1);
+    assert_contains(err.message, "is not a schema name");
 }
 
 /* ---- readers and newer schemas ---- */
@@ -393,9 +397,9 @@ static void a_read_only_store_refuses_every_write(void **state)
 {
     fixture *f = *state;
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
-    assert_contains(err, "the store holds no experiment yet");
+    verdict_error err = {0};
+    assert_int_equal(store_open_read_only(f->path, &s, &err), -1);
+    assert_contains(err.message, "the store holds no experiment yet");
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_namespace WHERE nspname = '%s'",
              f->schema);
@@ -408,18 +412,18 @@ static void a_read_only_store_refuses_every_write(void **state)
     add_sample(s, run, &x);
     store_close(s);
 
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), 0);
+    assert_int_equal(store_open_read_only(f->path, &s, &err), 0);
     int64_t other = 0;
     bool existing = false;
     store_experiment e2 = sample_experiment("other");
-    assert_int_equal(store_open_experiment(s, &e2, &other, &existing, err, sizeof err), -1);
-    assert_contains(err, "opened read-only");
-    assert_int_equal(store_add_sample(s, run, &x, err, sizeof err), -1);
-    assert_contains(err, "opened read-only");
-    assert_int_equal(store_end_run(s, run, "done", err, sizeof err), -1);
+    assert_int_equal(store_open_experiment(s, &e2, &other, &existing, &err), -1);
+    assert_contains(err.message, "opened read-only");
+    assert_int_equal(store_add_sample(s, run, &x, &err), -1);
+    assert_contains(err.message, "opened read-only");
+    assert_int_equal(store_end_run(s, run, "done", &err), -1);
     store_fact fact[] = {{"cpu", "x"}};
-    assert_int_equal(store_record_machine(s, "m", fact, 1, err, sizeof err), -1);
-    assert_contains(err, "opened read-only");
+    assert_int_equal(store_record_machine(s, "m", fact, 1, &err), -1);
+    assert_contains(err.message, "opened read-only");
     collection *c = read_samples(s, id);
     assert_int_equal(c->n, 1);
     free(c);
@@ -435,16 +439,17 @@ static void a_newer_schema_is_refused_untouched(void **state)
     snprintf(sql, sizeof sql, "UPDATE schema_version SET version = %d",
              STORE_SCHEMA_VERSION + 1);
     fixture_exec(f, sql);
-    char want[ERR_SIZE], err[ERR_SIZE] = "";
+    char want[ERR_SIZE];
+    verdict_error err = {0};
     snprintf(want, sizeof want,
              "%s: written by a newer verdict (schema %d); this verdict reads up to schema %d",
              f->path, STORE_SCHEMA_VERSION + 1, STORE_SCHEMA_VERSION);
     store *s = (store *)&s;
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    assert_int_equal(store_open(f->path, &s, &err), -1);
     assert_null(s);
-    assert_string_equal(err, want);
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
+    assert_int_equal(store_open_read_only(f->path, &s, &err), -1);
+    assert_string_equal(err.message, want);
     assert_int_equal(fixture_int(f, "SELECT max(version) FROM schema_version"),
                      STORE_SCHEMA_VERSION + 1);
 }

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 
 #include "store/sqlite_store.h"
+#include "common/error.h"
 #include "store/store.h"
 #include "store_test_support.h"
 
@@ -104,14 +105,15 @@ static void a_newer_schema_is_refused(void **state)
     store_close(open_store(f->path));
     raw_exec(f->path, "PRAGMA user_version = 7");
     store *s = (store *)&s; /* must be reset to NULL on failure */
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
     assert_null(s);
     char want[ERR_SIZE];
     snprintf(want, sizeof want,
              "%s: written by a newer verdict (schema 7); this verdict reads up to schema %d",
              f->path, STORE_SCHEMA_VERSION);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
+    assert_true(error_is(&err, ERROR_BAD_INPUT)); /* the file given cannot be used */
     assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 7);
 }
 
@@ -125,11 +127,12 @@ static void a_file_that_is_not_a_database_is_refused(void **state)
         fputs(words, file);
     fclose(file);
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
     assert_null(s);
-    assert_contains(err, f->path);
-    assert_contains(err, "file is not a database");
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "file is not a database");
+    assert_true(error_is(&err, ERROR_BAD_INPUT)); /* the user's mistake, not a broken store */
     /* and it was left as it was */
     struct stat st;
     assert_int_equal(stat(f->path, &st), 0);
@@ -141,10 +144,11 @@ static void another_applications_database_is_refused(void **state)
     fixture *f = *state;
     raw_exec(f->path, "CREATE TABLE invoices (id INTEGER PRIMARY KEY)");
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
-    assert_contains(err, f->path);
-    assert_contains(err, "not a verdict store");
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "not a verdict store");
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sqlite_schema"), 1);
 }
 
@@ -154,15 +158,15 @@ static void a_missing_directory_is_named(void **state)
     char path[400];
     snprintf(path, sizeof path, "%s/no/such/dir/store.db", f->dir);
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(path, &s, err, sizeof err), -1);
-    assert_contains(err, path);
-    assert_contains(err, "cannot open or create the file");
+    verdict_error err = {0};
+    assert_int_equal(store_open(path, &s, &err), -1);
+    assert_contains(err.message, path);
+    assert_contains(err.message, "cannot open or create the file");
 }
 
 /* Runs store_open in a child, as nobody when the tests run as root (root writes anywhere),
  * and returns its message through a pipe. */
-static void open_as_unprivileged(const char *path, char *err, size_t errlen)
+static void open_as_unprivileged(const char *path, verdict_error *err)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -173,17 +177,17 @@ static void open_as_unprivileged(const char *path, char *err, size_t errlen)
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
             _exit(2);
         store *s = NULL;
-        char message[ERR_SIZE] = "";
-        int rc = store_open(path, &s, message, sizeof message);
+        verdict_error message = {0};
+        int rc = store_open(path, &s, &message);
         store_close(s);
-        if (write(fds[1], message, strlen(message)) < 0)
+        if (write(fds[1], message.message, strlen(message.message)) < 0)
             _exit(3);
         _exit(rc == -1 ? 0 : 1);
     }
     close(fds[1]);
-    ssize_t n = read(fds[0], err, errlen - 1);
+    ssize_t n = read(fds[0], err->message, sizeof err->message - 1);
     close(fds[0]);
-    err[n > 0 ? n : 0] = '\0';
+    err->message[n > 0 ? n : 0] = '\0';
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
@@ -198,10 +202,10 @@ static void an_unwritable_directory_is_named(void **state)
     snprintf(path, sizeof path, "%s/store.db", dir);
     assert_int_equal(chmod(f->dir, 0755), 0);
     assert_int_equal(mkdir(dir, 0555), 0);
-    char err[ERR_SIZE] = "";
-    open_as_unprivileged(path, err, sizeof err);
-    assert_contains(err, path);
-    assert_contains(err, "cannot open or create the file");
+    verdict_error err = {0};
+    open_as_unprivileged(path, &err);
+    assert_contains(err.message, path);
+    assert_contains(err.message, "cannot open or create the file");
     assert_int_equal(chmod(dir, 0700), 0);
 }
 
@@ -397,13 +401,13 @@ static void a_version_1_store_is_migrated_keeping_its_samples(void **state)
     store_experiment e = sample_experiment("crc");
     assert_int_equal(open_experiment(s, &e, true), 1);
     store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, 1, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_get_experiment(s, 1, &got, &err), 0);
     assert_string_equal(got.text, experiment_text);
     assert_true(got.plan_hash == e.plan_hash);
     assert_true(got.seed == UINT64_MAX);
     fact_list facts = {0};
-    assert_int_equal(store_for_each_fact(s, 1, collect_fact, &facts, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, 1, collect_fact, &facts, &err), 0);
     assert_int_equal(facts.n, 1);
     assert_string_equal(facts.keys[0], "governor");
     collection *c = read_samples(s, 1);
@@ -425,11 +429,11 @@ static void a_version_1_store_is_migrated_keeping_its_samples(void **state)
     added[2].machine = "db-2";
     store_sample old_block = full_sample(0, 0);
     old_block.seq = V1_SAMPLES + 3;
-    assert_int_equal(store_add_sample(s, run, &old_block, err, sizeof err), -1);
-    assert_contains(err, "already stored");
+    assert_int_equal(store_add_sample(s, run, &old_block, &err), -1);
+    assert_contains(err.message, "already stored");
     for (int i = 0; i < 3; i++)
         add_sample(s, run, &added[i]);
-    assert_int_equal(store_end_run(s, run, "done", err, sizeof err), 0);
+    assert_int_equal(store_end_run(s, run, "done", &err), 0);
     store_close(s);
 
     /* and once more: already at the latest schema, nothing to migrate, everything there */
@@ -493,8 +497,8 @@ static void a_version_2_store_is_migrated_keeping_its_samples(void **state)
     store_experiment e = sample_experiment("crc");
     assert_int_equal(open_experiment(s, &e, true), 1);
     store_experiment got;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_get_experiment(s, 1, &got, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_get_experiment(s, 1, &got, &err), 0);
     assert_string_equal(got.tool_build, "");
     collection *c = read_samples(s, 1);
     assert_int_equal(c->n, V1_SAMPLES + 1);
@@ -506,9 +510,9 @@ static void a_version_2_store_is_migrated_keeping_its_samples(void **state)
     free(c);
     /* the fleet's tables work on the migrated store */
     const store_block plan[] = {{"clients=4", 7}};
-    assert_int_equal(store_plan_blocks(s, 1, plan, 1, err, sizeof err), 0);
+    assert_int_equal(store_plan_blocks(s, 1, plan, 1, &err), 0);
     store_fact facts[] = {{"cpu", "EPYC"}};
-    assert_int_equal(store_record_machine(s, "db-2", facts, 1, err, sizeof err), 0);
+    assert_int_equal(store_record_machine(s, "db-2", facts, 1, &err), 0);
     store_close(s);
     assert_integrity(f->path);
 }
@@ -520,12 +524,12 @@ static void a_failed_migration_leaves_the_version_1_store_as_it_was(void **state
     /* a column added by hand is in the way of schema 2's first step */
     raw_exec(f->path, "ALTER TABLE sample ADD COLUMN layout INTEGER");
     store *s = (store *)&s; /* must be reset to NULL on failure */
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
     assert_null(s);
-    assert_contains(err, f->path);
-    assert_contains(err, "creating schema 2");
-    assert_contains(err, "duplicate column name: layout");
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "creating schema 2");
+    assert_contains(err.message, "duplicate column name: layout");
     /* one transaction: no step of schema 2 stayed */
     assert_int_equal(raw_int(f->path, "PRAGMA user_version"), 1);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM pragma_table_info('sample')"
@@ -552,14 +556,14 @@ static void a_store_of_the_next_schema_is_refused_untouched(void **state)
     sqlite3_free(bump);
 
     s = (store *)&s;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
     assert_null(s);
     char want[ERR_SIZE];
     snprintf(want, sizeof want,
              "%s: written by a newer verdict (schema %d); this verdict reads up to schema %d",
              f->path, STORE_SCHEMA_VERSION + 1, STORE_SCHEMA_VERSION);
-    assert_string_equal(err, want);
+    assert_string_equal(err.message, want);
     assert_int_equal(raw_int(f->path, "PRAGMA user_version"), STORE_SCHEMA_VERSION + 1);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM sample"), 1);
 }
@@ -586,9 +590,9 @@ static void a_memory_store_works_end_to_end(void **state)
     assert_int_equal(open_experiment(s, &e, true), id);
     store_fact facts[] = {{"governor", "performance"}};
     int64_t run = begin_run(s, id, facts, 1);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     store_fact later[] = {{"ns_per_op", "1.5"}};
-    assert_int_equal(store_add_run_facts(s, run, later, 1, err, sizeof err), 0);
+    assert_int_equal(store_add_run_facts(s, run, later, 1, &err), 0);
     store_sample samples[3] = {full_sample(0, 0), full_sample(0, 1), full_sample(0, 2)};
     samples[2].variant = "A";
     samples[2].layout = 1;
@@ -597,10 +601,10 @@ static void a_memory_store_works_end_to_end(void **state)
         add_sample(s, run, &samples[i]);
     store_sample again = samples[0];
     again.seq = 3;
-    assert_int_equal(store_add_sample(s, run, &again, err, sizeof err), -1);
-    assert_contains(err, ":memory:");
-    assert_contains(err, "already stored");
-    assert_int_equal(store_end_run(s, run, "done", err, sizeof err), 0);
+    assert_int_equal(store_add_sample(s, run, &again, &err), -1);
+    assert_contains(err.message, ":memory:");
+    assert_contains(err.message, "already stored");
+    assert_int_equal(store_end_run(s, run, "done", &err), 0);
 
     collection *c = read_samples(s, id);
     assert_int_equal(c->n, 3);
@@ -608,22 +612,22 @@ static void a_memory_store_works_end_to_end(void **state)
         assert_same_sample(&c->items[i], &samples[i]);
     free(c);
     fact_list got = {0};
-    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, err, sizeof err), 0);
+    assert_int_equal(store_for_each_fact(s, id, collect_fact, &got, &err), 0);
     assert_int_equal(got.n, 2);
     assert_string_equal(got.keys[1], "ns_per_op");
     int64_t latest = 0;
-    assert_int_equal(store_latest_experiment(s, &latest, err, sizeof err), 0);
+    assert_int_equal(store_latest_experiment(s, &latest, &err), 0);
     assert_int_equal(latest, id);
     store_experiment stored;
-    assert_int_equal(store_get_experiment(s, id, &stored, err, sizeof err), 0);
+    assert_int_equal(store_get_experiment(s, id, &stored, &err), 0);
     assert_string_equal(stored.name, "crc");
     assert_int_equal(db_int(db, "SELECT count(*) FROM run WHERE status = 'done'"
                                 " AND ended IS NOT NULL"),
                      1);
 
     /* each ":memory:" store is its own: the other one holds nothing */
-    assert_int_equal(store_latest_experiment(other, &latest, err, sizeof err), -1);
-    assert_contains(err, "no experiment");
+    assert_int_equal(store_latest_experiment(other, &latest, &err), -1);
+    assert_contains(err.message, "no experiment");
     store_close(other);
     store_close(s);
     assert_int_equal(access(":memory:", F_OK), -1);
@@ -725,19 +729,20 @@ static void a_full_disk_keeps_what_was_stored(void **state)
     sqlite3_free(grow_limit);
     static char reason[2000];
     memset(reason, 'x', sizeof reason - 1);
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     long stored = 0;
     for (;; stored++) {
         store_sample x = full_sample(stored, stored);
         x.taint_reason = reason;
-        if (store_add_sample(s, run, &x, err, sizeof err) != 0)
+        if (store_add_sample(s, run, &x, &err) != 0)
             break;
         assert_true(stored < 1000);
     }
     assert_true(stored > 0);
-    assert_contains(err, f->path);
-    assert_contains(err, "disk full");
-    assert_contains(err, "what was stored before is intact");
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, "disk full");
+    assert_true(error_is(&err, ERROR_STORE)); /* the store's own failure */
+    assert_contains(err.message, "what was stored before is intact");
     store_close(s);
 
     assert_integrity(f->path);
@@ -772,8 +777,8 @@ static pid_t hold_store_open(const char *path, int *go)
         close(ready[0]);
         close(go_pipe[1]);
         store *s = NULL;
-        char err[ERR_SIZE];
-        if (store_open(path, &s, err, sizeof err) != 0 || write(ready[1], "r", 1) != 1)
+        verdict_error err = {0};
+        if (store_open(path, &s, &err) != 0 || write(ready[1], "r", 1) != 1)
             _exit(2);
         char word;
         if (read(go_pipe[0], &word, 1) < 0)
@@ -797,15 +802,17 @@ static void a_second_writer_is_refused_naming_the_first(void **state)
     int go;
     pid_t holder = hold_store_open(f->path, &go);
     store *s = NULL;
-    char err[ERR_SIZE] = "", expected[128];
-    assert_int_equal(store_open(f->path, &s, err, sizeof err), STORE_LOCKED);
+    char expected[128];
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &s, &err), -1);
+    assert_true(error_is(&err, ERROR_STORE_LOCKED));
     assert_null(s);
     snprintf(expected, sizeof expected, "another verdict is running on this store (pid %d)",
              (int)holder);
-    assert_contains(err, f->path);
-    assert_contains(err, expected);
+    assert_contains(err.message, f->path);
+    assert_contains(err.message, expected);
     /* a reader is not a writer: it reads while the writer holds the store */
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), 0);
+    assert_int_equal(store_open_read_only(f->path, &s, &err), 0);
     store_close(s);
     kill_and_reap(holder); /* the kernel releases the lock of a dead verdict */
     close(go);
@@ -817,11 +824,12 @@ static void the_same_process_cannot_open_two_writers(void **state)
 {
     fixture *f = *state;
     store *first = open_store(f->path), *second = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open(f->path, &second, err, sizeof err), STORE_LOCKED);
+    verdict_error err = {0};
+    assert_int_equal(store_open(f->path, &second, &err), -1);
+    assert_true(error_is(&err, ERROR_STORE_LOCKED));
     char expected[128];
     snprintf(expected, sizeof expected, "(pid %d)", (int)getpid());
-    assert_contains(err, expected);
+    assert_contains(err.message, expected);
     store_close(first);
     second = open_store(f->path);
     store_close(second);
@@ -851,13 +859,13 @@ static int64_t make_small_store(const char *path)
     return id;
 }
 
-static int count_samples(const char *path, char *err, size_t errlen)
+static int count_samples(const char *path, verdict_error *err)
 {
     store *s = NULL;
-    if (store_open_read_only(path, &s, err, errlen) != 0)
+    if (store_open_read_only(path, &s, err) != 0)
         return -1;
     int64_t id = 0;
-    if (store_latest_experiment(s, &id, err, errlen) != 0) {
+    if (store_latest_experiment(s, &id, err) != 0) {
         store_close(s);
         return -1;
     }
@@ -884,22 +892,22 @@ static void a_read_only_file_is_read(void **state)
         close(fds[0]);
         if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
             _exit(2);
-        char err[ERR_SIZE] = "";
-        int n = count_samples(f->path, err, sizeof err);
-        if (write(fds[1], err, strlen(err)) < 0)
+        verdict_error err = {0};
+        int n = count_samples(f->path, &err);
+        if (write(fds[1], err.message, strlen(err.message)) < 0)
             _exit(3);
         _exit(n == 2 ? 0 : 1);
     }
     close(fds[1]);
-    char err[ERR_SIZE] = "";
-    ssize_t got = read(fds[0], err, sizeof err - 1);
+    verdict_error err = {0};
+    ssize_t got = read(fds[0], err.message, sizeof err.message - 1);
     close(fds[0]);
-    err[got > 0 ? got : 0] = '\0';
+    err.message[got > 0 ? got : 0] = '\0';
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_int_equal(chmod(f->dir, 0700), 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fail_msg("read-only store not read: %s", err);
+        fail_msg("read-only store not read: %s", err.message);
 }
 
 /* A read-only bind mount of the store's directory (root: CI runs the tests as root). */
@@ -922,19 +930,20 @@ static void a_store_on_a_read_only_file_system_is_read(void **state)
         rmdir(mounted);
         fail_msg("cannot make a read-only bind mount at %s", mounted);
     }
-    char err[ERR_SIZE] = "";
-    int n = count_samples(path, err, sizeof err);
+    verdict_error err = {0};
+    int n = count_samples(path, &err);
     store *s = NULL;
-    char write_err[ERR_SIZE] = "";
-    int writable = store_open(path, &s, write_err, sizeof write_err);
+    verdict_error write_err = {0};
+    int writable = store_open(path, &s, &write_err);
     store_close(s);
     snprintf(command, sizeof command, "umount '%s'", mounted);
     assert_int_equal(system(command), 0);
     assert_int_equal(rmdir(mounted), 0);
     if (n != 2)
-        fail_msg("store on a read-only file system not read: %s", err);
+        fail_msg("store on a read-only file system not read: %s", err.message);
     assert_int_not_equal(writable, 0); /* writing it is refused, with a message */
-    assert_contains(write_err, path);
+    assert_contains(write_err.message, path);
+    assert_true(error_is(&write_err, ERROR_STORE)); /* the store's own failure, not a usage */
 }
 
 static void a_read_only_store_refuses_every_write(void **state)
@@ -942,17 +951,17 @@ static void a_read_only_store_refuses_every_write(void **state)
     fixture *f = *state;
     int64_t id = make_small_store(f->path);
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_open_read_only(f->path, &s, &err), 0);
     store_experiment e = sample_experiment("other");
     int64_t other = 0;
     bool existing = false;
-    assert_int_equal(store_open_experiment(s, &e, &other, &existing, err, sizeof err), -1);
-    assert_contains(err, "opened read-only");
+    assert_int_equal(store_open_experiment(s, &e, &other, &existing, &err), -1);
+    assert_contains(err.message, "opened read-only");
     int64_t run = 0;
-    assert_int_equal(store_begin_run(s, id, NULL, 0, &run, err, sizeof err), -1);
-    assert_int_equal(store_end_run(s, 1, "done", err, sizeof err), -1);
-    assert_contains(err, "opened read-only");
+    assert_int_equal(store_begin_run(s, id, NULL, 0, &run, &err), -1);
+    assert_int_equal(store_end_run(s, 1, "done", &err), -1);
+    assert_contains(err.message, "opened read-only");
     store_close(s);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM experiment"), 1);
     assert_int_equal(raw_int(f->path, "SELECT count(*) FROM run"), 1);
@@ -962,15 +971,16 @@ static void a_read_only_open_of_nothing_is_named(void **state)
 {
     fixture *f = *state;
     store *s = NULL;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
-    assert_contains(err, "no such store");
+    verdict_error err = {0};
+    assert_int_equal(store_open_read_only(f->path, &s, &err), -1);
+    assert_contains(err.message, "no such store");
+    assert_true(error_is(&err, ERROR_USAGE)); /* a name the user gave */
     assert_int_equal(access(f->path, F_OK), -1); /* not created */
     int fd = open(f->path, O_CREAT | O_WRONLY, 0644);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(store_open_read_only(f->path, &s, err, sizeof err), -1);
-    assert_contains(err, "holds no experiment yet");
+    assert_int_equal(store_open_read_only(f->path, &s, &err), -1);
+    assert_contains(err.message, "holds no experiment yet");
 }
 
 /* Which back end a name picks: PostgreSQL's URIs and conninfo strings, every other name a

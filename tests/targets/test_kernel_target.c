@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/analysis.h"
+#include "common/error.h"
 #include "core/schedule.h"
 #include "lab/engine.h"
 #include "lab/lab_report.h"
@@ -45,20 +46,20 @@ static const char *module_path(const char *variable)
 static kernel_module *open_fake(void)
 {
     kernel_module *m = NULL;
-    char err[512];
-    if (kernel_module_open(module_path("FAKE_KERNELS"), &m, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    verdict_error err = {0};
+    if (kernel_module_open(module_path("FAKE_KERNELS"), &m, &err) != 0)
+        fail_msg("%s", err.message);
     return m;
 }
 
 static void expect_open_error(const char *path, const char *fragment)
 {
     kernel_module *m = (kernel_module *)&m; /* must be reset to NULL on failure */
-    char err[512] = "";
-    assert_int_equal(kernel_module_open(path, &m, err, sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(kernel_module_open(path, &m, &err), -1);
     assert_null(m);
-    if (strstr(err, fragment) == NULL || strstr(err, path) == NULL)
-        fail_msg("message '%s' lacks '%s' or the path", err, fragment);
+    if (strstr(err.message, fragment) == NULL || strstr(err.message, path) == NULL)
+        fail_msg("message '%s' lacks '%s' or the path", err.message, fragment);
 }
 
 static void test_missing_file(void **unused)
@@ -95,14 +96,14 @@ static void test_kernel_not_found(void **unused)
 {
     (void)unused;
     kernel_module *m = open_fake();
-    char err[512] = "";
+    verdict_error err = {0};
     assert_int_equal(kernel_module_count(m), 6);
     assert_string_equal(kernel_module_at(m, 0)->name, "spin");
     assert_null(kernel_module_at(m, 6));
-    assert_ptr_equal(kernel_module_find(m, "spin_slow", err, sizeof err), kernel_module_at(m, 2));
-    assert_null(kernel_module_find(m, "spinn", err, sizeof err));
-    assert_non_null(strstr(err, "no kernel 'spinn'"));
-    assert_non_null(strstr(err, "spin_same")); /* lists what exists */
+    assert_ptr_equal(kernel_module_find(m, "spin_slow", &err), kernel_module_at(m, 2));
+    assert_null(kernel_module_find(m, "spinn", &err));
+    assert_non_null(strstr(err.message, "no kernel 'spinn'"));
+    assert_non_null(strstr(err.message, "spin_same")); /* lists what exists */
     kernel_module_close(m);
 }
 
@@ -134,8 +135,8 @@ static void test_calibration_reaches_target(void **unused)
     (void)unused;
     const double targets[] = {0.002, 0.010};
     kernel_module *m = open_fake();
-    char err[512];
-    const verdict_kernel *spin = kernel_module_find(m, "spin", err, sizeof err);
+    verdict_error err = {0};
+    const verdict_kernel *spin = kernel_module_find(m, "spin", &err);
     assert_non_null(spin);
     char why[64];
     verdict_kernel_setup s = {.error = why, .error_size = sizeof why};
@@ -255,9 +256,9 @@ static sample_list *read_samples(session *s)
 {
     sample_list *l = calloc(1, sizeof *l);
     assert_non_null(l);
-    char err[512] = "";
-    if (store_for_each_sample(s->db, s->experiment_id, keep_sample, l, err, sizeof err) != 0)
-        fail_msg("reading samples: %s", err[0] ? err : "more than MAX_SAMPLES");
+    verdict_error err = {0};
+    if (store_for_each_sample(s->db, s->experiment_id, keep_sample, l, &err) != 0)
+        fail_msg("reading samples: %s", err.message[0] ? err.message : "more than MAX_SAMPLES");
     return l;
 }
 
@@ -281,9 +282,9 @@ static int find_fact(void *context, const char *key, const char *value)
 static char *read_fact(session *s, const char *key)
 {
     fact_query q = {key, NULL};
-    char err[512] = "";
-    if (store_for_each_fact(s->db, s->experiment_id, find_fact, &q, err, sizeof err) != 0)
-        fail_msg("reading facts: %s", err);
+    verdict_error err = {0};
+    if (store_for_each_fact(s->db, s->experiment_id, find_fact, &q, &err) != 0)
+        fail_msg("reading facts: %s", err.message);
     return q.value;
 }
 
@@ -582,11 +583,11 @@ static void test_resume_partial_block(void **unused)
                         .steal = NAN, .other_busy = NAN, .load1 = NAN, .metric_names = names,
                         .metric_values = marker, .n_metrics = 1};
     int64_t run_id;
-    char err[512] = "";
-    if (store_begin_run(first.db, first.experiment_id, &fact, 1, &run_id, err, sizeof err) != 0 ||
-        store_add_sample(first.db, run_id, &row, err, sizeof err) != 0 ||
-        store_end_run(first.db, run_id, "interrupted", err, sizeof err) != 0)
-        fail_msg("adding the partial block: %s", err);
+    verdict_error err = {0};
+    if (store_begin_run(first.db, first.experiment_id, &fact, 1, &run_id, &err) != 0 ||
+        store_add_sample(first.db, run_id, &row, &err) != 0 ||
+        store_end_run(first.db, run_id, "interrupted", &err) != 0)
+        fail_msg("adding the partial block: %s", err.message);
     session_close(&first);
 
     session again;
@@ -846,9 +847,9 @@ static verdict_kind compare_pair(const char *baseline, const char *candidate, si
     assert_int_equal(r.series[0].n, blocks);
     analysis_options o = lab_default_analysis(&s.e);
     analysis_result result;
-    char err[256];
-    if (analysis_run(r.series, r.n_series, &o, &result, err, sizeof err) != 0)
-        fail_msg("analysis: %s", err);
+    verdict_error err = {0};
+    if (analysis_run(r.series, r.n_series, &o, &result, &err) != 0)
+        fail_msg("analysis: %s", err.message);
     assert_int_equal(result.n_comparisons, 1);
     assert_true(result.comparisons[0].ok);
     verdict_kind kind = result.comparisons[0].result.decision.kind;

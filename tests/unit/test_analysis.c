@@ -7,8 +7,11 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "core/analysis.h"
+#include "core/stats_error.h"
+#include "common/error.h"
 #include "stats/meta_analysis.h"
 
 enum { BLOCKS = 20, SERIES = 5 };
@@ -43,8 +46,8 @@ static void test_bh_unselected_gets_bonferroni(void **state)
     analysis_options o = {.method = METHOD_WELCH, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_BH};
     analysis_result r;
-    char err[128];
-    assert_int_equal(analysis_run(series, SERIES, &o, &r, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, SERIES, &o, &r, &err), 0);
     assert_int_equal(r.n_comparisons, 4);
     for (size_t k = 0; k < 3; k++) {
         assert_int_equal(r.comparisons[k].result.decision.kind, VERDICT_WORSE);
@@ -60,7 +63,7 @@ static void test_bh_unselected_gets_bonferroni(void **state)
     o.adjust = ADJUST_NONE;
     o.confidence = 1 - 3 * 0.05 / 4;
     series[1] = series[4];
-    assert_int_equal(analysis_run(series, 2, &o, &r, err, sizeof err), 0);
+    assert_int_equal(analysis_run(series, 2, &o, &r, &err), 0);
     assert_int_equal(r.comparisons[0].result.decision.kind, VERDICT_EQUIVALENT);
     analysis_result_free(&r);
 }
@@ -79,8 +82,8 @@ static void test_holm_levels(void **state)
     analysis_options o = {.method = METHOD_WELCH, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_HOLM};
     analysis_result r;
-    char err[128];
-    assert_int_equal(analysis_run(series, 3, &o, &r, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, 3, &o, &r, &err), 0);
     for (size_t k = 0; k < 2; k++)
         assert_true(fabs(r.comparisons[k].result.confidence - 0.975) < 1e-12);
     analysis_result_free(&r);
@@ -120,8 +123,8 @@ static void test_fleet_pools_the_machines(void **state)
     analysis_options o = {.method = METHOD_WILCOXON, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1};
     analysis_result r;
-    char err[256];
-    assert_int_equal(analysis_run(series, 6, &o, &r, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, 6, &o, &r, &err), 0);
     assert_int_equal(r.n_comparisons, 3);
     for (size_t k = 0; k < 3; k++) {
         assert_string_equal(analysis_comparison_machine(series, &r.comparisons[k]), machines[k]);
@@ -143,7 +146,7 @@ static void test_fleet_pools_the_machines(void **state)
         vi[m] = ss / (BLOCKS - 1) / BLOCKS;
     }
     meta_result want;
-    assert_int_equal(meta_random_effects(yi, vi, 3, META_TAU2_REML, 0.95, &want, err, sizeof err), 0);
+    assert_int_equal(meta_random_effects(yi, vi, 3, META_TAU2_REML, 0.95, &want, &err), 0);
     assert_true(fabs(f->ratio - exp(want.estimate)) < 1e-12);
     assert_true(fabs(f->ci_low - exp(want.ci_low)) < 1e-12);
     assert_true(fabs(f->predict_high - exp(want.pi_high)) < 1e-12);
@@ -164,16 +167,34 @@ static void test_fleet_counts_disagreement_and_needs_two_machines(void **state)
     analysis_options o = {.method = METHOD_WILCOXON, .paired = true, .confidence = 0.95,
                           .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1};
     analysis_result r;
-    char err[256];
-    assert_int_equal(analysis_run(series, 4, &o, &r, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, 4, &o, &r, &err), 0);
     assert_int_equal(r.n_fleet, 1);
     assert_int_equal(r.fleet[0].n_better, 1);
     assert_int_equal(r.fleet[0].n_worse, 1);
     assert_int_equal(r.fleet[0].decision.kind, VERDICT_INCONCLUSIVE);
     analysis_result_free(&r);
-    assert_int_equal(analysis_run(series, 2, &o, &r, err, sizeof err), 0);
+    assert_int_equal(analysis_run(series, 2, &o, &r, &err), 0);
     assert_int_equal(r.n_fleet, 0);
     analysis_result_free(&r);
+}
+
+/* Each statistics status gets its own kind, and a message naming what was being done. */
+static void test_stats_status_as_error(void **state)
+{
+    (void)state;
+    verdict_error err = {0};
+    assert_int_equal(stats_error_set(&err, STATS_ERR_NOMEM, "analysis"), -1);
+    assert_true(error_is(&err, ERROR_NO_MEMORY));
+    assert_string_equal(err.message, "out of memory during analysis");
+    stats_error_set(&err, STATS_ERR_TOO_FEW, "pooling");
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    assert_string_equal(err.message, "pooling: too few observations");
+    stats_error_set(&err, STATS_ERR_DEGENERATE, "pooling");
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    stats_error_set(&err, STATS_ERR_DOMAIN, "adjusting the p-values");
+    assert_true(error_is(&err, ERROR_INTERNAL));
+    assert_non_null(strstr(err.message, "adjusting the p-values: "));
 }
 
 int main(void)
@@ -183,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_holm_levels),
         cmocka_unit_test(test_fleet_pools_the_machines),
         cmocka_unit_test(test_fleet_counts_disagreement_and_needs_two_machines),
+        cmocka_unit_test(test_stats_status_as_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

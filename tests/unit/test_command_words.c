@@ -9,14 +9,16 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
+
 #include "core/command_words.h"
 
 static void expect_words(const char *line, const char *const *expected, size_t n)
 {
     command_words w;
-    char err[256] = "";
-    if (command_words_split(line, &w, err, sizeof err) != 0)
-        fail_msg("%s: %s", line, err);
+    verdict_error err = {0};
+    if (command_words_split(line, &w, &err) != 0)
+        fail_msg("%s: %s", line, err.message);
     assert_int_equal(w.n, n);
     for (size_t i = 0; i < n; i++)
         assert_string_equal(w.words[i], expected[i]);
@@ -44,9 +46,9 @@ static void test_split_like_a_shell(void **unused)
 static void expect_error(const char *line, const char *fragment)
 {
     command_words w;
-    char err[256] = "";
-    assert_int_equal(command_words_split(line, &w, err, sizeof err), -1);
-    assert_non_null(strstr(err, fragment));
+    verdict_error err = {0};
+    assert_int_equal(command_words_split(line, &w, &err), -1);
+    assert_non_null(strstr(err.message, fragment));
     assert_null(w.words);
 }
 
@@ -68,8 +70,8 @@ static void test_join_round_trip(void **unused)
     assert_int_equal(command_words_copy(words, 7, &w), 0);
     char *line = command_words_join(&w);
     assert_non_null(line);
-    char err[256];
-    assert_int_equal(command_words_split(line, &back, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(command_words_split(line, &back, &err), 0);
     assert_int_equal(back.n, 7);
     for (size_t i = 0; i < 7; i++)
         assert_string_equal(back.words[i], words[i]);

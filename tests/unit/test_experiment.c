@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/experiment.h"
+#include "common/error.h"
 #include "parse_expect.h"
 #include "targets/command_target.h"
 #include "targets/targets.h"
@@ -183,8 +184,8 @@ static void test_command_string_is_split_like_a_shell(void **state)
     assert_string_equal(v->command[3], "{q}");
     assert_string_equal(v->command[4], "x y");
     /* Substituted after splitting: a value with a space stays one word. */
-    char err[128];
-    char *word = experiment_substitute(&e, 0, v->command[3], err, sizeof err);
+    verdict_error err = {0};
+    char *word = experiment_substitute(&e, 0, v->command[3], &err);
     assert_string_equal(word, "a b");
     free(word);
     assert_int_equal(e.on_failure, FAILURE_ABORT);
@@ -265,27 +266,27 @@ static void test_substitution(void **state)
 {
     (void)state;
     experiment e;
-    char err[256];
+    verdict_error err = {0};
     parse_expect_ok("parameters: {n: [2000000, \"it's\"], m: [x]}\nvariants: {A: ./a}\n", &e);
-    char *s = experiment_substitute(&e, 0, "--n={n} {m}{n} {{n}} }}{{", err, sizeof err);
+    char *s = experiment_substitute(&e, 0, "--n={n} {m}{n} {{n}} }}{{", &err);
     assert_string_equal(s, "--n=2000000 x2000000 {n} }{");
     free(s);
-    s = experiment_substitute(&e, 1, "{n}", err, sizeof err);
+    s = experiment_substitute(&e, 1, "{n}", &err);
     assert_string_equal(s, "it's");
     free(s);
-    s = experiment_substitute_shell(&e, 1, "echo {n} {{x}}", err, sizeof err);
+    s = experiment_substitute_shell(&e, 1, "echo {n} {{x}}", &err);
     assert_string_equal(s, "echo 'it'\\''s' {x}");
     free(s);
-    s = experiment_substitute(&e, 0, "", err, sizeof err);
+    s = experiment_substitute(&e, 0, "", &err);
     assert_string_equal(s, "");
     free(s);
-    assert_null(experiment_substitute(&e, 0, "./a {k}", err, sizeof err));
-    assert_string_equal(err, "unknown placeholder {k}");
-    assert_null(experiment_substitute(&e, 0, "a {n", err, sizeof err));
-    assert_string_equal(err, "unmatched '{' (write {{ for a literal brace)");
-    assert_null(experiment_substitute(&e, 0, "a } b", err, sizeof err));
-    assert_string_equal(err, "unmatched '}' (write }} for a literal brace)");
-    assert_null(experiment_substitute(&e, 2, "{n}", err, sizeof err));
+    assert_null(experiment_substitute(&e, 0, "./a {k}", &err));
+    assert_string_equal(err.message, "unknown placeholder {k}");
+    assert_null(experiment_substitute(&e, 0, "a {n", &err));
+    assert_string_equal(err.message, "unmatched '{' (write {{ for a literal brace)");
+    assert_null(experiment_substitute(&e, 0, "a } b", &err));
+    assert_string_equal(err.message, "unmatched '}' (write }} for a literal brace)");
+    assert_null(experiment_substitute(&e, 2, "{n}", &err));
     experiment_free(&e);
 }
 
@@ -422,9 +423,9 @@ static void test_tree_placeholder(void **state)
                        "but has no 'source'");
     experiment e;
     parse_expect_ok("variants: {A: {command: \"echo {{tree}}\"}}\n", &e);
-    char err[128];
+    verdict_error err = {0};
     char *line = experiment_substitute_variant(&e, &e.variants[0], 0, 0, e.variants[0].command[1],
-                                               err, sizeof err);
+                                               &err);
     assert_non_null(line);
     assert_string_equal(line, "{tree}");
     free(line);
@@ -559,10 +560,11 @@ static void test_load_resolves_directories(void **state)
           f);
     fclose(f);
     experiment e;
-    char err[512], expected[256];
-    int rc = targets_load_experiment(path, &e, err, sizeof err);
+    char expected[256];
+    verdict_error err = {0};
+    int rc = targets_load_experiment(path, &e, &err);
     if (rc != 0)
-        fail_msg("%s", err);
+        fail_msg("%s", err.message);
     char *real = realpath(dir, NULL);
     assert_string_equal(e.directory, real);
     assert_string_equal(e.variants[0].cwd, real);
@@ -572,10 +574,10 @@ static void test_load_resolves_directories(void **state)
     assert_string_equal(e.name, "exp");
     experiment_free(&e);
     unlink(path);
-    rc = targets_load_experiment(path, &e, err, sizeof err);
+    rc = targets_load_experiment(path, &e, &err);
     assert_int_equal(rc, -1);
     snprintf(expected, sizeof expected, "%s: cannot read: No such file or directory", path);
-    assert_string_equal(err, expected);
+    assert_string_equal(err.message, expected);
     rmdir(dir);
     free(real);
 }
@@ -586,9 +588,9 @@ static void test_complex_keys_refused(void **state)
     parse_expect_fails_with("name: x\n? a\n: b\n", "spin.yaml:2:1: '?' (a YAML complex key)");
     parse_expect_fails_with("name: x\nvariants: {? a : b}\n", "spin.yaml:2:12: '?'");
     experiment e;
-    char err[512] = "";
+    verdict_error err = {0};
     const char *fine = "name: what?\n# is this ok? yes\nvariants:\n  A: \"./prog ? x\"\n";
-    assert_int_equal(targets_parse_experiment("spin.yaml", fine, strlen(fine), &e, err, sizeof err), 0);
+    assert_int_equal(targets_parse_experiment("spin.yaml", fine, strlen(fine), &e, &err), 0);
     experiment_free(&e);
 }
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "env/checks.h"
+#include "common/error.h"
 #include "env/command_output.h"
 #include "env/machine.h"
 #include "env/proc_text.h"
@@ -34,8 +35,8 @@ static void facts_of_this_machine_are_complete(void **state)
         "load15", "cc", "gcc", "hostname",
     };
     machine_facts facts;
-    char err[256];
-    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, &err), 0);
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
         const char *value = machine_facts_get(&facts, required[i]);
         if (value == NULL || value[0] == '\0')
@@ -57,10 +58,9 @@ static void facts_without_compilers(void **state)
 {
     (void)state;
     machine_facts all, some;
-    char err[256];
-    assert_int_equal(machine_facts_collect(&all, MACHINE_FACTS_ALL, err, sizeof err), 0);
-    assert_int_equal(machine_facts_collect(&some, MACHINE_FACTS_WITHOUT_COMPILERS, err,
-                                           sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(machine_facts_collect(&all, MACHINE_FACTS_ALL, &err), 0);
+    assert_int_equal(machine_facts_collect(&some, MACHINE_FACTS_WITHOUT_COMPILERS, &err), 0);
     assert_int_equal(some.n + 3, all.n);
     for (size_t i = 0; i < some.n; i++)
         assert_string_equal(some.facts[i].key, all.facts[i].key);
@@ -106,8 +106,8 @@ static check_status status_of(const machine_facts *facts, const interference *sa
 {
     env_check *checks;
     size_t n;
-    char err[256];
-    assert_int_equal(env_checks_judge(facts, sample, timer, &checks, &n, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(env_checks_judge(facts, sample, timer, &checks, &n, &err), 0);
     check_status status = CHECK_INFO;
     bool found = false;
     for (size_t i = 0; i < n; i++)
@@ -129,8 +129,8 @@ static void one_check_per_code_in_order(void **state)
     quiet_facts(&facts);
     env_check *checks;
     size_t n;
-    char err[256];
-    assert_int_equal(env_checks_judge(&facts, &quiet_sample, 1e-9, &checks, &n, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(env_checks_judge(&facts, &quiet_sample, 1e-9, &checks, &n, &err), 0);
     assert_int_equal(n, N_CODES);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(checks[i].code, check_codes[i]);
@@ -213,11 +213,11 @@ static void checks_run_on_this_machine(void **state)
 {
     (void)state;
     machine_facts facts;
-    char err[256];
-    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(machine_facts_collect(&facts, MACHINE_FACTS_ALL, &err), 0);
     env_check *checks;
     size_t n;
-    assert_int_equal(env_checks_run(&facts, 0.1, &checks, &n, err, sizeof err), 0);
+    assert_int_equal(env_checks_run(&facts, 0.1, &checks, &n, &err), 0);
     assert_int_equal(n, N_CODES);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(checks[i].code, check_codes[i]);
@@ -227,7 +227,7 @@ static void checks_run_on_this_machine(void **state)
     /* 0.1 s is 10 jiffies: long enough to measure, whatever the reading. */
     assert_null(strstr(checks[5].message, "not measured"));
     env_checks_free(checks, n);
-    assert_int_equal(env_checks_run(&facts, 0.0, &checks, &n, err, sizeof err), 0);
+    assert_int_equal(env_checks_run(&facts, 0.0, &checks, &n, &err), 0);
     assert_int_equal(checks[5].status, CHECK_INFO);
     env_checks_free(checks, n);
     machine_facts_free(&facts);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "golden.h"
+#include "common/error.h"
 #include "stats/distributions.h"
 #include "stats/meta_analysis.h"
 
@@ -79,14 +80,13 @@ static void check_fit(const char *id, const json_t *fit, const double *yi, const
     meta_tau2_method m = strcmp(method, "DL") == 0 ? META_TAU2_DL : META_TAU2_REML;
     bool converged = strcmp(stop, "converged") == 0;
     meta_result r;
-    char err[256] = "";
-    int rc = converged ? meta_random_effects(yi, vi, k, m, level, &r, err, sizeof err)
+    verdict_error err = {0};
+    int rc = converged ? meta_random_effects(yi, vi, k, m, level, &r, &err)
                        : meta_random_effects_threshold(yi, vi, k, m, level,
-                                                       META_METAFOR_THRESHOLD, &r, err,
-                                                       sizeof err);
+                                                       META_METAFOR_THRESHOLD, &r, &err);
     if (rc != 0) {
         failures++;
-        printf("FAIL %s %s %s: %s\n", id, method, stop, err);
+        printf("FAIL %s %s %s: %s\n", id, method, stop, err.message);
         return;
     }
     double tol = converged ? same_converged : same_as_metafor;
@@ -150,20 +150,20 @@ static void test_against_r(void **state)
 }
 
 static int pool(const double *yi, const double *vi, size_t k, meta_tau2_method m,
-                meta_result *r, char *err)
+                meta_result *r, verdict_error *err)
 {
-    return meta_random_effects(yi, vi, k, m, 0.95, r, err, 256);
+    return meta_random_effects(yi, vi, k, m, 0.95, r, err);
 }
 
 static void expect_refusal(const double *yi, const double *vi, size_t k, double level,
                            const char *words)
 {
     meta_result r;
-    char err[256] = "";
-    assert_int_equal(meta_random_effects(yi, vi, k, META_TAU2_REML, level, &r, err, sizeof err),
+    verdict_error err = {0};
+    assert_int_equal(meta_random_effects(yi, vi, k, META_TAU2_REML, level, &r, &err),
                      -1);
-    if (strstr(err, words) == NULL)
-        fail_msg("expected \"%s\" in \"%s\"", words, err);
+    if (strstr(err.message, words) == NULL)
+        fail_msg("expected \"%s\" in \"%s\"", words, err.message);
 }
 
 static void test_refusals(void **state)
@@ -188,15 +188,15 @@ static void test_refusals(void **state)
     double same[] = {0.05, 0.05, 0.05};
     expect_refusal(same, vi, 3, 0.95, "log ratios are all equal");
     meta_result r;
-    char err[256] = "";
-    assert_int_equal(meta_random_effects(yi, vi, 3, (meta_tau2_method)7, 0.95, &r, err, 256), -1);
-    assert_non_null(strstr(err, "unknown tau^2 method"));
-    assert_int_equal(meta_random_effects_threshold(yi, vi, 3, META_TAU2_REML, 0.95, 0.0, &r, err,
-                                                   256), -1);
-    assert_non_null(strstr(err, "threshold must be positive"));
+    verdict_error err = {0};
+    assert_int_equal(meta_random_effects(yi, vi, 3, (meta_tau2_method)7, 0.95, &r, &err), -1);
+    assert_non_null(strstr(err.message, "unknown tau^2 method"));
+    assert_int_equal(meta_random_effects_threshold(yi, vi, 3, META_TAU2_REML, 0.95, 0.0, &r, &err),
+                     -1);
+    assert_non_null(strstr(err.message, "threshold must be positive"));
     /* no buffer for the message is allowed, and a refusal leaves *out alone */
     r.estimate = 42.0;
-    assert_int_equal(meta_random_effects(yi, vi, 1, META_TAU2_DL, 0.95, &r, NULL, 0), -1);
+    assert_int_equal(meta_random_effects(yi, vi, 1, META_TAU2_DL, 0.95, &r, NULL), -1);
     assert_true(r.estimate == 42.0);
 }
 
@@ -209,15 +209,15 @@ static void test_reml_non_convergence(void **state)
     double yi[] = {0.2375, 0.2543, 0.2839, 0.2372, 0.2308};
     double vi[] = {1.12e-4, 7.69e-4, 6.15e-4, 4.89e-4, 1.05e-4};
     meta_result r;
-    char err[256] = "";
-    assert_int_equal(meta_random_effects(yi, vi, 5, META_TAU2_REML, 0.95, &r, err, 256), 0);
+    verdict_error err = {0};
+    assert_int_equal(meta_random_effects(yi, vi, 5, META_TAU2_REML, 0.95, &r, &err), 0);
     assert_true(r.tau2 >= 0.0 && r.tau2 < 1e-12 && r.iterations > 5);
-    int rc = meta_random_effects_threshold(yi, vi, 5, META_TAU2_REML, 0.95, 1e-320, &r, err, 256);
+    int rc = meta_random_effects_threshold(yi, vi, 5, META_TAU2_REML, 0.95, 1e-320, &r, &err);
     if (rc == 0)
         fail_msg("converged in %d steps to tau2 %g", r.iterations, r.tau2);
-    assert_non_null(strstr(err, "REML did not converge in 100 Fisher-scoring steps"));
+    assert_non_null(strstr(err.message, "REML did not converge in 100 Fisher-scoring steps"));
     /* DL has no iterations to fail */
-    assert_int_equal(meta_random_effects(yi, vi, 5, META_TAU2_DL, 0.95, &r, err, 256), 0);
+    assert_int_equal(meta_random_effects(yi, vi, 5, META_TAU2_DL, 0.95, &r, &err), 0);
     assert_int_equal(r.iterations, 0);
 }
 
@@ -239,8 +239,8 @@ static void test_equal_variances(void **state)
     double s2 = ss / (double)(k - 1), crit = dist_qt(0.975, (double)(k - 1));
     for (int m = META_TAU2_REML; m <= META_TAU2_DL; m++) {
         meta_result r;
-        char err[256];
-        assert_int_equal(pool(yi, vi, k, (meta_tau2_method)m, &r, err), 0);
+        verdict_error err = {0};
+        assert_int_equal(pool(yi, vi, k, (meta_tau2_method)m, &r, &err), 0);
         assert_true(fabs(r.tau2 - (s2 - v)) <= 1e-12 * s2);
         assert_true(fabs(r.estimate - mean) <= 1e-15);
         assert_true(fabs(r.se - sqrt(s2 / (double)k)) <= 1e-12 * r.se);
@@ -251,8 +251,8 @@ static void test_equal_variances(void **state)
     /* spread below the noise: tau2 = 0, I^2 = 0, H^2 = 1, the PI is the CI */
     double close[] = {0.100, 0.101, 0.099, 0.1005, 0.0995};
     meta_result r;
-    char err[256];
-    assert_int_equal(pool(close, vi, k, META_TAU2_REML, &r, err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pool(close, vi, k, META_TAU2_REML, &r, &err), 0);
     assert_true(r.tau2 == 0.0 && r.i2 == 0.0 && r.h2 == 1.0);
     assert_true(r.pi_low == r.ci_low && r.pi_high == r.ci_high);
 }
@@ -263,8 +263,8 @@ static void test_two_machines(void **state)
     (void)state;
     double yi[] = {0.20, 0.24}, vi[] = {1e-4, 1e-4};
     meta_result r;
-    char err[256];
-    assert_int_equal(pool(yi, vi, 2, META_TAU2_REML, &r, err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pool(yi, vi, 2, META_TAU2_REML, &r, &err), 0);
     assert_true(r.df == 1.0);
     double crit = dist_qt(0.975, 1.0);
     assert_true(fabs(crit - 12.706204736174707) < 1e-12);
@@ -280,8 +280,8 @@ static void scaled_fleet(double shift, double scale, meta_tau2_method m, meta_re
         yi[i] = shift + scale * yi[i];
         vi[i] *= scale * scale;
     }
-    char err[256];
-    assert_int_equal(pool(yi, vi, 6, m, r, err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pool(yi, vi, 6, m, r, &err), 0);
 }
 
 /* Shifting every log ratio moves the estimate and both intervals, nothing else; measuring in
@@ -308,9 +308,9 @@ static void test_invariances(void **state)
     double yi[] = {0.041, -0.023, 0.065}, vi[] = {2e-4, 1.5e-4, 3e-4};
     double yr[] = {0.065, 0.041, -0.023}, vr[] = {3e-4, 2e-4, 1.5e-4};
     meta_result a, b;
-    char err[256];
-    assert_int_equal(pool(yi, vi, 3, META_TAU2_REML, &a, err), 0);
-    assert_int_equal(pool(yr, vr, 3, META_TAU2_REML, &b, err), 0);
+    verdict_error err = {0};
+    assert_int_equal(pool(yi, vi, 3, META_TAU2_REML, &a, &err), 0);
+    assert_int_equal(pool(yr, vr, 3, META_TAU2_REML, &b, &err), 0);
     assert_true(fabs(a.estimate - b.estimate) <= 1e-15 && fabs(a.tau2 - b.tau2) <= 1e-15);
 }
 

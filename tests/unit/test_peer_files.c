@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "core/peer_files.h"
 
 #define ERR_SIZE 1024
@@ -18,18 +20,18 @@ static const peer_options auto_options = {.format = PEER_AUTO};
 
 static void parse_ok(const char *text, const peer_options *o, peer_file *f)
 {
-    char err[ERR_SIZE] = "";
-    if (peer_text_parse("t", text, strlen(text), o, f, err, sizeof err) != 0)
-        fail_msg("refused: %s", err);
+    verdict_error err = {0};
+    if (peer_text_parse("t", text, strlen(text), o, f, &err) != 0)
+        fail_msg("refused: %s", err.message);
 }
 
 static void expect_error(const char *text, const peer_options *o, const char *fragment)
 {
     peer_file f;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(peer_text_parse("t", text, strlen(text), o, &f, err, sizeof err), -1);
-    if (strstr(err, fragment) == NULL)
-        fail_msg("message \"%s\" lacks \"%s\"", err, fragment);
+    verdict_error err = {0};
+    assert_int_equal(peer_text_parse("t", text, strlen(text), o, &f, &err), -1);
+    if (strstr(err.message, fragment) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, fragment);
     assert_null(f.series);
     assert_int_equal(f.n, 0);
 }

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "core/peer_plan.h"
 
 #define ERR_SIZE 1024
@@ -17,9 +19,9 @@
 static void parse(const char *text, peer_file *f)
 {
     peer_options o = {.format = PEER_AUTO};
-    char err[ERR_SIZE] = "";
-    if (peer_text_parse("t", text, strlen(text), &o, f, err, sizeof err) != 0)
-        fail_msg("refused: %s", err);
+    verdict_error err = {0};
+    if (peer_text_parse("t", text, strlen(text), &o, f, &err) != 0)
+        fail_msg("refused: %s", err.message);
 }
 
 static void free_files(peer_file *files, size_t n)
@@ -41,9 +43,9 @@ static void test_variants_get_unique_names(void **state)
     parse("1\n2\n", &files[2]);
     const char *names[] = {"before.json", "after.json", "ninja"};
     peer_plan p;
-    char err[ERR_SIZE] = "";
-    if (peer_plan_build(files, names, 3, &p, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    verdict_error err = {0};
+    if (peer_plan_build(files, names, 3, &p, &err) != 0)
+        fail_msg("%s", err.message);
     assert_int_equal(p.n_variants, 5);
     assert_int_equal(p.n_points, 1);
     assert_string_equal(p.points[0], PEER_PLAN_POINT);
@@ -65,16 +67,16 @@ static void test_one_hyperfine_file_is_a_comparison(void **state)
     parse(hyperfine_before, &f);
     const char *names[] = {"h.json"};
     peer_plan p;
-    char err[ERR_SIZE] = "";
-    assert_int_equal(peer_plan_build(&f, names, 1, &p, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(peer_plan_build(&f, names, 1, &p, &err), 0);
     assert_int_equal(p.n_columns, 2);
     assert_string_equal(p.columns[0].metric, "time");
     assert_string_equal(p.variants[0], "make");
     peer_plan_free(&p);
     peer_file_free(&f);
     parse("1\n2\n", &f);
-    assert_int_equal(peer_plan_build(&f, names, 1, &p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "h.json holds one variant only"));
+    assert_int_equal(peer_plan_build(&f, names, 1, &p, &err), -1);
+    assert_non_null(strstr(err.message, "h.json holds one variant only"));
     peer_file_free(&f);
 }
 
@@ -87,9 +89,9 @@ static void test_benchmarks_matched_by_name(void **state)
     parse("BenchmarkA-8 1 12 ns/op\n", &files[2]);
     const char *names[] = {"old.txt", "new.txt", "newer.txt"};
     peer_plan p;
-    char err[ERR_SIZE] = "";
-    if (peer_plan_build(files, names, 3, &p, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    verdict_error err = {0};
+    if (peer_plan_build(files, names, 3, &p, &err) != 0)
+        fail_msg("%s", err.message);
     assert_int_equal(p.n_points, 2);
     assert_string_equal(p.points[0], "A-8");
     assert_string_equal(p.points[1], "B-8");
@@ -115,22 +117,23 @@ static void test_refused_mixes(void **state)
     peer_file files[2];
     const char *names[] = {"a", "b"};
     peer_plan p;
-    char err[ERR_SIZE] = "";
+    verdict_error err = {0};
     parse("BenchmarkA-8 1 10 ns/op\n", &files[0]);
     parse("1\n2\n", &files[1]);
-    assert_int_equal(peer_plan_build(files, names, 2, &p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "a is go and b is numbers"));
+    assert_int_equal(peer_plan_build(files, names, 2, &p, &err), -1);
+    assert_non_null(strstr(err.message, "a is go and b is numbers"));
     peer_file_free(&files[1]);
     parse("{\"context\": {}, \"benchmarks\": [{\"name\": \"A-8\", \"real_time\": 1}]}",
           &files[1]);
-    assert_int_equal(peer_plan_build(files, names, 2, &p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "a is go and b is gbench"));
+    assert_int_equal(peer_plan_build(files, names, 2, &p, &err), -1);
+    assert_non_null(strstr(err.message, "a is go and b is gbench"));
     peer_file_free(&files[1]);
     parse("BenchmarkB-8 1 10 ns/op\n", &files[1]);
-    assert_int_equal(peer_plan_build(files, names, 2, &p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "no benchmark of the baseline a (A-8) is in the other files"));
-    assert_int_equal(peer_plan_build(files, names, 1, &p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "a is one variant"));
+    assert_int_equal(peer_plan_build(files, names, 2, &p, &err), -1);
+    assert_non_null(strstr(err.message, "no benchmark of the baseline a (A-8) is in the other "
+                           "files"));
+    assert_int_equal(peer_plan_build(files, names, 1, &p, &err), -1);
+    assert_non_null(strstr(err.message, "a is one variant"));
     free_files(files, 2);
 }
 

@@ -19,23 +19,24 @@
 #include <unistd.h>
 
 #include "core/metrics.h"
+#include "common/error.h"
 #include "core/runner.h"
 
 extern char **environ;
 
-static int run_shell(const char *script, run_result *out, char *err, size_t errlen)
+static int run_shell(const char *script, run_result *out, verdict_error *err)
 {
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     run_request request = {.argv = argv, .envp = environ, .capture_stdout = true};
-    return runner_execute(&request, NULL, out, err, errlen);
+    return runner_execute(&request, NULL, out, err);
 }
 
-static double metric_of(const char *pattern, const run_result *run, char *err, size_t errlen)
+static double metric_of(const char *pattern, const run_result *run, verdict_error *err)
 {
     metric_def m;
-    assert_int_equal(metric_from_regex("x", pattern, false, &m, err, errlen), 0);
+    assert_int_equal(metric_from_regex("x", pattern, false, &m, err), 0);
     double value = NAN;
-    if (metric_value(&m, run, &value, err, errlen) != 0)
+    if (metric_value(&m, run, &value, err) != 0)
         value = NAN;
     metric_free(&m);
     return value;
@@ -46,12 +47,12 @@ static void nul_bytes_do_not_stop_the_metric_search(void **state)
 {
     (void)state;
     run_result run;
-    char err[512] = "";
-    assert_int_equal(run_shell("printf 'binary\\000junk\\nx=42\\n'", &run, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(run_shell("printf 'binary\\000junk\\nx=42\\n'", &run, &err), 0);
     assert_int_equal(run.stdout_length, 17);
-    double value = metric_of("^x=([0-9]+)$", &run, err, sizeof err);
+    double value = metric_of("^x=([0-9]+)$", &run, &err);
     if (value != 42.0)
-        fail_msg("x = %g: %s", value, err);
+        fail_msg("x = %g: %s", value, err.message);
     run_result_free(&run);
 }
 
@@ -65,12 +66,12 @@ static void output_beyond_the_limit_keeps_a_contiguous_head(void **state)
     (void)state;
     enum { LAST = 8526245 };
     run_result run;
-    char err[512] = "";
+    verdict_error err = {0};
     char script[256];
     snprintf(script, sizeof script,
              "seq 1 %d; printf x=1; head -c 20000 /dev/zero | tr '\\000' b; printf '23\\n'",
              LAST);
-    assert_int_equal(run_shell(script, &run, err, sizeof err), 0);
+    assert_int_equal(run_shell(script, &run, &err), 0);
     assert_true(run.stdout_cut);
     assert_true(run.stdout_length < RUNNER_STDOUT_LIMIT);
     /* The head is exactly seq's output: every line whole, nothing joined. */
@@ -85,9 +86,9 @@ static void output_beyond_the_limit_keeps_a_contiguous_head(void **state)
     }
     assert_int_equal(at, run.stdout_length);
     assert_int_equal(run.stdout_dropped, 3 + 20000 + 3);
-    double value = metric_of("x=([0-9]+)", &run, err, sizeof err);
+    double value = metric_of("x=([0-9]+)", &run, &err);
     assert_true(isnan(value));
-    assert_non_null(strstr(err, "were not kept"));
+    assert_non_null(strstr(err.message, "were not kept"));
     run_result_free(&run);
 }
 
@@ -97,13 +98,13 @@ static void a_number_at_the_cut_is_refused(void **state)
 {
     (void)state;
     run_result run;
-    char err[512] = "";
-    assert_int_equal(run_shell("printf x=; head -c 70000000 /dev/zero | tr '\\000' 7", &run, err,
-                               sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(run_shell("printf x=; head -c 70000000 /dev/zero | tr '\\000' 7", &run, &err),
+                     0);
     assert_true(run.stdout_cut);
     assert_int_equal(run.stdout_length, RUNNER_STDOUT_LIMIT - 1);
-    assert_true(isnan(metric_of("x=([0-9]+)", &run, err, sizeof err)));
-    assert_non_null(strstr(err, "the number may be cut too"));
+    assert_true(isnan(metric_of("x=([0-9]+)", &run, &err)));
+    assert_non_null(strstr(err.message, "the number may be cut too"));
     run_result_free(&run);
 }
 
@@ -150,10 +151,11 @@ static void the_command_dies_with_verdict(void **state)
     pid_t verdict = fork();
     assert_true(verdict >= 0);
     if (verdict == 0) {
-        char script[128], err[256];
+        char script[128];
+        verdict_error err = {0};
         snprintf(script, sizeof script, "echo $$ > %s; exec sleep 600", pid_file);
         run_result run;
-        run_shell(script, &run, err, sizeof err);
+        run_shell(script, &run, &err);
         _exit(0);
     }
     pid_t command = read_pid_file(pid_file, 60.0);
@@ -178,13 +180,13 @@ static void a_missing_directory_is_named(void **state)
     char *argv[] = {"/bin/true", NULL};
     run_request request = {.argv = argv, .envp = environ, .cwd = "/nonexistent/verdict-dir"};
     run_result run;
-    char err[512] = "";
-    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), -1);
-    assert_non_null(strstr(err, "its directory /nonexistent/verdict-dir: No such file"));
+    verdict_error err = {0};
+    assert_int_equal(runner_execute(&request, NULL, &run, &err), -1);
+    assert_non_null(strstr(err.message, "its directory /nonexistent/verdict-dir: No such file"));
     char *missing[] = {"/nonexistent/verdict-program", NULL};
     request = (run_request){.argv = missing, .envp = environ};
-    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), -1);
-    assert_non_null(strstr(err, "cannot run '/nonexistent/verdict-program': No such file"));
+    assert_int_equal(runner_execute(&request, NULL, &run, &err), -1);
+    assert_non_null(strstr(err.message, "cannot run '/nonexistent/verdict-program': No such file"));
 }
 
 static void the_command_runs_in_its_group_with_its_environment(void **state)
@@ -194,8 +196,8 @@ static void the_command_runs_in_its_group_with_its_environment(void **state)
     char *envp[] = {"VERDICT_TEST=yes", "PATH=/usr/bin:/bin", NULL};
     run_request request = {.argv = argv, .envp = envp, .cwd = "/tmp", .capture_stdout = true};
     run_result run;
-    char err[512] = "";
-    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(runner_execute(&request, NULL, &run, &err), 0);
     assert_int_equal(run.exit_code, 0);
     assert_non_null(strstr(run.stdout_text, "yes /tmp\n"));
     long group = strtol(strchr(run.stdout_text, '\n') + 1, NULL, 10);
@@ -225,14 +227,14 @@ static void a_command_with_many_arguments_gets_a_stack_of_its_own(void **state)
     char *envp[] = {"PATH=/usr/bin:/bin", NULL};
     run_request request = {.argv = argv, .envp = envp, .capture_stdout = true};
     run_result run;
-    char err[512] = "";
-    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(runner_execute(&request, NULL, &run, &err), 0);
     assert_int_equal(run.exit_code, 0);
     assert_string_equal(run.stdout_text, "20000\n");
     run_result_free(&run);
     /* and a short one borrows again */
     argv[2] = NULL;
-    assert_int_equal(runner_execute(&request, NULL, &run, err, sizeof err), 0);
+    assert_int_equal(runner_execute(&request, NULL, &run, &err), 0);
     assert_string_equal(run.stdout_text, "1\n");
     run_result_free(&run);
     unlink(script);
@@ -245,16 +247,16 @@ static void captured_numbers_are_read_as_decimal(void **state)
 {
     (void)state;
     run_result run;
-    char err[512] = "";
-    assert_int_equal(run_shell("printf 'a=0.%0200d15\\nb=0x10\\nc=1e-308\\nd=nan\\n' 0", &run, err,
-                               sizeof err), 0);
-    double a = metric_of("a=([0-9.]+)", &run, err, sizeof err);
+    verdict_error err = {0};
+    assert_int_equal(run_shell("printf 'a=0.%0200d15\\nb=0x10\\nc=1e-308\\nd=nan\\n' 0", &run,
+                               &err), 0);
+    double a = metric_of("a=([0-9.]+)", &run, &err);
     assert_true(fabs(a / 1.5e-201 - 1.0) < 1e-12); /* cut to 127 bytes it read as 0 */
-    assert_true(isnan(metric_of("b=([^\n]+)", &run, err, sizeof err)));
-    assert_non_null(strstr(err, "\"0x10\" is hexadecimal"));
-    assert_true(metric_of("c=([^\n]+)", &run, err, sizeof err) == 1e-308);
-    assert_true(isnan(metric_of("d=([^\n]+)", &run, err, sizeof err)));
-    assert_non_null(strstr(err, "\"nan\" is not a finite number"));
+    assert_true(isnan(metric_of("b=([^\n]+)", &run, &err)));
+    assert_non_null(strstr(err.message, "\"0x10\" is hexadecimal"));
+    assert_true(metric_of("c=([^\n]+)", &run, &err) == 1e-308);
+    assert_true(isnan(metric_of("d=([^\n]+)", &run, &err)));
+    assert_non_null(strstr(err.message, "\"nan\" is not a finite number"));
     run_result_free(&run);
 }
 
@@ -262,8 +264,8 @@ static void nul_bytes_in_stderr_do_not_hide_its_tail(void **state)
 {
     (void)state;
     run_result run;
-    char err[512] = "";
-    assert_int_equal(run_shell("printf 'start\\000end' >&2", &run, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(run_shell("printf 'start\\000end' >&2", &run, &err), 0);
     assert_string_equal(run.stderr_tail, "start?end");
     run_result_free(&run);
 }

@@ -9,19 +9,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
+
 #include "core/sample_file.h"
 
-static int parse(const char *text, int column, sample_series *s, char *err)
+static int parse(const char *text, int column, sample_series *s, verdict_error *err)
 {
-    return sample_text_parse("t.txt", text, strlen(text), column, s, err, 256);
+    return sample_text_parse("t.txt", text, strlen(text), column, s, err);
 }
 
 static void test_numbers_comments_blanks(void **state)
 {
     (void)state;
     sample_series s;
-    char err[256];
-    assert_int_equal(parse("# header\n1.5\n\n  2e3  \n# x\n3\n", 0, &s, err), 0);
+    verdict_error err = {0};
+    assert_int_equal(parse("# header\n1.5\n\n  2e3  \n# x\n3\n", 0, &s, &err), 0);
     assert_int_equal(s.n, 3);
     assert_true(s.values[0] == 1.5 && s.values[1] == 2000.0 && s.values[2] == 3.0);
     assert_int_equal(s.lines[0], 2);
@@ -34,10 +36,10 @@ static void test_column_like_ministat(void **state)
 {
     (void)state;
     sample_series s;
-    char err[256];
+    verdict_error err = {0};
     const char *text = "no-strict-aliasing.1 tps = 7140.253910\r\n"
                        "no-strict-aliasing.1 tps = 7291.465297\n";
-    assert_int_equal(parse(text, 4, &s, err), 0);
+    assert_int_equal(parse(text, 4, &s, &err), 0);
     assert_int_equal(s.n, 2);
     assert_true(s.values[0] == 7140.253910 && s.values[1] == 7291.465297);
     sample_series_free(&s);
@@ -46,10 +48,10 @@ static void test_column_like_ministat(void **state)
 static void expect_error(const char *text, int column, const char *fragment)
 {
     sample_series s;
-    char err[256] = "";
-    assert_int_equal(parse(text, column, &s, err), -1);
-    if (strstr(err, fragment) == NULL)
-        fail_msg("message \"%s\" lacks \"%s\"", err, fragment);
+    verdict_error err = {0};
+    assert_int_equal(parse(text, column, &s, &err), -1);
+    if (strstr(err.message, fragment) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", err.message, fragment);
     assert_null(s.values);
 }
 
@@ -96,9 +98,9 @@ static void test_subnormal_and_long_numbers_are_read(void **state)
         text[used++] = i == 59999 ? '1' : '0';
     text[used++] = '\n';
     sample_series s;
-    char err[256] = "";
-    if (sample_text_parse("t.txt", text, used, 0, &s, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    verdict_error err = {0};
+    if (sample_text_parse("t.txt", text, used, 0, &s, &err) != 0)
+        fail_msg("%s", err.message);
     assert_int_equal(s.n, 3);
     assert_true(s.values[0] == 1e-308 && s.values[1] > 0.0 && s.values[2] == 1.0);
     sample_series_free(&s);
@@ -108,10 +110,10 @@ static void test_nul_byte_is_not_a_number(void **state)
 {
     (void)state;
     sample_series s;
-    char err[256];
+    verdict_error err = {0};
     const char text[] = {'1', '\0', '2', '\n'};
-    assert_int_equal(sample_text_parse("t.txt", text, sizeof text, 0, &s, err, sizeof err), -1);
-    assert_non_null(strstr(err, "t.txt:1"));
+    assert_int_equal(sample_text_parse("t.txt", text, sizeof text, 0, &s, &err), -1);
+    assert_non_null(strstr(err.message, "t.txt:1"));
 }
 
 static void test_missing_file(void **state)
@@ -119,11 +121,10 @@ static void test_missing_file(void **state)
     (void)state;
     char *text = NULL;
     size_t length = 0;
-    char err[256];
-    assert_int_equal(sample_file_load("/nonexistent/verdict-samples", &text, &length, err,
-                                      sizeof err), -1);
+    verdict_error err = {0};
+    assert_int_equal(sample_file_load("/nonexistent/verdict-samples", &text, &length, &err), -1);
     assert_null(text);
-    assert_non_null(strstr(err, "/nonexistent/verdict-samples: cannot open"));
+    assert_non_null(strstr(err.message, "/nonexistent/verdict-samples: cannot open"));
 }
 
 int main(void)

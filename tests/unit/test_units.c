@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "common/error.h"
 #include "report/text_style.h"
 #include "report/units.h"
 
@@ -89,18 +90,18 @@ static void test_parse_time_unit(void **state)
         {"microsecond", UNITS_US}, {"ms", UNITS_MS}, {"millisecond", UNITS_MS}, {"s", UNITS_S},
         {"second", UNITS_S},
     };
-    char err[256];
+    verdict_error err = {0};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         units_time unit = UNITS_AUTO;
-        assert_int_equal(units_parse_time(ok[i].text, &unit, err, sizeof err), 0);
+        assert_int_equal(units_parse_time(ok[i].text, &unit, &err), 0);
         assert_int_equal(unit, ok[i].unit);
     }
     units_time unit = UNITS_AUTO;
-    assert_int_equal(units_parse_time("minutes", &unit, err, sizeof err), -1);
-    assert_non_null(strstr(err, "'minutes'"));
-    assert_non_null(strstr(err, "ns, us"));
+    assert_int_equal(units_parse_time("minutes", &unit, &err), -1);
+    assert_non_null(strstr(err.message, "'minutes'"));
+    assert_non_null(strstr(err.message, "ns, us"));
     assert_int_equal(unit, UNITS_AUTO);
-    assert_int_equal(units_parse_time("", &unit, err, sizeof err), -1);
+    assert_int_equal(units_parse_time("", &unit, &err), -1);
 }
 
 static void test_times_beyond_two(void **state)
@@ -148,17 +149,17 @@ static void test_colour_decision(void **state)
 static void test_parse_style_and_sort(void **state)
 {
     (void)state;
-    char err[256];
+    verdict_error err = {0};
     text_style_mode mode = TEXT_STYLE_AUTO;
     text_sort sort = TEXT_SORT_AUTO;
-    assert_int_equal(text_style_parse_mode("nocolor", &mode, err, sizeof err), 0);
+    assert_int_equal(text_style_parse_mode("nocolor", &mode, &err), 0);
     assert_int_equal(mode, TEXT_STYLE_NOCOLOR);
-    assert_int_equal(text_style_parse_mode("colour", &mode, err, sizeof err), -1);
-    assert_non_null(strstr(err, "'colour'"));
-    assert_int_equal(text_style_parse_sort("mean-time", &sort, err, sizeof err), 0);
+    assert_int_equal(text_style_parse_mode("colour", &mode, &err), -1);
+    assert_non_null(strstr(err.message, "'colour'"));
+    assert_int_equal(text_style_parse_sort("mean-time", &sort, &err), 0);
     assert_int_equal(sort, TEXT_SORT_MEAN);
-    assert_int_equal(text_style_parse_sort("name", &sort, err, sizeof err), -1);
-    assert_non_null(strstr(err, "mean-time"));
+    assert_int_equal(text_style_parse_sort("name", &sort, &err), -1);
+    assert_non_null(strstr(err.message, "mean-time"));
 }
 
 static void test_time_metrics(void **state)
