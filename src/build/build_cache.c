@@ -40,7 +40,7 @@ static int make_directories(const char *path, verdict_error *err)
 {
     char *copy = strdup(path);
     if (copy == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     int rc = 0;
     for (char *p = copy + 1; rc == 0; p++) {
         if (*p != '/' && *p != '\0')
@@ -78,7 +78,7 @@ static int set_paths(ensure_state *s, verdict_error *err)
         s->paths.log = build_path_join(s->paths.dir, "build.log");
     }
     if (!s->paths.dir || !s->lock || !s->paths.tree || !s->paths.install || !s->paths.log)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return 0;
 }
 
@@ -87,7 +87,7 @@ static int prepare(ensure_state *s, verdict_error *err)
     if (s->spec->cache_dir == NULL || s->spec->cache_dir[0] == '\0')
         return error_set(err, ERROR_USAGE, "the build has no cache directory");
     char *builds = build_path_join(s->spec->cache_dir, "builds");
-    int rc = builds ? make_directories(builds, err) : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = builds ? make_directories(builds, err) : error_no_memory(err);
     if (rc == 0 && (s->builds = realpath(builds, NULL)) == NULL)
         rc = error_set(err, ERROR_USAGE, "cannot use the build cache %s: %s", builds,
                        strerror(errno));
@@ -120,7 +120,7 @@ int build_mark_complete(const char *dir, const char *text, verdict_error *err)
     char *temporary = build_path_join(dir, "complete.tmp");
     char *marker = build_path_join(dir, "complete");
     int rc = temporary && marker ? build_write_file(dir, "complete.tmp", text, true, err)
-                                 : error_set(err, ERROR_INTERNAL, "out of memory");
+                                 : error_no_memory(err);
     if (rc == 0 && rename(temporary, marker) != 0)
         rc = error_set(err, ERROR_INTERNAL, "cannot rename %s: %s", temporary, strerror(errno));
     int dir_fd = rc == 0 ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -139,7 +139,7 @@ static int mark_complete(const ensure_state *s, verdict_error *err)
     strbuf_appendf(&text, "%s\n", s->key.hex);
     int rc = strbuf_status(&text) == 0
                  ? build_mark_complete(s->paths.dir, strbuf_text(&text), err)
-                 : error_set(err, ERROR_INTERNAL, "out of memory");
+                 : error_no_memory(err);
     strbuf_free(&text);
     return rc;
 }
@@ -206,7 +206,7 @@ static int start_directory(const ensure_state *s, verdict_error *err)
                              strerror(errno));
     strbuf key = STRBUF_INIT;
     strbuf_appendf(&key, "%s\n", s->key.hex);
-    int rc = strbuf_status(&key) == 0 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = strbuf_status(&key) == 0 ? 0 : error_no_memory(err);
     rc = rc ? rc : build_write_file(s->paths.dir, "key", strbuf_text(&key), false, err);
     rc = rc ? rc : build_write_file(s->paths.dir, "ingredients", s->key.ingredients, false, err);
     rc = rc ? rc : build_write_file(s->paths.dir, "build.log", "", false, err);
@@ -267,7 +267,7 @@ static int fill_result(const ensure_state *s, bool cached, build_result *result,
     result->log = strdup(s->paths.log);
     if (!result->dir || !result->tree || !result->install || !result->log) {
         build_result_free(result);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     return 0;
 }

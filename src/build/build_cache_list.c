@@ -39,7 +39,7 @@ static int list_names(const char *builds, const char *suffix, char ***names, siz
     if (errno == ENOENT)
         return 0;
     if (errno == ENOMEM)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return error_set(err, ERROR_USAGE, "cannot read the build cache %s: %s", builds,
                      strerror(errno));
 }
@@ -72,7 +72,7 @@ static int read_entry(const char *builds, const char *name, build_entry *e, verd
     snprintf(e->name, sizeof e->name, "%s", name);
     e->dir = build_path_join(builds, name);
     if (e->dir == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     read_key(e);
     char *path = build_path_join(e->dir, "ingredients");
     size_t n = 0;
@@ -99,7 +99,7 @@ static int list_add(build_list *list, build_entry *e, verdict_error *err)
     if (array_reserve((void **)&list->items, &list->capacity, list->n + 1,
                       sizeof *list->items) != 0) {
         entry_free(e);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     list->items[list->n++] = *e;
     memset(e, 0, sizeof *e);
@@ -132,7 +132,7 @@ int build_cache_list(const char *cache_dir, build_list *list, verdict_error *err
     char **names = NULL;
     size_t n = 0;
     int rc = builds ? list_names(builds, NULL, &names, &n, err)
-                    : error_set(err, ERROR_INTERNAL, "out of memory");
+                    : error_no_memory(err);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         build_entry e;
         rc = read_entry(builds, names[i], &e, err);
@@ -157,7 +157,7 @@ static int prune_one(const char *builds, const char *name, time_t cutoff, build_
     char *lock = lock_path(builds, name);
     int fd = -1;
     int rc = lock ? build_lock_take(lock, BUILD_LOCK_TRY, NULL, NULL, NULL, &fd, err)
-                  : error_set(err, ERROR_INTERNAL, "out of memory");
+                  : error_no_memory(err);
     bool removed = false;
     if (rc == 0) {
         rc = read_entry(builds, name, e, err);
@@ -227,7 +227,7 @@ int build_cache_prune(const char *cache_dir, double max_age_seconds, build_list 
     char **names = NULL;
     size_t n = 0;
     int rc = builds ? list_names(builds, NULL, &names, &n, err)
-                    : error_set(err, ERROR_INTERNAL, "out of memory");
+                    : error_no_memory(err);
     rc = rc ? rc : prune_all(builds, names, n, cutoff, removed, &bytes, err);
     if (rc == 0)
         prune_stale_locks(builds);

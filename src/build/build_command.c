@@ -140,7 +140,7 @@ int build_command_run(const build_command *c, run_result *result, verdict_error 
     if ((c->output_path && redirected_argv(c, &argv) != 0) || (!c->envp && !own_env)) {
         free(argv);
         build_env_free(own_env);
-        return error_set(err, ERROR_INTERNAL, "out of memory running %s", c->argv[0]);
+        return error_set(err, ERROR_NO_MEMORY, "out of memory running %s", c->argv[0]);
     }
     run_request request = {
         .argv = (char *const *)(argv ? argv : (const char **)c->argv),

@@ -45,7 +45,7 @@ static int hash_patches(const build_source *source, build_inputs *in, build_hash
     }
     in->patches = calloc(source->n_patches, sizeof *in->patches);
     if (in->patches == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     in->n_patches = source->n_patches;
     for (size_t i = 0; i < source->n_patches; i++)
         if (hash_patch(source->patches[i], &in->patches[i], h, ingredients, err) != 0)
@@ -117,7 +117,7 @@ static int resolve(const build_spec *spec, build_key *key, build_inputs *in, bui
         rc = build_layouts_hash(h, &ingredients, err);
     rc = rc ? rc : build_hasher_finish(h, key->hex, err);
     if (rc == 0 && strbuf_status(&ingredients) != 0)
-        rc = error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = error_no_memory(err);
     if (rc == 0)
         key->ingredients = strbuf_detach(&ingredients);
     strbuf_free(&ingredients);

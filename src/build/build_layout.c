@@ -85,7 +85,7 @@ static int set_paths(layout_state *s, const char *label, uint64_t seed, verdict_
     }
     if (!s->paths.dir || !s->lock || !s->wrapper || !s->links || !s->paths.tree ||
         !s->paths.install || !s->paths.log)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return 0;
 }
 
@@ -96,7 +96,7 @@ static int check_base(const layout_state *s, verdict_error *err)
     struct stat st;
     int rc = 0;
     if (marker == NULL)
-        rc = error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = error_no_memory(err);
     else if (stat(marker, &st) != 0)
         rc = error_set(err, ERROR_USAGE, "the build %s is not complete", s->base_dir);
     else if (stat(s->wrapper, &st) != 0 || stat(s->links, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -109,7 +109,7 @@ static int check_base(const layout_state *s, verdict_error *err)
 static int make_layouts_dir(const layout_state *s, verdict_error *err)
 {
     char *dir = build_path_join(s->base_dir, "layouts");
-    int rc = dir ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = dir ? 0 : error_no_memory(err);
     if (rc == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
         rc = error_set(err, ERROR_INTERNAL, "cannot create %s: %s", dir, strerror(errno));
     free(dir);
@@ -224,7 +224,7 @@ static int log_relink(const layout_state *s, const build_link *l, const char *cw
     int rc = strbuf_status(&b) == 0
                  ? build_log_note(s->paths.log, err, "relink %s (in %s): %s", l->relative, cwd,
                                   strbuf_text(&b))
-                 : error_set(err, ERROR_INTERNAL, "out of memory");
+                 : error_no_memory(err);
     strbuf_free(&b);
     return rc;
 }
@@ -234,7 +234,7 @@ static int log_relink(const layout_state *s, const build_link *l, const char *cw
 static int unlink_output(const layout_state *s, const build_link *l, verdict_error *err)
 {
     char *path = build_path_join(s->paths.tree, l->relative);
-    int rc = path ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = path ? 0 : error_no_memory(err);
     if (rc == 0 && unlink(path) != 0 && errno != ENOENT)
         rc = error_set(err, ERROR_INTERNAL, "cannot remove %s: %s", path, strerror(errno));
     free(path);
@@ -249,7 +249,7 @@ static int relink_one(const layout_state *s, const build_link *l, char **envp,
     char *cwd = map_word(s, l->cwd);
     int rc = cwd && relink_argv(s, l, &mapped, &argv) == 0
                  ? 0
-                 : error_set(err, ERROR_INTERNAL, "out of memory");
+                 : error_no_memory(err);
     rc = rc ? rc : log_relink(s, l, cwd, argv, err);
     rc = rc ? rc : unlink_output(s, l, err);
     build_command c = {.argv = argv, .cwd = cwd, .envp = envp, .stop = stop};
@@ -269,7 +269,7 @@ static int relink_all(const layout_state *s, const build_link_list *links,
                       volatile sig_atomic_t *stop, strbuf *report, verdict_error *err)
 {
     char **envp = build_recipe_environment(&s->paths, s->wrapper, s->lld_seed);
-    int rc = envp ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = envp ? 0 : error_no_memory(err);
     for (size_t i = 0; rc == 0 && i < links->n; i++) {
         if (stop && *stop)
             rc = error_set(err, ERROR_INTERRUPTED, "interrupted before relinking %s",
@@ -314,7 +314,7 @@ static int make_fresh(const layout_state *s, volatile sig_atomic_t *stop, size_t
     rc = rc ? rc : relink_all(s, &links, stop, &report, err);
     rc = rc ? rc : build_layout_install(&links, &install, &report, err);
     if (rc == 0 && (strbuf_status(&report) != 0 || strbuf_status(&marker) != 0))
-        rc = error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = error_no_memory(err);
     rc = rc ? rc : build_write_file(s->paths.dir, "relinked", strbuf_text(&report), false, err);
     rc = rc ? rc : build_mark_complete(s->paths.dir, strbuf_text(&marker), err);
     *n_relinked = links.n;
@@ -374,7 +374,7 @@ static int fill_out(const layout_state *s, uint64_t seed, bool cached, size_t n_
                           strdup(s->paths.install), seed, cached, n_relinked};
     if (!out->dir || !out->tree || !out->install) {
         build_layout_free(out);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     return 0;
 }

@@ -86,7 +86,7 @@ static int install_one(const build_install_paths *p, const build_link *l, const 
     char *source = build_path_join(p->tree, l->relative);
     char *target = build_path_join(p->install, file);
     int rc = source && target ? replace_file(source, target, mode, err)
-                              : error_set(err, ERROR_INTERNAL, "out of memory");
+                              : error_no_memory(err);
     free(source);
     free(target);
     return rc;
@@ -99,7 +99,7 @@ static int file_sha(const build_install_paths *p, const char *file, file_state *
         return 0;
     char *path = build_path_join(p->base_install, file);
     int rc = path ? build_file_sha256(path, f->sha, err)
-                  : error_set(err, ERROR_INTERNAL, "out of memory");
+                  : error_no_memory(err);
     f->hashed = rc == 0;
     free(path);
     return rc;
@@ -189,7 +189,7 @@ int build_layout_install(const build_link_list *links, const build_install_paths
     file_state *fs = calloc(files.n + 1, sizeof *fs);
     output_state *os = calloc(links->n + 1, sizeof *os);
     int rc = fs && os ? by_content(links, p, &files, fs, os, report, err)
-                      : error_set(err, ERROR_INTERNAL, "out of memory");
+                      : error_no_memory(err);
     for (size_t k = 0; rc == 0 && k < links->n; k++)
         if (os[k].installed == 0)
             rc = by_name(&links->items[k], p, &files, fs, report, err);

@@ -42,7 +42,7 @@ static int record_names(const char *dir, char ***names, size_t *n, verdict_error
     if (build_list_names(dir, record_name, NULL, names, n) == 0)
         return 0;
     if (errno == ENOMEM)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return error_set(err, ERROR_USAGE, "cannot read the recorded links %s: %s (was the "
                      "build made with layouts?)", dir, strerror(errno));
 }
@@ -137,7 +137,7 @@ static int read_one(const char *dir, const char *name, const char *tree, build_l
     if (rc == 0) {
         int parsed = parse_record(text, length, l);
         int located = parsed == 0 ? locate_output(l, tree) : parsed == 1 ? 0 : -1;
-        rc = located < 0 ? error_set(err, ERROR_INTERNAL, "out of memory reading %s", path)
+        rc = located < 0 ? error_set(err, ERROR_NO_MEMORY, "out of memory reading %s", path)
                          : located;
     }
     if (rc != 1)
@@ -176,7 +176,7 @@ int build_links_read(const char *links_dir, const char *tree, build_link_list *l
         if (outcome == 1 && array_reserve((void **)&list->items, &list->capacity, list->n + 1,
                                           sizeof *list->items) != 0) {
             link_free(&l);
-            outcome = error_set(err, ERROR_INTERNAL, "out of memory");
+            outcome = error_no_memory(err);
         }
         if (outcome == 1)
             list->items[list->n++] = l;

@@ -86,7 +86,7 @@ static int apply_one(const char *patch, size_t index, const build_paths *p,
     snprintf(name, sizeof name, "patch-%zu.rej", index + 1);
     char *rejects = build_path_join(p->dir, name);
     if (rejects == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     const char *argv[] = {"patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
                           "--reject-file", rejects, "-i", patch, NULL};
     build_command c = {.argv = argv, .cwd = p->tree, .capture = true, .stop = stop};

@@ -178,7 +178,7 @@ static int layout_wrapper(const build_spec *spec, const build_paths *p, char **w
     if (!spec->layouts)
         return 0;
     if ((*wrapper = build_path_join(p->dir, BUILD_WRAPPER_NAME)) == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     if (build_wrapper_write(p->dir, err) != 0)
         return -1;
     return build_log_note(p->log, err, "layouts: CC is %s, which records the links in %s/%s",
@@ -193,7 +193,7 @@ int build_run_recipe(const build_spec *spec, const build_paths *p, volatile sig_
     char **envp = rc == 0 ? build_recipe_environment(p, wrapper, NULL) : NULL;
     const char **argv = rc == 0 ? recipe_argv(spec, p) : NULL;
     if (rc == 0 && (!envp || !argv))
-        rc = error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = error_no_memory(err);
     rc = rc ? rc : build_log_note(p->log, err, "recipe (in %s): %s", p->tree, spec->recipe);
     build_command c = {.argv = argv, .cwd = p->tree, .envp = envp, .stop = stop};
     run_result r;

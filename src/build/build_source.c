@@ -63,7 +63,7 @@ static int resolve_prefix(build_inputs *in, verdict_error *err)
     if (git_query(in->path, argv, line, sizeof line, failure, sizeof failure) != 0)
         return error_set(err, ERROR_COMMAND_FAILED, "source %s: %s", in->path, failure);
     in->prefix = strdup(line);
-    return in->prefix ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    return in->prefix ? 0 : error_no_memory(err);
 }
 
 static int resolve_path(const char *given, const char *what, char **path, verdict_error *err)
@@ -104,7 +104,7 @@ static int classify_directory(build_inputs *in, verdict_error *err)
     in->kind = BUILD_ORIGIN_WORK_TREE;
     in->toplevel = strdup(line);
     if (in->toplevel == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     if (resolve_prefix(in, err) != 0)
         return -1;
     if (resolve_commit(in->path, "HEAD", in->commit, failure, sizeof failure) != 0)
@@ -324,7 +324,7 @@ static int make_archive(const build_inputs *in, const char *archive, const char 
     const char *listed[] = {"tar", "-c", "-f", archive, "--null", "--no-recursion",
                             "--verbatim-files-from", "-T", list, NULL};
     const char *whole[] = {"tar", "-c", "-f", archive, ".", NULL};
-    int rc = strbuf_status(&output) == 0 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = strbuf_status(&output) == 0 ? 0 : error_no_memory(err);
     if (rc == 0 && in->kind == BUILD_ORIGIN_REF)
         rc = run_step("git archive", git, in->path, stop, err);
     else if (rc == 0 && in->kind == BUILD_ORIGIN_WORK_TREE)
@@ -342,7 +342,7 @@ int build_source_export(const build_inputs *in, const char *tree, const char *sc
 {
     char *archive = build_path_join(scratch, "source.tar");
     char *list = build_path_join(scratch, "source.list");
-    int rc = archive && list ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = archive && list ? 0 : error_no_memory(err);
     const char *extract[] = {"tar", "-x", "-p", "--no-same-owner", "-f", archive, NULL};
     rc = rc ? rc : make_archive(in, archive, list, stop, err);
     rc = rc ? rc : run_step("tar -x", extract, tree, stop, err);

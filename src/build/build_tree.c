@@ -57,7 +57,7 @@ static int list_one(int root_fd, const char *root, const char *dir, build_tree *
             rc = error_set(err, ERROR_BAD_INPUT, "cannot stat %s/%s%s%s: %s", root, dir,
                            dir[0] ? "/" : "", d->d_name, strerror(errno));
         else if (add_entry(tree, dir, d->d_name, &st) != 0)
-            rc = error_set(err, ERROR_INTERNAL, "out of memory listing %s", root);
+            rc = error_set(err, ERROR_NO_MEMORY, "out of memory listing %s", root);
         errno = 0;
     }
     if (rc == 0 && errno != 0)
@@ -84,7 +84,7 @@ int build_tree_list(const char *root, build_tree *tree, verdict_error *err)
         if (S_ISDIR(tree->items[i].st.st_mode)) {
             char *dir = strdup(tree->items[i].path); /* items may move as the list grows */
             rc = dir ? list_one(root_fd, root, dir, tree, err)
-                     : error_set(err, ERROR_INTERNAL, "out of memory listing %s", root);
+                     : error_set(err, ERROR_NO_MEMORY, "out of memory listing %s", root);
             free(dir);
         }
     close(root_fd);
@@ -125,7 +125,7 @@ static int sum_blocks(const build_tree *tree, uint64_t *bytes, verdict_error *er
 {
     inode_id *linked = calloc(tree->n + 1, sizeof *linked);
     if (linked == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     size_t n = 0;
     for (size_t i = 0; i < tree->n; i++) {
         const struct stat *st = &tree->items[i].st;
@@ -232,7 +232,7 @@ static int hash_link(build_hasher *h, int root_fd, const char *path, const struc
     size_t size = (size_t)st->st_size + 1;
     char *target = malloc(size);
     if (target == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory reading the link %s", path);
+        return error_set(err, ERROR_NO_MEMORY, "out of memory reading the link %s", path);
     ssize_t n = readlinkat(root_fd, path, target, size);
     int rc = 0;
     if (n < 0 || (size_t)n >= size)

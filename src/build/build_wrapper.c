@@ -86,7 +86,7 @@ int build_wrapper_write(const char *dir, verdict_error *err)
     char *links = build_path_join(dir, BUILD_LINKS_NAME);
     char *path = build_path_join(dir, BUILD_WRAPPER_NAME);
     char *text = links ? wrapper_text(links) : NULL;
-    int rc = links && path && text ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = links && path && text ? 0 : error_no_memory(err);
     if (rc == 0 && mkdir(links, 0755) != 0)
         rc = error_set(err, ERROR_INTERNAL, "cannot create %s: %s", links, strerror(errno));
     rc = rc ? rc : build_write_file(dir, BUILD_WRAPPER_NAME, text, false, err);
@@ -133,7 +133,7 @@ int build_layouts_hash(build_hasher *h, strbuf *ingredients, verdict_error *err)
     build_hasher_text(h, 'Y', strbuf_text(&line));
     build_hasher_text(h, 'W', wrapper_body); /* a changed wrapper builds anew */
     strbuf_appendf(ingredients, "layouts: %s\n", strbuf_text(&line));
-    int rc = strbuf_status(&line) == 0 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    int rc = strbuf_status(&line) == 0 ? 0 : error_no_memory(err);
     strbuf_free(&line);
     return rc;
 }

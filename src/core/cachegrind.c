@@ -9,6 +9,7 @@
 
 #include "common/array.h"
 #include "common/edit_distance.h"
+#include "common/error.h"
 #include "core/runner.h"
 
 /* Valgrind's own sums: "LL refs" are the first-level misses (I1mr + D1mr + D1mw), "LL
@@ -88,8 +89,8 @@ int cachegrind_options_for(const char *const *names, size_t n, cachegrind_option
 
 int cachegrind_find_valgrind(char *path, size_t len, verdict_error *err)
 {
-    char why[256];
-    if (runner_find_executable(NULL, "valgrind", path, len, why, sizeof why) != 0)
+    verdict_error why = {0};
+    if (runner_find_executable(NULL, "valgrind", path, len, &why) != 0)
         return error_set(err, ERROR_USAGE, "valgrind is not installed: apt-get install valgrind");
     return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "common/wait_status.h"
 #include "core/runner.h"
@@ -22,10 +23,10 @@ extern char **environ;
 static int read_one(const char *path, cachegrind_totals *sum, verdict_error *err)
 {
     strbuf text = STRBUF_INIT;
-    char why[512];
+    verdict_error why = {0};
     int rc = -1;
-    if (strbuf_append_file(&text, path, FILE_LIMIT, why, sizeof why) != 0) {
-        error_set(err, ERROR_INTERNAL, "cannot read cachegrind's output: %s", why);
+    if (strbuf_append_file(&text, path, FILE_LIMIT, &why) != 0) {
+        error_set(err, ERROR_INTERNAL, "cannot read cachegrind's output: %s", why.message);
         goto done;
     }
     cachegrind_totals file;
@@ -73,7 +74,8 @@ static int run_in(const char *dir, char *const argv[], char *const envp[],
                   const cachegrind_options *options, volatile sig_atomic_t *stop,
                   verdict_error *err)
 {
-    char valgrind[PATH_MAX], command[256], why[512];
+    char valgrind[PATH_MAX], command[256];
+    verdict_error why = {0};
     char **cg_argv = NULL;
     if (cachegrind_find_valgrind(valgrind, sizeof valgrind, err) != 0 ||
         cachegrind_argv(valgrind, argv, dir, options, &cg_argv, err) != 0)
@@ -83,9 +85,9 @@ static int run_in(const char *dir, char *const argv[], char *const envp[],
                            .output = RUN_OUTPUT_NULL};
     run_result result;
     int rc = 0;
-    if (runner_execute(&request, stop, &result, why, sizeof why) != 0) {
-        rc = error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s' under cachegrind: %s",
-                       command, why);
+    if (runner_execute(&request, stop, &result, &why) != 0) {
+        rc = error_set(err, ERROR_COMMAND_FAILED, "cannot run '%s' under cachegrind: %s", command,
+                       why.message);
     } else if (result.interrupted) {
         rc = error_set(err, ERROR_INTERRUPTED, "'%s' under cachegrind was interrupted",
                        command);

@@ -2,6 +2,7 @@
  * source supplies (the plan's own, or a shared plan's claims), each point begun at its first
  * run and ended when the source moves on; resume skips what the store holds. */
 #include "lab/engine.h"
+#include "common/error.h"
 #include "lab/engine_internal.h"
 
 #include <assert.h>
@@ -90,12 +91,8 @@ static int compare_held(const void *a, const void *b)
 /* store_for_each_sample over the experiment's samples: every one held or skipped. */
 static int read_stored_samples(engine *g, verdict_error *err)
 {
-    char why[1024] = "";
     hold_context h = {g, err};
-    if (store_for_each_sample(g->c->db, g->c->experiment_id, hold_sample, &h, why,
-                              sizeof why) == 0)
-        return 0;
-    return err->kind != ERROR_NONE ? -1 : error_from_text(err, ERROR_STORE, why);
+    return store_for_each_sample(g->c->db, g->c->experiment_id, hold_sample, &h, err);
 }
 
 static int load_held(engine *g, verdict_error *err)
@@ -454,11 +451,10 @@ static bool builds_something(const experiment *e)
 /* store_begin_run: the run recorded with its facts, its id in the outcome. */
 static int begin_run(engine *g, const machine_facts *facts, verdict_error *err)
 {
-    char why[1024];
     store_fact *rows = lab_fact_rows(facts);
     int rc = rows == NULL ? error_no_memory(err)
              : store_begin_run(g->c->db, g->c->experiment_id, rows, facts->n, &g->out->run_id,
-                               why, sizeof why) == 0 ? 0 : error_from_text(err, ERROR_STORE, why);
+                               err);
     free(rows);
     return rc;
 }
@@ -468,11 +464,11 @@ static int begin_run(engine *g, const machine_facts *facts, verdict_error *err)
 static int record_facts(engine *g, verdict_error *err)
 {
     machine_facts facts = {0};
-    char why[1024] = "out of memory";
+    verdict_error ignored = {0}; /* a fact that cannot be read is left out, not an error */
     bool fleet = g->e->machines != MACHINES_ONE;
     machine_fact_set which = builds_something(g->e) || fleet ? MACHINE_FACTS_ALL
                                                              : MACHINE_FACTS_WITHOUT_COMPILERS;
-    if (machine_facts_collect(&facts, which, why, sizeof why) != 0)
+    if (machine_facts_collect(&facts, which, &ignored) != 0)
         facts.n = 0;
     int rc = machine_facts_set(&facts, "verdict", VERDICT_VERSION) == 0 ? 0 : error_no_memory(err);
     /* a named machine is a fleet's: kept by its name for the survey, its name checked */
@@ -490,12 +486,12 @@ static int record_facts(engine *g, verdict_error *err)
 /* store_add_run_facts; a failure is told on the notes (the run's outcome stands). */
 static void add_run_facts(engine *g, const machine_facts *facts)
 {
-    char why[1024];
+    verdict_error why = {0};
     store_fact *rows = lab_fact_rows(facts);
     if (rows && facts->n > 0 &&
-        store_add_run_facts(g->c->db, g->out->run_id, rows, facts->n, why, sizeof why) != 0 &&
+        store_add_run_facts(g->c->db, g->out->run_id, rows, facts->n, &why) != 0 &&
         g->c->notes)
-        fprintf(g->c->notes, "verdict: %s\n", why);
+        fprintf(g->c->notes, "verdict: %s\n", why.message);
     free(rows);
 }
 
@@ -515,11 +511,11 @@ static void record_end_facts(engine *g)
  * the caller could act on). */
 static void end_run(engine *g, int rc, const verdict_error *err)
 {
-    char why[512];
+    verdict_error ignored = {0};
     store_end_run(g->c->db, g->out->run_id, rc == 0 ? "done"
                                             : err->kind == ERROR_INTERRUPTED ? "interrupted"
                                                                              : "failed",
-                  why, sizeof why);
+                  &ignored);
 }
 
 static void engine_free(engine *g)

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/error.h"
 #include "core/runner.h"
 
 typedef struct {
@@ -32,11 +33,11 @@ static bool look_decides(engine *g, size_t blocks)
                     ? g->n_units : 0;
     analysis_options o = g->c->analysis;
     o.confidence = g->out->look_confidence;
-    char err[256];
+    verdict_error err = {0};
     if (p->have_latest)
         analysis_result_free(&p->latest);
     p->have_latest = decided && used > 0 &&
-                     analysis_run(series, used, &o, &p->latest, err, sizeof err) == 0;
+                     analysis_run(series, used, &o, &p->latest, &err) == 0;
     decided = p->have_latest;
     for (size_t k = 0; decided && k < p->latest.n_comparisons; k++)
         decided = p->latest.comparisons[k].ok &&
@@ -116,10 +117,7 @@ static int add_samples(engine *g, void *context, const store_sample *rows, size_
                        verdict_error *err)
 {
     (void)context;
-    char why[1024];
-    if (store_add_samples(g->c->db, g->out->run_id, rows, n, why, sizeof why) != 0)
-        return error_from_text(err, ERROR_STORE, why);
-    return 0;
+    return store_add_samples(g->c->db, g->out->run_id, rows, n, err);
 }
 
 /* A block run in full: committed with the batch once that is due, then the look. */

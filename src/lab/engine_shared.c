@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/error.h"
 #include "core/runner.h"
 
 /* How often a worker with nothing to claim looks again for blocks whose lease ran out. */
@@ -29,9 +30,7 @@ static int plan_blocks(engine *g, verdict_error *err)
     for (size_t i = 0, k = 0; i < g->points.n; i++)
         for (size_t b = 0; b < experiment_blocks(g->e); b++, k++)
             blocks[k] = (store_block){g->points.ids[g->point_order[i]], (long)b};
-    char why[1024];
-    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why) == 0
-                 ? 0 : error_from_text(err, ERROR_STORE, why);
+    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, err);
     free(blocks);
     return rc;
 }
@@ -39,23 +38,15 @@ static int plan_blocks(engine *g, verdict_error *err)
 /* store_claim_block: the first free block of the plan, for this worker. */
 static int claim_block(engine *g, store_claim *claim, verdict_error *err)
 {
-    char why[1024];
-    if (store_claim_block(g->c->db, g->c->experiment_id, NULL, engine_machine(g->c),
-                          g->c->worker, g->c->lease_seconds, claim, why, sizeof why) != 0)
-        return error_from_text(err, ERROR_STORE, why);
-    return 0;
+    return store_claim_block(g->c->db, g->c->experiment_id, NULL, engine_machine(g->c),
+                             g->c->worker, g->c->lease_seconds, claim, err);
 }
 
 /* store_renew_claim: the lease extended; ERROR_CLAIM_LOST when the block was taken over
  * (this worker stalled past its lease). */
 static int renew_claim(engine *g, const store_claim *claim, verdict_error *err)
 {
-    char why[1024];
-    int rc = store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds, why,
-                               sizeof why);
-    if (rc == STORE_CLAIM_LOST)
-        return error_from_text(err, ERROR_CLAIM_LOST, why);
-    return rc == 0 ? 0 : error_from_text(err, ERROR_STORE, why);
+    return store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds, err);
 }
 
 /* store_finish_block: the block's samples and the block done, in one transaction, while the
@@ -64,20 +55,16 @@ static int finish_block(engine *g, void *context, const store_sample *rows, size
                         verdict_error *err)
 {
     const store_claim *claim = context;
-    char why[1024];
-    int rc = store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows, n,
-                                why, sizeof why);
-    if (rc == STORE_CLAIM_LOST)
-        return error_from_text(err, ERROR_CLAIM_LOST, why);
-    return rc == 0 ? 0 : error_from_text(err, ERROR_STORE, why);
+    return store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows, n,
+                              err);
 }
 
 /* store_release_block: the block open again at once for any worker (this one stopped or
  * failed). A failure leaves it to its lease. */
 static void release_block(engine *g, const store_claim *claim)
 {
-    char why[256];
-    store_release_block(g->c->db, claim->claim, g->c->worker, why, sizeof why);
+    verdict_error ignored = {0};
+    store_release_block(g->c->db, claim->claim, g->c->worker, &ignored);
 }
 
 /* ---- the source ---- */

@@ -75,7 +75,7 @@ static int describe_build(const experiment *e, const experiment_variant *v,
         .recipe = strbuf_text(&b->recipe), .options = (const char *const *)b->options.words,
         .n_options = b->options.n, .cache_dir = cache_dir, .layouts = v->n_layouts > 1};
     if (strbuf_status(&b->label) != 0 || strbuf_status(&b->recipe) != 0)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return 0;
 }
 
@@ -95,7 +95,7 @@ static int prepare_layouts(const experiment *e, experiment_variant *v, const cha
         return 0;
     v->layouts = calloc(v->n_layouts, sizeof *v->layouts);
     if (v->layouts == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     for (size_t k = 0; k < v->n_layouts; k++) {
         experiment_layout *l = &v->layouts[k];
         strbuf at = STRBUF_INIT;
@@ -106,7 +106,7 @@ static int prepare_layouts(const experiment *e, experiment_variant *v, const cha
         int ok = strbuf_status(&at) == 0 && l->tree && l->install;
         strbuf_free(&at);
         if (!ok)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
     }
     return 0;
 }
@@ -130,7 +130,7 @@ static int prepare_variant(const experiment *e, experiment_variant *v, const cha
         v->tree = joined(strbuf_text(&dir), "tree");
         v->install = joined(strbuf_text(&dir), "install");
         rc = v->build_key && v->tree && v->install && strbuf_status(&dir) == 0
-                 ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+                 ? 0 : error_no_memory(err);
         rc = rc ? rc : prepare_layouts(e, v, strbuf_text(&dir), err);
         strbuf_free(&dir);
     }
@@ -279,7 +279,7 @@ static int build_in_place(const experiment *e, const experiment_variant *v,
     strbuf_append(&log_path, ".log");
     if (strbuf_status(&log_path) != 0) {
         strbuf_free(&log_path);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     if (notes)
         fprintf(notes, "verdict: building %s (log: %s)\n", v->name, strbuf_text(&log_path));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "core/target.h"
 #include "lab/lab_builds.h"
@@ -142,13 +143,13 @@ static int keep_sample(void *context, const store_sample *s)
     size_t old = r->samples_capacity;
     if (array_reserve((void **)&r->samples, &r->samples_capacity, r->n_samples + 1,
                       sizeof *r->samples) != 0)
-        return error_set(c->err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(c->err);
     if (r->samples_capacity != old) {
         size_t bytes;
         double *grown = size_multiply(r->samples_capacity, width * sizeof *grown, &bytes) == 0
                             ? realloc(r->sample_values, bytes) : NULL;
         if (grown == NULL)
-            return error_set(c->err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(c->err);
         r->sample_values = grown;
     }
     double *values = r->sample_values + r->n_samples * width;
@@ -159,7 +160,7 @@ static int keep_sample(void *context, const store_sample *s)
     const char *machine = keep_string(r, s->machine ? s->machine : "");
     if (variant == NULL || point == NULL || machine == NULL ||
         (s->taint_reason && reason == NULL))
-        return error_set(c->err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(c->err);
     r->samples[r->n_samples++] = (report_sample){
         .variant = variant, .point = point, .layout = s->layout, .machine = machine,
         .block = s->block, .seq = s->seq,
@@ -507,19 +508,18 @@ int lab_results_load(store *db, int64_t experiment_id, const experiment *e, lab_
                      verdict_error *err)
 {
     memset(out, 0, sizeof *out);
-    char why[1024] = "";
     load_context c = {out, err};
     error_clear(err);
     if (build_points(e, out) != 0 || build_variants(e, out) != 0 ||
         choose_sample_metrics(e, out) != 0)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    if (store_for_each_sample(db, experiment_id, keep_sample, &c, why, sizeof why) != 0)
-        return err->kind != ERROR_NONE ? -1 : error_set(err, ERROR_INTERNAL, "%s", why);
+        return error_no_memory(err);
+    if (store_for_each_sample(db, experiment_id, keep_sample, &c, err) != 0)
+        return err->kind != ERROR_NONE ? -1 : error_no_memory(err); /* keep_sample's */
     link_sample_values(out);
     if (collect_machines(out) != 0 || build_series(e, out) != 0)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
-    if (store_for_each_fact(db, experiment_id, keep_fact, out, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
+        return error_no_memory(err);
+    if (store_for_each_fact(db, experiment_id, keep_fact, out, err) != 0)
+        return err->kind != ERROR_NONE ? -1 : error_no_memory(err); /* keep_fact's */
     return 0;
 }
 

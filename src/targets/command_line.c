@@ -140,7 +140,7 @@ static int add_command_variant(const command_line_spec *s, size_t i, experiment 
     verdict_error why = {0};
     v->name = variant_name(s, i);
     if (v->name == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     /* the store keeps the experiment as a file: what the file cannot hold is refused now */
     const char *unwritable = experiment_unwritable(s->commands[i], i >= s->n_names);
     if (unwritable)
@@ -169,7 +169,7 @@ static int make_helper(const command_line_spec *s, const char *text, const char 
 {
     if (helper_mode(s) == LINE_SH)
         return (h->line = line_template(s, text)) ? 0
-               : error_set(err, ERROR_INTERNAL, "out of memory");
+               : error_no_memory(err);
     if (template_words(s, helper_mode(s), text, &h->words, err) != 0)
         return error_prefix(err, "%s '%s'", option, text);
     return 0;
@@ -196,7 +196,7 @@ static int set_streams(const command_line_spec *s, command_variant *c, verdict_e
             return error_set(err, ERROR_USAGE, "--input '%s': cannot be read", s->input);
         close(fd);
         if ((c->input = absolute_path(s->input)) == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
     }
     if (s->output && command_output_parse(s->output, &c->output, &path) != 0)
         return error_set(err, ERROR_USAGE, "--output '': expected null, pipe, inherit or a file");
@@ -206,7 +206,7 @@ static int set_streams(const command_line_spec *s, command_variant *c, verdict_e
             return error_set(err, ERROR_USAGE, "--output '%s': cannot be written", path);
         close(fd);
         if ((c->output_path = absolute_path(path)) == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
     }
     return 0;
 }
@@ -226,7 +226,7 @@ static int add_variant_options(const command_line_spec *s, size_t i, experiment_
         return 0;
     command_variant *c = command_variant_make(v);
     if (c == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     const char *prepare = s->n_prepares ? s->prepares[i]
                           : helper_mode(s) == LINE_CUSTOM ? s->prepare : NULL;
     const char *conclude = s->n_concludes == 1 ? s->concludes[0]
@@ -275,7 +275,7 @@ static int set_helper(const command_line_spec *s, const char *text, const char *
         out->shell = h.line != NULL;
         out->line = h.line ? h.line : command_words_join(&h.words);
         h.line = NULL;
-        rc = out->line ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+        rc = out->line ? 0 : error_no_memory(err);
     }
     command_words_free(&h.words);
     if (rc == 0 && helper_mode(s) == LINE_CUSTOM)
@@ -322,7 +322,7 @@ static int add_metric(const command_line_spec *s, const char *given, experiment 
     metric_def def = {0};
     int rc = -1;
     if (spec == NULL)
-        error_set(err, ERROR_INTERNAL, "out of memory");
+        error_no_memory(err);
     else if (metric_parse(spec, &def, err) != 0)
         rc = -1;
     else if (def.kind == METRIC_REGEX && target_find_metric(&command_target, def.name))
@@ -341,7 +341,7 @@ static int add_metric(const command_line_spec *s, const char *given, experiment 
         m->higher_is_better = direction >= 0 ? direction == 1
                               : def.kind == METRIC_REGEX && s->higher_is_better;
         if (m->name == NULL || (def.kind == METRIC_REGEX && m->regex == NULL))
-            rc = error_set(err, ERROR_INTERNAL, "out of memory");
+            rc = error_no_memory(err);
         for (size_t j = 0; rc == 0 && j + 1 < e->n_metrics; j++)
             if (strcmp(e->metrics[j].name, m->name) == 0)
                 rc = error_set(err, ERROR_USAGE, "--metric %s is given twice", m->name);
@@ -386,20 +386,20 @@ static int copy_parameters(const command_line_spec *s, experiment *e, verdict_er
         return 0;
     e->parameters = calloc(s->n_parameters, sizeof *e->parameters);
     if (e->parameters == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     for (size_t i = 0; i < s->n_parameters; i++) {
         const experiment_parameter *from = &s->parameters[i];
         experiment_parameter *to = &e->parameters[e->n_parameters++];
         to->name = strdup(from->name);
         to->values = calloc(from->n_values + 1, sizeof *to->values);
         if (to->name == NULL || to->values == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
         for (size_t j = 0; j < from->n_values; j++, to->n_values++) {
             if (experiment_unwritable(from->values[j], false))
                 return error_set(err, ERROR_USAGE, "parameter %s: a value %s", from->name,
                                  experiment_unwritable(from->values[j], false));
             if ((to->values[j] = strdup(from->values[j])) == NULL)
-                return error_set(err, ERROR_INTERNAL, "out of memory");
+                return error_no_memory(err);
         }
     }
     return 0;
@@ -433,7 +433,7 @@ int command_experiment(const command_line_spec *s, experiment *e, verdict_error 
     e->variants = calloc(s->n_commands + 1, sizeof *e->variants);
     e->metrics = calloc((s->n_metrics ? s->n_metrics : 1) + 1, sizeof *e->metrics);
     if (!e->path || !e->name || !e->variants || !e->metrics)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     if (copy_parameters(s, e, err) != 0 || check_helper_counts(s, err) != 0)
         return -1;
     for (size_t i = 0; i < s->n_commands; i++)

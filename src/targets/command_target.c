@@ -112,7 +112,7 @@ static int prepare_run(target *t, size_t unit, size_t point, verdict_error *err)
         substituted_words(e, ev, layout, point, &r->argv, err) != 0)
         return error_prefix(err, "%s: variant %s", e->path, ev->name);
     if ((r->envp = process_runner_envp(&t->runner, r->env)) == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     const command_variant *c = command_variant_of(ev);
     if (c && (command_helper_words(e, ev, layout, point, &c->prepare, &r->prepare, err) != 0 ||
               command_helper_words(e, ev, layout, point, &c->conclude, &r->conclude, err) != 0))
@@ -239,7 +239,7 @@ static int command_open(const experiment *e, const target_settings *s, target **
     if (t == NULL || defined == NULL ||
         (t->metrics = calloc(e->n_metrics + 1, sizeof *t->metrics)) == NULL ||
         (t->runs = calloc(experiment_unit_count(e) + 1, sizeof *t->runs)) == NULL) {
-        error_set(err, ERROR_INTERNAL, "out of memory");
+        error_no_memory(err);
         goto done;
     }
     t->e = e;

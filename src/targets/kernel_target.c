@@ -409,7 +409,7 @@ static int kernel_open(const experiment *e, const target_settings *s, target **o
     target *t = calloc(1, sizeof *t);
     if (t == NULL || (t->slots = calloc(e->n_variants + 1, sizeof *t->slots)) == NULL) {
         free(t);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     t->e = e;
     t->options = options_of(e);
@@ -497,11 +497,11 @@ static int add_sweep(const char *sweep, experiment *e, verdict_error *err)
                          "and '_' only", sweep);
     experiment_parameter *p = calloc(1, sizeof *p);
     if (p == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     e->parameters = p;
     e->n_parameters = 1;
     if ((p->name = strndup(sweep, (size_t)(equals - sweep))) == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     size_t capacity = 0;
     for (const char *v = equals + 1; *v; v += strcspn(v, ",") + (v[strcspn(v, ",")] == ',')) {
         size_t n = strcspn(v, ",");
@@ -511,7 +511,7 @@ static int add_sweep(const char *sweep, experiment *e, verdict_error *err)
             return error_set(err, ERROR_USAGE, "--sweep lists '%.*s' twice", (int)n, v);
         if (array_reserve((void **)&p->values, &capacity, p->n_values + 1, sizeof *p->values) != 0 ||
             (p->values[p->n_values] = strndup(v, n)) == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
         p->n_values++;
     }
     return p->n_values ? 0 : error_set(err, ERROR_USAGE, "--sweep '%s': no values", sweep);
@@ -521,7 +521,7 @@ static int kernel_options_from(const kernel_line_spec *s, experiment *e, verdict
 {
     kernel_options *o = calloc(1, sizeof *o);
     if (o == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     e->target_options = o;
     o->sample_seconds = s->sample_seconds;
     o->iterations = s->iterations;
@@ -537,7 +537,7 @@ static int kernel_options_from(const kernel_line_spec *s, experiment *e, verdict
         o->arg = experiment_literal_template(s->arg);
     }
     return o->module && (o->arg || (!s->sweep && !s->arg))
-               ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+               ? 0 : error_no_memory(err);
 }
 
 /* The store keeps the experiment as a file: what the file cannot hold is refused first. */
@@ -581,7 +581,7 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
     e->variants = calloc(s->n_kernels + 1, sizeof *e->variants);
     e->metrics = calloc(ARRAY_SIZE(kernel_metrics), sizeof *e->metrics);
     if (!e->path || !e->name || !e->variants || !e->metrics)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     if ((s->sweep && add_sweep(s->sweep, e, err) != 0) || kernel_options_from(s, e, err) != 0)
         return -1;
     for (size_t i = 0; i < s->n_kernels; i++, e->n_variants++) {
@@ -590,7 +590,7 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
         v->name = display_name(s, i);
         if (k == NULL || v->name == NULL || (k->kernel = strdup(s->kernels[i])) == NULL) {
             e->n_variants++;
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
         }
     }
     for (size_t m = 0; m < ARRAY_SIZE(kernel_metrics); m++, e->n_metrics++) {
@@ -598,7 +598,7 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
         e->metrics[m].higher_is_better = kernel_metrics[m].higher_is_better;
         if (e->metrics[m].name == NULL) {
             e->n_metrics++;
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
         }
     }
     return experiment_set_written_text(e) == 0 ? 0 : error_set(err, ERROR_INTERNAL,

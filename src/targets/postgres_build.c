@@ -53,7 +53,7 @@ int postgres_build_recipe(const experiment *e, const experiment_variant *ev, str
         rc = command_words_append(options, own->words[i]);
     strbuf_append(out, recipe);
     if (rc != 0 || strbuf_status(out) != 0)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return 0;
 }
 

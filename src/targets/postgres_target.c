@@ -168,7 +168,7 @@ static int prepare_server(target *t, size_t u, const char *default_bindir, verdi
     strbuf_appendf(&pgbench, "%s/pgbench", bindir);
     if ((s->pgbench = strbuf_detach(&pgbench)) == NULL || (s->bindir = strdup(bindir)) == NULL) {
         strbuf_free(&built);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     strbuf_free(&built);
     bindir = s->bindir;
@@ -176,7 +176,7 @@ static int prepare_server(target *t, size_t u, const char *default_bindir, verdi
         return 0;
     size_t n = 0;
     if ((s->settings = merged_settings(t->pg, pv, &n)) == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     s->spec = (cluster_template_spec){bindir, t->cache_dir, t->pg->run_as,
                                       (const char *const *)s->settings, n, t->pg->scale,
                                       t->pg->init_sql,
@@ -223,9 +223,9 @@ static int make_init_variables(target *t, verdict_error *err)
         strbuf pair = STRBUF_INIT;
         strbuf_appendf(&pair, "%s=%s", pg->init_variables[i].name, pg->init_variables[i].value);
         if ((t->init_variables[i] = strbuf_detach(&pair)) == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
     }
-    return t->init_variables ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
+    return t->init_variables ? 0 : error_no_memory(err);
 }
 
 /* ---- servers ---- */
@@ -321,7 +321,7 @@ static int warm_server(const target *t, size_t u, const run_request *request,
     command_words words = {0};
     if (build_argv(t, u, conninfo, false, &words) != 0) {
         command_words_free(&words);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     run_request warm = *request;
     warm.argv = words.words;
@@ -370,7 +370,7 @@ static int ready_server(target *t, size_t u, const run_request *request,
             return -1;
     }
     if (build_argv(t, u, conninfo, t->want_log, &s->run_argv) != 0)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     return 0;
 }
 
@@ -461,7 +461,7 @@ static int point_workload(target *t, size_t point, verdict_error *err)
     }
     t->workload.words = calloc(t->pg->n_workload + 1, sizeof *t->workload.words);
     if (t->workload.words == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     for (size_t i = 0; i < t->pg->n_workload; i++, t->workload.n++)
         if ((t->workload.words[i] = experiment_substitute(e, point, t->pg->workload[i],
                                                           err)) == NULL)
@@ -681,7 +681,7 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
         if (t)
             free(t->servers), free(t->metrics);
         free(t);
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     }
     t->e = e;
     t->n_servers = experiment_unit_count(e);

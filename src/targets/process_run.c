@@ -25,7 +25,7 @@ int process_runner_open(process_runner *p, const target_settings *s, uint64_t se
     if (s->randomize_env) {
         p->pad = malloc(strlen(ENV_PAD_NAME) + ENV_PAD_MAX + 1);
         if (p->pad == NULL)
-            return error_set(err, ERROR_INTERNAL, "out of memory");
+            return error_no_memory(err);
         strcpy(p->pad, ENV_PAD_NAME);
         memset(p->pad + strlen(ENV_PAD_NAME), 'x', ENV_PAD_MAX);
         p->pad[strlen(ENV_PAD_NAME) + ENV_PAD_MAX] = '\0';

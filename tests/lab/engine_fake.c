@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "lab/lab_report.h"
@@ -33,7 +34,7 @@ static int fake_open(const experiment *e, const target_settings *settings, targe
     (void)settings;
     target *t = calloc(1, sizeof *t);
     if (t == NULL)
-        return error_set(err, ERROR_INTERNAL, "out of memory");
+        return error_no_memory(err);
     t->e = e;
     t->s = e->target_options;
     t->s->opens++;
@@ -138,9 +139,9 @@ void make_experiment(experiment *e, size_t n_variants, const char *parameters,
     strbuf_append(&text, "variants:\n");
     for (size_t v = 0; v < n_variants; v++)
         strbuf_appendf(&text, "  V%zu: \"true %zu\"\n", v, v);
-    char err[1024] = "";
+    verdict_error err = {0};
     int rc = experiment_parse("engine-test.yaml", strbuf_text(&text), text.length, &fake_table,
-                              e, err, sizeof err);
+                              e, &err);
     if (rc != 0)
         fail_msg("%s", err);
     strbuf_free(&text);
@@ -199,8 +200,8 @@ static int by_seq(const void *a, const void *b)
 kept_samples read_samples(const test_store *s)
 {
     kept_samples k = {NULL, 0, 0};
-    char err[512];
-    assert_int_equal(store_for_each_sample(s->db, s->experiment_id, keep, &k, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_for_each_sample(s->db, s->experiment_id, keep, &k, &err), 0);
     if (k.n > 1)
         qsort(k.items, k.n, sizeof *k.items, by_seq);
     return k;
@@ -256,8 +257,7 @@ static int find_warning(void *context, const char *key, const char *value)
 bool engine_warning_stored(const test_store *s, const char *code)
 {
     warning_search w = {code, false};
-    char why[256];
-    assert_int_equal(store_for_each_fact(s->db, s->experiment_id, find_warning, &w, why,
-                                         sizeof why), 0);
+    verdict_error why = {0};
+    assert_int_equal(store_for_each_fact(s->db, s->experiment_id, find_warning, &w, &why), 0);
     return w.found;
 }

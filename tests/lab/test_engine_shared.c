@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "common/error.h"
+
 #include "engine_fake.h"
 
 /* A shared plan of 2 variants x 2 points x 3 blocks, in a fresh store. */
@@ -60,9 +62,8 @@ static int count_block(void *context, const char *point, long block, const char 
 static block_states read_blocks(const test_store *s)
 {
     block_states b = {0, 0, 0, 0, 0};
-    char err[512];
-    assert_int_equal(store_for_each_block(s->db, s->experiment_id, count_block, &b, err,
-                                          sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_for_each_block(s->db, s->experiment_id, count_block, &b, &err), 0);
     return b;
 }
 
@@ -162,12 +163,12 @@ static void steal_block(void *context, const target_unit *u)
         return;
     pause_seconds(0.6);
     store_claim claim;
-    char err[512];
+    verdict_error err = {0};
     assert_int_equal(store_claim_block(t->s->db, t->s->experiment_id, NULL, "m2", "thief", 60,
-                                       &claim, err, sizeof err), 0);
+                                       &claim, &err), 0);
     assert_true(claim.claimed);
     t->stolen_block = claim.block;
-    assert_int_equal(store_release_block(t->s->db, claim.claim, "thief", err, sizeof err), 0);
+    assert_int_equal(store_release_block(t->s->db, claim.claim, "thief", &err), 0);
 }
 
 /* The worker's lease runs out in the middle of block 1 and another takes the block: its runs

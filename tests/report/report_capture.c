@@ -39,10 +39,11 @@ char *capture_text(const report_input *in)
 char *capture_file(const report_input *in, capture_writer write, const char *dir,
                    const char *name)
 {
-    char path[256], err[512];
+    char path[256];
+    verdict_error err = {0};
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (write(in, path, err, sizeof err) != 0)
-        fail_msg("%s", err);
+    if (write(in, path, &err) != 0)
+        fail_msg("%s", err.message);
     FILE *file = fopen(path, "rb");
     assert_non_null(file);
     char *text = NULL;

@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 #include "report/report.h"
+#include "common/error.h"
 
-typedef int (*capture_writer)(const report_input *in, const char *path, char *err,
-                              size_t errlen);
+typedef int (*capture_writer)(const report_input *in, const char *path, verdict_error *err);
 
 /* A new directory under /tmp into dir (at least 32 bytes); the test fails without one. */
 void capture_make_dir(char *dir, size_t len);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/phrases.h"
+#include "common/error.h"
 #include "report/report.h"
 #include "report_capture.h"
 
@@ -66,8 +67,8 @@ static fixture *make_fixture(size_t layouts, value_of value)
     f->options = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
                                     .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM,
                                     .seed = 1};
-    char err[256];
-    if (analysis_run(f->series, n, &f->options, &f->analysis, err, sizeof err) != 0)
+    verdict_error err = {0};
+    if (analysis_run(f->series, n, &f->options, &f->analysis, &err) != 0)
         fail_msg("%s", err);
     f->in = (report_input){.experiment_name = "one voice", .options = &f->options,
                            .variants = f->variants, .n_variants = 2, .points = &f->point,

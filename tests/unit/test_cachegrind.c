@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/strbuf.h"
+#include "common/error.h"
 #include "core/cachegrind.h"
 
 extern char **environ;
@@ -37,10 +38,11 @@ static void fixture_path(const char *name, char *path, size_t len)
 
 static int parse_fixture(const char *name, cachegrind_totals *totals, verdict_error *err)
 {
-    char path[4096], why[256];
+    char path[4096];
+    verdict_error why = {0};
     fixture_path(name, path, sizeof path);
     strbuf text = STRBUF_INIT;
-    if (strbuf_append_file(&text, path, 1 << 20, why, sizeof why) != 0)
+    if (strbuf_append_file(&text, path, 1 << 20, &why) != 0)
         fail_msg("%s", why);
     int rc = cachegrind_parse(strbuf_text(&text), text.length, name, totals, err);
     strbuf_free(&text);
@@ -377,11 +379,12 @@ static void collect_removes_every_file(void **state)
     char *dir = *state;
     static const char *const files[] = {"with_summary.cg", "bad_number.cg", "no_summary.cg"};
     for (size_t i = 0; i < 3; i++) {
-        char from[4096], to[4096], why[256];
+        char from[4096], to[4096];
+        verdict_error why = {0};
         fixture_path(files[i], from, sizeof from);
         snprintf(to, sizeof to, "%s/cg.%zu", dir, 100 + i);
         strbuf text = STRBUF_INIT;
-        assert_int_equal(strbuf_append_file(&text, from, 1 << 20, why, sizeof why), 0);
+        assert_int_equal(strbuf_append_file(&text, from, 1 << 20, &why), 0);
         FILE *f = fopen(to, "w");
         assert_non_null(f);
         fwrite(strbuf_text(&text), 1, text.length, f);
