@@ -2,6 +2,7 @@
  * order, its blocks in shuffled unit order, each sample committed at once; resume skips what
  * the store holds, adaptive looks replay it, a stop request ends the run after the current one. */
 #include "lab/engine.h"
+#include "common/error.h"
 #include "lab/engine_internal.h"
 
 #include <math.h>
@@ -89,12 +90,10 @@ static int compare_held(const void *a, const void *b)
 
 static int load_held(engine *g, verdict_error *err)
 {
-    char why[1024] = "";
     hold_context h = {g, err};
-    int rc = store_for_each_sample(g->c->db, g->c->experiment_id, hold_sample, &h, why,
-                                   sizeof why);
+    int rc = store_for_each_sample(g->c->db, g->c->experiment_id, hold_sample, &h, err);
     if (rc != 0)
-        return err->kind != ERROR_NONE ? -1 : error_set(err, ERROR_INTERNAL, "%s", why);
+        return err->kind != ERROR_NONE ? -1 : error_no_memory(err);
     if (g->n_held > 1) /* qsort's pointer must be valid even for no items */
         qsort(g->held, g->n_held, sizeof *g->held, compare_held);
     g->out->samples_resumed = g->n_held;
@@ -232,11 +231,11 @@ static bool look_decides(engine *g, size_t point, size_t blocks, analysis_result
             used += g->n_units;
     analysis_options o = g->c->analysis;
     o.confidence = g->out->look_confidence;
-    char err[256];
+    verdict_error err = {0};
     if (*have_latest)
         analysis_result_free(latest);
     *have_latest = decided && used > 0 &&
-                   analysis_run(series, used, &o, latest, err, sizeof err) == 0;
+                   analysis_run(series, used, &o, latest, &err) == 0;
     decided = *have_latest;
     for (size_t k = 0; decided && k < latest->n_comparisons; k++)
         decided = latest->comparisons[k].ok &&
@@ -512,11 +511,11 @@ static bool builds_something(const experiment *e)
 static int record_facts(engine *g, verdict_error *err)
 {
     machine_facts facts = {0};
-    char why[1024] = "out of memory";
+    verdict_error why = {0};
     bool fleet = g->e->machines != MACHINES_ONE;
     machine_fact_set which = builds_something(g->e) || fleet ? MACHINE_FACTS_ALL
                                                              : MACHINE_FACTS_WITHOUT_COMPILERS;
-    if (machine_facts_collect(&facts, which, why, sizeof why) != 0)
+    if (machine_facts_collect(&facts, which, &why) != 0)
         facts.n = 0;
     int rc = machine_facts_set(&facts, "verdict", VERDICT_VERSION) == 0
                  ? 0 : error_set(err, ERROR_INTERNAL, "out of memory");
@@ -527,10 +526,11 @@ static int record_facts(engine *g, verdict_error *err)
                                                            strbuf_text(&g->measured)) != 0)
         rc = error_set(err, ERROR_INTERNAL, "out of memory");
     store_fact *rows = rc == 0 ? lab_fact_rows(&facts) : NULL;
-    if (rc == 0 && (rows == NULL ||
-                    store_begin_run(g->c->db, g->c->experiment_id, rows, facts.n,
-                                    &g->out->run_id, why, sizeof why) != 0))
-        rc = error_set(err, ERROR_INTERNAL, "%s", rows ? why : "out of memory");
+    if (rc == 0 && rows == NULL)
+        rc = error_no_memory(err);
+    if (rc == 0 && store_begin_run(g->c->db, g->c->experiment_id, rows, facts.n,
+                                   &g->out->run_id, err) != 0)
+        rc = -1;
     free(rows);
     machine_facts_free(&facts);
     return rc;
@@ -540,16 +540,16 @@ static int record_facts(engine *g, verdict_error *err)
 static void record_end_facts(engine *g)
 {
     machine_facts facts = {0};
-    char why[512];
+    verdict_error why = {0};
     if (g->t && g->e->target->facts)
         g->e->target->facts(g->t, &facts);
     if (g->warnings.length)
         machine_facts_set(&facts, LAB_WARNINGS_FACT "engine", strbuf_text(&g->warnings));
     store_fact *rows = lab_fact_rows(&facts);
     if (rows && facts.n > 0 &&
-        store_add_run_facts(g->c->db, g->out->run_id, rows, facts.n, why, sizeof why) != 0 &&
+        store_add_run_facts(g->c->db, g->out->run_id, rows, facts.n, &why) != 0 &&
         g->c->notes)
-        fprintf(g->c->notes, "verdict: %s\n", why);
+        fprintf(g->c->notes, "verdict: %s\n", why.message);
     free(rows);
     machine_facts_free(&facts);
 }
@@ -621,7 +621,7 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
     if (rc == 0)
         rc = run_points(&g, err);
     if (out->run_id) {
-        char why[512];
+        verdict_error why = {0};
         if (err->kind == ERROR_INTERRUPTED)
             engine_note_warning(&g, "interrupted", "", "", "interrupted: the analysis covers the "
                          "complete blocks");
@@ -629,7 +629,7 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
         store_end_run(c->db, out->run_id, rc == 0 ? "done"
                                           : err->kind == ERROR_INTERRUPTED ? "interrupted"
                                                                            : "failed",
-                      why, sizeof why);
+                      &why);
     }
     out->elapsed = runner_monotonic_seconds() - g.start;
     engine_free(&g);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "core/runner.h"
 
 int engine_batch_add(engine *g, size_t point, size_t unit, long block,
@@ -60,13 +61,11 @@ int engine_batch_flush(engine *g, verdict_error *err)
     if (b->n == 0)
         return 0;
     store_sample *rows = batch_rows(g);
-    char why[1024] = "out of memory";
-    int rc = rows != NULL &&
-                     store_add_samples(g->c->db, g->out->run_id, rows, b->n, why, sizeof why) == 0
-                 ? 0 : -1;
+    int rc = rows == NULL ? error_no_memory(err)
+                          : store_add_samples(g->c->db, g->out->run_id, rows, b->n, err);
     free(rows);
     if (rc != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
+        return -1;
     g->out->samples_taken += b->n;
     b->n = 0;
     return 0;

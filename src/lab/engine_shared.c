@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/error.h"
 #include "core/runner.h"
 #include "core/schedule.h"
 
@@ -49,19 +50,17 @@ static int plan_shared_blocks(engine *g, const size_t *order, verdict_error *err
     for (size_t i = 0, k = 0; i < g->points.n; i++)
         for (size_t b = 0; b < experiment_blocks(g->e); b++, k++)
             blocks[k] = (store_block){g->points.ids[order[i]], (long)b};
-    char why[1024];
-    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, why, sizeof why);
+    int rc = store_plan_blocks(g->c->db, g->c->experiment_id, blocks, n, err);
     free(blocks);
-    return rc == 0 ? 0 : error_set(err, ERROR_INTERNAL, "%s", why);
+    return rc;
 }
 
-/* Measures every unit of the claimed block, keeping the lease; STORE_CLAIM_LOST when the
- * block was taken over meanwhile (this worker stalled past its lease). */
+/* Measures every unit of the claimed block, keeping the lease; -1 with ERROR_CLAIM_LOST when
+ * the block was taken over meanwhile (this worker stalled past its lease). */
 static int measure_claimed(engine *g, point_run *p, const store_claim *claim, block_batch *b,
                            verdict_error *err)
 {
     schedule_block_order(g->e->seed, p->point, (size_t)claim->block, g->n_units, b->units);
-    char why[1024];
     for (b->n = 0; b->n < g->n_units; b->n++) {
         if ((!p->begun && engine_begin_point(g, p, err) != 0) ||
             (!p->warmed && engine_warm_up(g, p, err) != 0))
@@ -72,12 +71,9 @@ static int measure_claimed(engine *g, point_run *p, const store_claim *claim, bl
             return -1;
         memcpy(b->values + b->n * g->n_metrics, m->values, g->n_metrics * sizeof *b->values);
         m->values = b->values + b->n * g->n_metrics;
-        int rc = store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds,
-                                   why, sizeof why);
-        if (rc == STORE_CLAIM_LOST)
-            return rc;
-        if (rc != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
+        if (store_renew_claim(g->c->db, claim->claim, g->c->worker, g->c->lease_seconds,
+                              err) != 0)
+            return -1;
     }
     return 0;
 }
@@ -93,9 +89,8 @@ static int finish_claimed(engine *g, const point_run *p, const store_claim *clai
         rows[i] = engine_sample_row(g, p->point, b->units[i], claim->block, &b->runs[i], b->started[i]);
         rows[i].seq = g->seq + (long)i;
     }
-    char why[1024];
     int rc = store_finish_block(g->c->db, claim->claim, g->c->worker, g->out->run_id, rows,
-                                b->n, why, sizeof why);
+                                b->n, err);
     free(rows);
     if (rc == 0) {
         g->seq += (long)b->n;
@@ -103,7 +98,7 @@ static int finish_claimed(engine *g, const point_run *p, const store_claim *clai
         g->out->complete_blocks++;
         g->out->blocks_retaken += claim->attempt > 1;
     }
-    return rc == 0 || rc == STORE_CLAIM_LOST ? rc : error_set(err, ERROR_INTERNAL, "%s", why);
+    return rc;
 }
 
 static void note_lost_block(engine *g, const store_claim *claim)
@@ -126,12 +121,13 @@ static int run_claimed(engine *g, point_run *p, const store_claim *claim, verdic
     int rc = measure_claimed(g, p, claim, &b, err);
     if (rc == 0)
         rc = finish_claimed(g, p, claim, &b, err);
-    if (rc == STORE_CLAIM_LOST) {
+    if (rc != 0 && error_is(err, ERROR_CLAIM_LOST)) {
         note_lost_block(g, claim);
+        error_clear(err);
         rc = 0;
     } else if (rc != 0) { /* stopped or failed: the block is open again for any worker */
-        char why[256];
-        store_release_block(g->c->db, claim->claim, g->c->worker, why, sizeof why);
+        verdict_error why = {0};
+        store_release_block(g->c->db, claim->claim, g->c->worker, &why);
     }
     batch_free(&b);
     return rc;
@@ -186,14 +182,13 @@ static void pause_seconds(double seconds)
  * lease runs out, until every block of the plan is done. */
 static int claim_until_done(engine *g, shared_point *sp, verdict_error *err)
 {
-    char why[1024];
     for (;;) {
         if (*g->c->stop)
             return error_set(err, ERROR_INTERRUPTED, "interrupted");
         store_claim claim;
         if (store_claim_block(g->c->db, g->c->experiment_id, NULL, engine_machine(g->c),
-                              g->c->worker, g->c->lease_seconds, &claim, why, sizeof why) != 0)
-            return error_set(err, ERROR_INTERNAL, "%s", why);
+                              g->c->worker, g->c->lease_seconds, &claim, err) != 0)
+            return -1;
         if (!claim.claimed && claim.in_flight == 0)
             return 0;
         if (!claim.claimed) {

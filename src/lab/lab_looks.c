@@ -4,6 +4,7 @@
 
 #include <limits.h>
 
+#include "common/error.h"
 #include "core/stopping.h"
 
 static size_t planned_looks(const experiment *e)
@@ -29,9 +30,8 @@ int lab_looks_load(store *db, int64_t experiment_id, const experiment *e, lab_lo
     size_t planned = e->adaptive ? e->max_blocks : e->repetitions;
     *out = (lab_looks){.planned_looks = planned_looks(e), .planned_blocks = planned,
                        .from_blocks = planned, .blocks = planned};
-    char why[1024];
-    if (store_for_each_extension(db, experiment_id, take_extension, out, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
+    if (store_for_each_extension(db, experiment_id, take_extension, out, err) != 0)
+        return -1;
     return 0;
 }
 
@@ -49,12 +49,11 @@ int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t mor
     if (more == 0 || more > (size_t)LONG_MAX - looks->blocks)
         return error_set(err, ERROR_USAGE, "--more %zu: give a number of blocks per point "
                          "above 0", more);
-    char why[1024];
     long blocks = (long)(looks->blocks + more);
     /* blocks grows the stored count by construction: a refusal is the store's own failure
      * (its file, its server), or another process's extension meanwhile */
-    if (store_add_extension(db, experiment_id, blocks, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why);
+    if (store_add_extension(db, experiment_id, blocks, err) != 0)
+        return -1;
     take_extension(looks, blocks);
     e->more_blocks = looks->blocks - looks->planned_blocks;
     return 0;

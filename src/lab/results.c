@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/strbuf.h"
 #include "core/target.h"
 #include "lab/lab_builds.h"
@@ -566,19 +567,18 @@ int lab_results_load(store *db, int64_t experiment_id, const experiment *e, lab_
                      verdict_error *err)
 {
     memset(out, 0, sizeof *out);
-    char why[1024] = "";
     load_context c = {out, err};
     error_clear(err);
     if (build_points(e, out) != 0 || build_variants(e, out) != 0 ||
         choose_sample_metrics(e, out) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
-    if (store_for_each_sample(db, experiment_id, keep_sample, &c, why, sizeof why) != 0)
-        return err->kind != ERROR_NONE ? -1 : error_set(err, ERROR_INTERNAL, "%s", why);
+    if (store_for_each_sample(db, experiment_id, keep_sample, &c, err) != 0)
+        return err->kind != ERROR_NONE ? -1 : error_no_memory(err);
     link_sample_values(out);
     if (collect_machines(out) != 0 || build_series(e, out) != 0)
         return error_set(err, ERROR_INTERNAL, "out of memory");
-    if (store_for_each_fact(db, experiment_id, keep_fact, out, why, sizeof why) != 0)
-        return error_set(err, ERROR_INTERNAL, "%s", why[0] ? why : "out of memory");
+    if (store_for_each_fact(db, experiment_id, keep_fact, out, err) != 0)
+        return err->kind != ERROR_NONE ? -1 : error_no_memory(err); /* keep_fact's */
     return 0;
 }
 

@@ -28,11 +28,11 @@ static size_t forest_rows(const report_input *in, const analysis_fleet *f, fores
 }
 
 int fleet_forest_write(const report_input *in, const analysis_fleet *f, FILE *out,
-                       bool standalone, char *err, size_t errlen)
+                       bool standalone, verdict_error *err)
 {
     forest_row *rows = calloc(f->n_machines + in->n_machines + 1, sizeof *rows);
     if (rows == NULL)
-        return error_text(err, errlen, "out of memory while drawing a forest plot");
+        return error_set(err, ERROR_NO_MEMORY, "out of memory while drawing a forest plot");
     char title[512];
     snprintf(title, sizeof title, "%s%s%s: %s against %s", f->metric,
              in->n_points > 1 ? ", " : "", in->n_points > 1 ? f->point : "", f->candidate,
@@ -41,7 +41,7 @@ int fleet_forest_write(const report_input *in, const analysis_fleet *f, FILE *ou
                         f->ok ? f->ci_low : NAN, f->ok ? f->ci_high : NAN,
                         f->ok ? f->predict_low : NAN, f->ok ? f->predict_high : NAN,
                         f->confidence};
-    int rc = forest_plot_write(&plot, out, standalone, err, errlen);
+    int rc = forest_plot_write(&plot, out, standalone, err);
     free(rows);
     return rc;
 }

@@ -337,7 +337,7 @@ static void free_layout(forest_layout *l)
     free(l->title);
 }
 
-static int make_layout(forest_layout *l, const forest_plot *p, char *err, size_t errlen)
+static int make_layout(forest_layout *l, const forest_plot *p, verdict_error *err)
 {
     size_t label_columns = 0, text_columns = 0;
     memset(l, 0, sizeof *l);
@@ -346,7 +346,7 @@ static int make_layout(forest_layout *l, const forest_plot *p, char *err, size_t
     confidence_level(p, l->level, sizeof l->level);
     int rc = prepare_texts(l, &label_columns, &text_columns);
     if (rc == 0 && !axis_range(p, &l->x)) /* cannot happen: 1 is always in the range */
-        return error_text(err, errlen, "forest plot: no range for the axis");
+        return error_set(err, ERROR_INTERNAL, "forest plot: no range for the axis");
     if (rc == 0) {
         geometry(l, label_columns, text_columns);
         choose_ticks(l);
@@ -354,7 +354,7 @@ static int make_layout(forest_layout *l, const forest_plot *p, char *err, size_t
                             (size_t)(((double)l->width - 2 * MARGIN) / TITLE_CHAR_WIDTH));
         rc = l->title ? 0 : -1;
     }
-    return rc == 0 ? 0 : error_text(err, errlen, "forest plot: out of memory");
+    return rc == 0 ? 0 : error_set(err, ERROR_NO_MEMORY, "forest plot: out of memory");
 }
 
 /* ---- drawing ---- */
@@ -567,25 +567,24 @@ static void open_svg(FILE *out, const forest_layout *l, bool standalone)
     draw_text(out, MARGIN, 38, "start", " font-size=\"11\" fill=\"#444\"", note);
 }
 
-static int check_plot(const forest_plot *plot, FILE *out, char *err, size_t errlen)
+static int check_plot(const forest_plot *plot, FILE *out, verdict_error *err)
 {
     if (plot == NULL || out == NULL)
-        return error_text(err, errlen, "forest plot: no plot or no output");
+        return error_set(err, ERROR_INTERNAL, "forest plot: no plot or no output");
     if (plot->n_rows == 0 || plot->rows == NULL)
-        return error_text(err, errlen, "forest plot: no machines to show");
+        return error_set(err, ERROR_INTERNAL, "forest plot: no machines to show");
     if (plot->n_rows > FOREST_MAX_ROWS)
-        return error_text(err, errlen, "forest plot: %zu machines, more than the %d one plot "
-                          "can show", plot->n_rows, FOREST_MAX_ROWS);
+        return error_set(err, ERROR_INTERNAL, "forest plot: %zu machines, more than the %d one "
+                         "plot can show", plot->n_rows, FOREST_MAX_ROWS);
     return 0;
 }
 
-int forest_plot_write(const forest_plot *plot, FILE *out, bool standalone, char *err,
-                      size_t errlen)
+int forest_plot_write(const forest_plot *plot, FILE *out, bool standalone, verdict_error *err)
 {
     forest_layout l;
-    if (check_plot(plot, out, err, errlen) != 0)
+    if (check_plot(plot, out, err) != 0)
         return -1;
-    int rc = make_layout(&l, plot, err, errlen);
+    int rc = make_layout(&l, plot, err);
     if (rc == 0) {
         open_svg(out, &l, standalone);
         draw_headers(out, &l);
@@ -596,7 +595,7 @@ int forest_plot_write(const forest_plot *plot, FILE *out, bool standalone, char 
         draw_pooled(out, &l);
         fputs("</svg>\n", out);
         if (ferror(out))
-            rc = error_text(err, errlen, "forest plot: cannot write the SVG");
+            rc = error_set(err, ERROR_INTERNAL, "forest plot: cannot write the SVG");
     }
     free_layout(&l);
     return rc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "report/json_text.h"
 #include "report/output_file.h"
 #include "report/report_query.h"
@@ -419,23 +420,23 @@ static json_t *document_json(const report_input *in)
     return doc;
 }
 
-int report_write_json(const report_input *in, const char *path, char *err, size_t errlen)
+int report_write_json(const report_input *in, const char *path, verdict_error *err)
 {
     json_t *doc = document_json(in);
     if (doc == NULL) {
-        snprintf(err, errlen, "cannot build the JSON document (out of memory)");
+        error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document (out of memory)");
         return -1;
     }
     output_file out;
-    int rc = output_open(&out, path, err, errlen);
+    int rc = output_open(&out, path, err);
     if (rc == 0) {
         size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER;
         if (json_dumpf(doc, out.stream, flags) != 0 || fputc('\n', out.stream) == EOF) {
-            snprintf(err, errlen, "%s: cannot write JSON", path);
+            error_set(err, ERROR_INTERNAL, "%s: cannot write JSON", path);
             output_abandon(&out);
             rc = -1;
         } else {
-            rc = output_commit(&out, err, errlen);
+            rc = output_commit(&out, err);
         }
     }
     json_decref(doc);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/output_file.h"
+#include "common/error.h"
 #include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
@@ -224,16 +225,16 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
     write_warnings(f, in, unrun);
 }
 
-int report_write_markdown(const report_input *in, const char *path, char *err, size_t errlen)
+int report_write_markdown(const report_input *in, const char *path, verdict_error *err)
 {
     query_point_set unrun = {NULL, 0};
     output_file out;
     int rc = -1;
     if (query_unrun_points(in, &unrun) != 0) {
-        snprintf(err, errlen, "%s: out of memory", path);
-    } else if (output_open(&out, path, err, errlen) == 0) {
+        error_set(err, ERROR_NO_MEMORY, "%s: out of memory", path);
+    } else if (output_open(&out, path, err) == 0) {
         write_document(out.stream, in, &unrun);
-        rc = output_commit(&out, err, errlen);
+        rc = output_commit(&out, err);
     }
     query_point_set_free(&unrun);
     return rc;

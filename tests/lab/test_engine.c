@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/array.h"
+#include "common/error.h"
 #include "common/hash.h"
 #include "common/strbuf.h"
 #include "core/schedule.h"
@@ -151,9 +152,9 @@ static void make_experiment(experiment *e, size_t n_variants, const char *parame
     strbuf_append(&text, "variants:\n");
     for (size_t v = 0; v < n_variants; v++)
         strbuf_appendf(&text, "  V%zu: \"true %zu\"\n", v, v);
-    char err[1024] = "";
+    verdict_error err = {0};
     int rc = experiment_parse("engine-test.yaml", strbuf_text(&text), text.length, &fake_table,
-                              e, err, sizeof err);
+                              e, &err);
     if (rc != 0)
         fail_msg("%s", err);
     strbuf_free(&text);
@@ -224,8 +225,8 @@ static int by_seq(const void *a, const void *b)
 static kept_samples read_samples(const test_store *s)
 {
     kept_samples k = {NULL, 0, 0};
-    char err[512];
-    assert_int_equal(store_for_each_sample(s->db, s->experiment_id, keep, &k, err, sizeof err), 0);
+    verdict_error err = {0};
+    assert_int_equal(store_for_each_sample(s->db, s->experiment_id, keep, &k, &err), 0);
     if (k.n > 1)
         qsort(k.items, k.n, sizeof *k.items, by_seq);
     return k;
@@ -526,9 +527,8 @@ static void test_adaptive_looks(void **unused)
     assert_true(out.budget_spent);
     assert_int_equal(out.looks_taken, 2 * out.looks_planned);
     fact_check c = {false};
-    char why[256];
-    assert_int_equal(store_for_each_fact(s.db, s.experiment_id, find_budget_warning, &c, why,
-                                         sizeof why), 0);
+    verdict_error why = {0};
+    assert_int_equal(store_for_each_fact(s.db, s.experiment_id, find_budget_warning, &c, &why), 0);
     assert_true(c.budget_spent);
     k = read_samples(&s);
     close_all(&e, &s, &k);
@@ -597,7 +597,7 @@ static void test_changed_plan_refused(void **unused)
     verdict_error err;
     bool existing;
     assert_int_equal(lab_open_store(path, &changed, &s.db, &s.experiment_id, &existing, &err), -1);
-    assert_int_equal(err.kind, ERROR_USAGE);
+    assert_true(error_is(&err, ERROR_PLAN_CHANGED)); /* exits 2, as a usage error does */
     assert_null(s.db);
     experiment_free(&e);
     experiment_free(&changed);
