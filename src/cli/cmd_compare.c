@@ -312,17 +312,15 @@ static int add_plan_warnings(const peer_plan *plan, analysis_result *result)
     return 0;
 }
 
+/* EXIT_DONE, EXIT_GATE (--fail-if), or -1 with err set (the caller turns its kind into the
+ * exit status). */
 static int report_comparisons(const compare_settings *s, const peer_plan *plan,
                               compare_model *m, verdict_error *err)
 {
     analysis_result result;
     if (analysis_run(m->series, m->n_series, &s->analysis, &result, err) != 0)
-        return EXIT_INTERNAL;
-    int rc = EXIT_DONE;
-    if (add_plan_warnings(plan, &result) != 0) {
-        error_no_memory(err);
-        rc = EXIT_INTERNAL;
-    }
+        return -1;
+    int rc = add_plan_warnings(plan, &result) == 0 ? EXIT_DONE : error_no_memory(err);
     report_input in = {
         .experiment_name = "compare", .seed = s->seed, .has_seed = true,
         .options = &s->analysis, .variants = m->variants, .n_variants = m->n_variants,
@@ -337,31 +335,30 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
     if (rc == EXIT_DONE)
         report_write_text(&in, text);
     if (rc == EXIT_DONE && report_write_exports(&in, &s->exports, err) != 0)
-        rc = EXIT_INTERNAL;
+        rc = -1;
     else if (rc == EXIT_DONE && fail_if_triggered(s->fail_if, &result))
         rc = EXIT_GATE;
     analysis_result_free(&result);
     return rc;
 }
 
-/* Reads the files, matches them into one comparison and reports it. */
+/* Reads the files, matches them into one comparison and reports it: as report_comparisons. */
 static int compare_files(const compare_settings *s, char **paths, size_t n, peer_file *files,
                          const char **names, verdict_error *err)
 {
     if (read_all_files(paths, n, &s->input, files, err) != 0)
-        return EXIT_USAGE;
+        return -1;
     for (size_t i = 0; i < n; i++)
         names[i] = display_name(paths, n, i);
     peer_plan plan;
     if (peer_plan_build(files, names, n, &plan, err) != 0)
-        return EXIT_USAGE;
+        return -1;
     compare_model model = {0};
-    int rc = EXIT_USAGE;
+    int rc = -1;
     bool usable = check_counts(paths, files, &plan, err) == 0 &&
                   (!s->analysis.paired || check_paired_lengths(paths, &plan, err) == 0);
     if (usable && build_model(paths, &plan, s, &model) != 0) {
-        error_no_memory(err);
-        rc = EXIT_INTERNAL;
+        rc = error_no_memory(err);
     } else if (usable) {
         rc = report_comparisons(s, &plan, &model, err);
     }
@@ -392,13 +389,13 @@ int cmd_compare(int argc, char **argv)
     size_t n = (size_t)(argc - first);
     peer_file *files = calloc(n, sizeof *files);
     const char **names = calloc(n, sizeof *names);
-    int rc = EXIT_INTERNAL;
-    if (files == NULL || names == NULL)
-        error_no_memory(&err);
-    else
-        rc = compare_files(&s, argv + first, n, files, names, &err);
-    if (rc == EXIT_USAGE || rc == EXIT_INTERNAL)
+    int rc = files == NULL || names == NULL
+                 ? error_no_memory(&err)
+                 : compare_files(&s, argv + first, n, files, names, &err);
+    if (rc < 0) {
         fprintf(stderr, "verdict compare: %s\n", err.message);
+        rc = exit_code_of(err.kind);
+    }
     for (size_t i = 0; files && i < n; i++)
         peer_file_free(&files[i]);
     free(files);

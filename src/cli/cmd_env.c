@@ -182,7 +182,7 @@ static int record_machine(const env_settings *s, machine_facts *facts)
     store *db = NULL;
     if (store_open(s->store, &db, &err) != 0) {
         fprintf(stderr, "verdict env: %s\n", err.message);
-        return EXIT_INTERNAL;
+        return exit_code_of(err.kind);
     }
     int rc = lab_record_machine(db, machine, facts, &err);
     store_close(db);
@@ -206,9 +206,11 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
     if (s->json_path == NULL)
         return EXIT_DONE;
     json_t *doc = env_document(facts, checks, n);
-    int rc = doc && write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : EXIT_INTERNAL;
-    if (doc == NULL)
-        error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document (out of memory)");
+    int rc = doc == NULL ? error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document "
+                                     "(out of memory)")
+             : write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : -1;
+    if (rc < 0)
+        rc = exit_code_of(err->kind);
     json_decref(doc);
     return rc;
 }
@@ -228,15 +230,17 @@ int cmd_env(int argc, char **argv)
     machine_facts facts;
     if (machine_facts_collect(&facts, MACHINE_FACTS_ALL, &err) != 0) {
         fprintf(stderr, "verdict env: %s\n", err.message);
-        return EXIT_INTERNAL;
+        return exit_code_of(err.kind);
     }
     env_check *checks = NULL;
     size_t n = 0;
-    int rc = EXIT_INTERNAL;
+    int rc = -1;
     if (machine_facts_set(&facts, "verdict", VERDICT_VERSION) != 0)
         error_no_memory(&err);
     else if (env_checks_run(&facts, s.seconds, &checks, &n, &err) == 0)
         rc = report_env(&s, &facts, checks, n, &err);
+    if (rc < 0)
+        rc = exit_code_of(err.kind);
     if (rc == EXIT_DONE && s.store) {
         rc = record_machine(&s, &facts);
         error_clear(&err); /* said already */

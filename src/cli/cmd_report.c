@@ -125,7 +125,7 @@ static int print_experiment_line(void *context, int64_t id, const store_experime
 static int list_experiments(store *db, verdict_error *err)
 {
     return store_for_each_experiment(db, print_experiment_line, stdout, err) == 0
-               ? EXIT_DONE : EXIT_INTERNAL;
+               ? EXIT_DONE : exit_code_of(err->kind);
 }
 
 /* Every machine's facts, copied out of the store's callback, as the survey's rows. */
@@ -211,7 +211,7 @@ static int report_machines(store *db, const report_choices *c, verdict_error *er
         rc = -1;
     }
     survey_free(&m);
-    return rc == 0 ? EXIT_DONE : EXIT_INTERNAL;
+    return rc == 0 ? EXIT_DONE : exit_code_of(err->kind);
 }
 
 static int report_store(const report_settings *s, store *db, verdict_error *err)
@@ -222,7 +222,7 @@ static int report_store(const report_settings *s, store *db, verdict_error *err)
         return report_machines(db, &s->report, err);
     experiment e;
     int64_t id = 0;
-    int rc = EXIT_USAGE;
+    int rc = -1;
     experiment_init(&e);
     char *shown = store_display_name(s->store_path);
     if (shown == NULL)
@@ -230,6 +230,8 @@ static int report_store(const report_settings *s, store *db, verdict_error *err)
     else if (load_stored_experiment(db, s->experiment, s->directory ? s->directory : ".", &id,
                                     &e, shown, err) == 0)
         rc = cli_report("verdict report", db, id, &e, &s->report);
+    if (rc < 0)
+        rc = exit_code_of(err->kind);
     free(shown);
     experiment_free(&e);
     return rc;
@@ -253,9 +255,8 @@ int cmd_report(int argc, char **argv)
         return EXIT_USAGE;
     }
     store *db = NULL;
-    int rc = EXIT_USAGE;
-    if (store_open(s.store_path, &db, &err) == 0)
-        rc = report_store(&s, db, &err);
+    int rc = store_open(s.store_path, &db, &err) == 0 ? report_store(&s, db, &err)
+                                                       : exit_code_of(err.kind);
     if (err.kind != ERROR_NONE && rc != EXIT_DONE && rc != EXIT_GATE)
         fprintf(stderr, "verdict report: %s\n", err.message);
     if (db)

@@ -58,9 +58,10 @@ teardown() {
     jq -e '.facts.cpus_online | tonumber >= 1' "$DATA/out.json"
 }
 
-@test "an unwritable --json path is an error naming it, exit 1" {
+@test "an unwritable --json path is an error naming it, exit 2" {
+    # a path the user gave that cannot be written is a usage error, as for every export
     run "$VERDICT" env --seconds 0 --json "$DATA/no/such/dir/out.json"
-    [ "$status" -eq 1 ]
+    [ "$status" -eq 2 ]
     [[ "$output" == *"$DATA/no/such/dir/out.json: cannot open"* ]]
 }
 
