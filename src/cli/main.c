@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/array.h"
+#include "common/edit_distance.h"
 #include "core/runner.h"
 #include "version.h"
 
@@ -40,30 +41,6 @@ static const command commands[] = {
     {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
     {"--version", cmd_version}, {"-V", cmd_version},
 };
-
-/* Levenshtein distance, capped: only "within 2" matters. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { MAX_WORD = 32 };
-    size_t n = strlen(a), m = strlen(b), row[MAX_WORD + 1];
-    if (n > MAX_WORD || m > MAX_WORD)
-        return MAX_WORD;
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t above = row[j];
-            size_t best = diagonal + (a[i - 1] != b[j - 1]);
-            best = above + 1 < best ? above + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diagonal = above;
-        }
-    }
-    return row[m];
-}
 
 /* A first word that is no command of verdict's but nearly one ("comapre") and runs nothing
  * (no program of PATH, no file) is a typo, not a command to time: the closest name, or NULL. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/edit_distance.h"
 #include "common/error.h"
 #include "core/experiment_internal.h"
 
@@ -34,30 +35,6 @@ int loader_refuse_key(experiment_loader *l, const yaml_field *f, const char *why
 }
 
 /* ---- keys ---- */
-
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t n = strlen(b), row[64];
-    if (n >= 64 || strlen(a) >= 64)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= n; j++)
-        row[j] = j;
-    for (size_t i = 1; a[i - 1]; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= n; j++) {
-            size_t above = row[j];
-            size_t best = diagonal + (a[i - 1] != b[j - 1]);
-            if (above + 1 < best)
-                best = above + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diagonal = above;
-        }
-    }
-    return row[n];
-}
 
 static int unknown_key(experiment_loader *l, const yaml_field *f, const experiment_key *rules,
                        size_t n_rules, const char *where)
