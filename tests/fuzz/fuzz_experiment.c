@@ -140,7 +140,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     experiment e;
     verdict_error err = {0};
-    err[0] = '\0';
     if (targets_parse_experiment("fuzz.yaml", (const char *)data, size, &e, &err) == 0) {
         if (e.n_variants < 1 || e.n_metrics < 1 || e.name == NULL || e.text_length != size ||
             e.target == NULL)
@@ -163,7 +162,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)experiment_plan_hash(&e);
         (void)experiment_text_hash(&e);
         experiment_free(&e);
-    } else if (strncmp(err, "fuzz.yaml", 9) != 0 || e.variants != NULL || e.target_options != NULL) {
+    } else if (strncmp(err.message, "fuzz.yaml", 9) != 0 || e.variants != NULL ||
+               e.target_options != NULL) {
         abort(); /* every error names the file, and nothing is left allocated */
     }
     return 0;

@@ -47,7 +47,7 @@ static void check_plan(const peer_file *f)
     peer_plan plan;
     verdict_error err = {0};
     if (peer_plan_build(files, names, 2, &plan, &err) != 0) {
-        if (strlen(err) == 0 || plan.columns != NULL)
+        if (err.kind == ERROR_NONE || err.message[0] == '\0' || plan.columns != NULL)
             abort();
         return;
     }
@@ -66,12 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     peer_options o = options_of(data[0]);
     peer_file f;
     verdict_error err = {0};
-    err[0] = '\0';
     if (peer_text_parse("fuzz", (const char *)data + 1, size - 1, &o, &f, &err) == 0) {
         check_file(&f);
         check_plan(&f);
         peer_file_free(&f);
-    } else if (strlen(err) == 0 || f.series != NULL) {
+    } else if (err.kind == ERROR_NONE || err.message[0] == '\0' || f.series != NULL) {
         abort();
     }
     return 0;

@@ -16,7 +16,6 @@ static void check_summary(const char *text, size_t length, int exit_code)
 {
     pgbench_result result;
     verdict_error err = {0};
-    err[0] = '\0';
     if (pgbench_parse(text, length, exit_code, &result, &err) == 0) {
         if (!(result.tps > 0.0) || !isfinite(result.tps))
             abort();
@@ -32,7 +31,7 @@ static void check_summary(const char *text, size_t length, int exit_code)
                 abort();
         if (exit_code != 0 && (!result.partial || result.partial_reason[0] == '\0'))
             abort();
-    } else if (strlen(err) == 0) {
+    } else if (err.kind == ERROR_NONE || err.message[0] == '\0') {
         abort();
     }
 }
@@ -41,12 +40,11 @@ static void check_log(const char *text, size_t length)
 {
     pgbench_log_summary summary;
     verdict_error err = {0};
-    err[0] = '\0';
     if (pgbench_log_summarize(text, length, &summary, &err) == 0) {
         if (summary.transactions == 0 || !isfinite(summary.p99_ms) || !(summary.p50_ms >= 0.0) ||
             summary.p50_ms > summary.p95_ms || summary.p95_ms > summary.p99_ms)
             abort();
-    } else if (strlen(err) == 0) {
+    } else if (err.kind == ERROR_NONE || err.message[0] == '\0') {
         abort();
     }
     double p50, p95, p99;

@@ -19,7 +19,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int column = data[0] % 5; /* the first byte picks -C 0..4 */
     sample_series series;
     verdict_error err = {0};
-    err[0] = '\0';
     if (sample_text_parse("fuzz", (const char *)data + 1, size - 1, column, &series, &err) == 0) {
         if (series.n == 0)
             abort();
@@ -27,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!(series.values[i] > 0.0) || !isfinite(series.values[i]) || series.lines[i] == 0)
                 abort();
         sample_series_free(&series);
-    } else if (strlen(err) == 0 || series.values != NULL) {
+    } else if (err.kind == ERROR_NONE || err.message[0] == '\0' || series.values != NULL) {
         abort();
     }
     return 0;
