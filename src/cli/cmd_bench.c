@@ -50,7 +50,7 @@ static int run_commands(const bench_settings *s, int argc, char **argv)
     int rc;
     if (command_experiment(&spec, &e, &err) != 0) {
         fprintf(stderr, "verdict: %s\n", err.message);
-        rc = exit_code_of(err.kind);
+        rc = error_exit_status(err.kind);
     } else {
         report_choices choices = s->report;
         choices.text.headlines = true; /* hyperfine's "Benchmark 1: ..." per command */

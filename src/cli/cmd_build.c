@@ -135,7 +135,7 @@ static int build_file(const char *path, const char *cache_dir)
         lab_builds_ensure(&e, cache_dir, logs, stop_signal_flag(), stderr, say_built, NULL,
                           NULL, &error) != 0) {
         fprintf(stderr, "verdict build: %s\n", error.message);
-        rc = exit_code_of(error.kind);
+        rc = error_exit_status(error.kind);
     }
     free(logs);
     experiment_free(&e);
@@ -211,7 +211,7 @@ static int cache_list(const char *cache)
     verdict_error err;
     if (build_cache_list(cache, &list, &err) != 0) {
         fprintf(stderr, "verdict cache: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     uint64_t total = 0;
     for (size_t i = 0; i < list.n; i++) {
@@ -232,7 +232,7 @@ static int cache_prune(const char *cache, double older_than)
     verdict_error err;
     if (build_cache_prune(cache, older_than, &removed, &freed, &err) != 0) {
         fprintf(stderr, "verdict cache: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     for (size_t i = 0; i < removed.n; i++)
         printf("removed %s (%s)\n", removed.items[i].name,

@@ -394,7 +394,7 @@ int cmd_compare(int argc, char **argv)
                  : compare_files(&s, argv + first, n, files, names, &err);
     if (rc < 0) {
         fprintf(stderr, "verdict compare: %s\n", err.message);
-        rc = exit_code_of(err.kind);
+        rc = error_exit_status(err.kind);
     }
     for (size_t i = 0; files && i < n; i++)
         peer_file_free(&files[i]);

@@ -182,13 +182,13 @@ static int record_machine(const env_settings *s, machine_facts *facts)
     store *db = NULL;
     if (store_open(s->store, &db, &err) != 0) {
         fprintf(stderr, "verdict env: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     int rc = lab_record_machine(db, machine, facts, &err);
     store_close(db);
     if (rc != 0) {
         fprintf(stderr, "verdict env: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     char *shown = store_display_name(s->store);
     fprintf(stderr, "verdict env: recorded machine %s in %s\n", machine, shown ? shown : "");
@@ -210,7 +210,7 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
                                      "(out of memory)")
              : write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : -1;
     if (rc < 0)
-        rc = exit_code_of(err->kind);
+        rc = error_exit_status(err->kind);
     json_decref(doc);
     return rc;
 }
@@ -230,7 +230,7 @@ int cmd_env(int argc, char **argv)
     machine_facts facts;
     if (machine_facts_collect(&facts, MACHINE_FACTS_ALL, &err) != 0) {
         fprintf(stderr, "verdict env: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     env_check *checks = NULL;
     size_t n = 0;
@@ -240,7 +240,7 @@ int cmd_env(int argc, char **argv)
     else if (env_checks_run(&facts, s.seconds, &checks, &n, &err) == 0)
         rc = report_env(&s, &facts, checks, n, &err);
     if (rc < 0)
-        rc = exit_code_of(err.kind);
+        rc = error_exit_status(err.kind);
     if (rc == EXIT_DONE && s.store) {
         rc = record_machine(&s, &facts);
         error_clear(&err); /* said already */

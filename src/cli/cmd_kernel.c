@@ -255,7 +255,7 @@ static int run_kernels(const kernel_settings *s)
     int rc;
     if (kernel_experiment(&s->spec, &e, &err) != 0) {
         fprintf(stderr, "verdict kernel: %s\n", err.message);
-        rc = exit_code_of(err.kind);
+        rc = error_exit_status(err.kind);
     } else {
         cli_run run = {.program = "verdict kernel", .e = &e,
                        .store_path = s->store_path ? s->store_path : ":memory:",

@@ -125,7 +125,7 @@ static int print_experiment_line(void *context, int64_t id, const store_experime
 static int list_experiments(store *db, verdict_error *err)
 {
     return store_for_each_experiment(db, print_experiment_line, stdout, err) == 0
-               ? EXIT_DONE : exit_code_of(err->kind);
+               ? EXIT_DONE : error_exit_status(err->kind);
 }
 
 /* Every machine's facts, copied out of the store's callback, as the survey's rows. */
@@ -211,7 +211,7 @@ static int report_machines(store *db, const report_choices *c, verdict_error *er
         rc = -1;
     }
     survey_free(&m);
-    return rc == 0 ? EXIT_DONE : exit_code_of(err->kind);
+    return rc == 0 ? EXIT_DONE : error_exit_status(err->kind);
 }
 
 static int report_store(const report_settings *s, store *db, verdict_error *err)
@@ -231,7 +231,7 @@ static int report_store(const report_settings *s, store *db, verdict_error *err)
                                     &e, shown, err) == 0)
         rc = cli_report("verdict report", db, id, &e, &s->report);
     if (rc < 0)
-        rc = exit_code_of(err->kind);
+        rc = error_exit_status(err->kind);
     free(shown);
     experiment_free(&e);
     return rc;
@@ -256,7 +256,7 @@ int cmd_report(int argc, char **argv)
     }
     store *db = NULL;
     int rc = store_open(s.store_path, &db, &err) == 0 ? report_store(&s, db, &err)
-                                                       : exit_code_of(err.kind);
+                                                       : error_exit_status(err.kind);
     if (err.kind != ERROR_NONE && rc != EXIT_DONE && rc != EXIT_GATE)
         fprintf(stderr, "verdict report: %s\n", err.message);
     if (db)

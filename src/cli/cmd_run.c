@@ -187,7 +187,7 @@ static int dry_run(const run_settings *s, experiment *e)
     int rc = EXIT_DONE;
     if (experiment_has_sources(e) && cache && lab_builds_prepare(e, cache, &err) != 0) {
         fprintf(stderr, "verdict run: %s\n", err.message);
-        rc = exit_code_of(err.kind);
+        rc = error_exit_status(err.kind);
     } else {
         char *default_store = s->store_path ? NULL : lab_default_store_path(e->path);
         print_plan(e, cache, stdout);

@@ -178,7 +178,7 @@ static int work_on(const worker_settings *s, const char *name, const char *text,
     free(shown);
     if (targets_parse_experiment_in(label, text, length, s->directory, &e, &err) != 0) {
         fprintf(stderr, "verdict worker: %s\n", err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     int rc = EXIT_DONE;
     if (e.machines == MACHINES_ONE) {
@@ -196,7 +196,7 @@ static int work_on(const worker_settings *s, const char *name, const char *text,
                        .summary = print_worker_summary, .machine = s->machine,
                        .lease_seconds = s->lease_seconds, .no_report = true};
         rc = strbuf_status(&logs) == 0 ? cli_run_experiment(&run)
-                                       : exit_code_of(ERROR_NO_MEMORY);
+                                       : error_exit_status(ERROR_NO_MEMORY);
         strbuf_free(&logs);
     }
     experiment_free(&e);
@@ -246,7 +246,7 @@ int cmd_worker(int argc, char **argv)
     if (list_experiments(s.store, &l, &err) != 0) {
         fprintf(stderr, "verdict worker: %s\n", err.message);
         stored_list_free(&l);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     int rc = work_on_all(&s, &l);
     stored_list_free(&l);

@@ -67,7 +67,7 @@ int cli_report(const char *program, store *db, int64_t experiment_id, const expe
     if (lab_report(db, experiment_id, e, &o, &kept, &err) != 0) {
         fprintf(stderr, "%s: %s\n", program, err.message);
         analysis_result_free(&kept);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     int rc = fail_if_triggered(choices->fail_if, &kept) ? EXIT_GATE : EXIT_DONE;
     analysis_result_free(&kept);
@@ -222,19 +222,19 @@ int cli_run_experiment(const cli_run *r)
     /* the builds' content keys are part of the plan: known before the store is opened */
     if (r->cache_dir && lab_builds_prepare(r->e, r->cache_dir, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     settle_seed(r);
     if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0 ||
         apply_extensions(r, db, experiment_id, existing, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         store_close(db);
-        return exit_code_of(err.kind);
+        return error_exit_status(err.kind);
     }
     run_engine(r, db, experiment_id, &outcome, &err);
     if (err.kind != ERROR_NONE && err.kind != ERROR_INTERRUPTED)
         fprintf(stderr, "%s: %s\n", r->program, err.message);
-    int rc = exit_code_of(err.kind);
+    int rc = error_exit_status(err.kind);
     if (r->no_report) {
         if (err.kind == ERROR_NONE && r->summary)
             r->summary(r->e, &outcome, db, experiment_id, stdout);

@@ -12,11 +12,6 @@
 #include "common/error.h"
 #include "env/proc_text.h"
 
-int exit_code_of(error_kind kind)
-{
-    return error_exit_status(kind);
-}
-
 /* Parses "0.95" or "95%"; percent forms are divided by 100. */
 static int parse_fraction(const char *text, double *out)
 {

@@ -28,10 +28,6 @@ enum {
     EXIT_INTERRUPTED = 130
 };
 
-/* The exit code of an error's kind: usage and bad input 2, a command that failed 3, an
- * interruption 130, anything else 1. */
-int exit_code_of(error_kind kind);
-
 /* Each returns 0, or -1 with a message in err naming the option and the value. */
 int parse_confidence(const char *text, double *out, verdict_error *err);
 int parse_margin(const char *text, double *out, verdict_error *err);

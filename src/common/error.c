@@ -1,5 +1,5 @@
 /* The error value: setting it, putting context in front of its message, and the one table
- * of kinds (name, summary, exit status). Messages are cut with "..." so a cut is visible. */
+ * of kinds (name, exit status). Messages are cut with "..." so a cut is visible. */
 #include "common/error.h"
 
 #include <assert.h>
@@ -9,17 +9,17 @@
 
 /* Indexed by error_kind; a test checks every kind has a row and distinct names. */
 static const error_kind_row error_kind_table[ERROR_KIND_COUNT] = {
-    [ERROR_NONE] = {"none", "no error", 0},
-    [ERROR_USAGE] = {"usage", "the command line or the experiment file is wrong", 2},
-    [ERROR_BAD_INPUT] = {"bad input", "the data given cannot be used", 2},
-    [ERROR_COMMAND_FAILED] = {"command failed", "a command, build or server failed", 3},
-    [ERROR_INTERRUPTED] = {"interrupted", "stopped on request", 130},
-    [ERROR_INTERNAL] = {"internal", "internal error", 1},
-    [ERROR_NO_MEMORY] = {"no memory", "out of memory", 1},
-    [ERROR_STORE] = {"store", "the results store cannot be read or written", 1},
-    [ERROR_STORE_LOCKED] = {"store locked", "another verdict is writing to this store", 2},
-    [ERROR_PLAN_CHANGED] = {"plan changed", "the stored experiment has another plan", 2},
-    [ERROR_CLAIM_LOST] = {"claim lost", "the shared block is no longer this worker's", 1},
+    [ERROR_NONE] = {"none", 0},
+    [ERROR_USAGE] = {"usage", 2},
+    [ERROR_BAD_INPUT] = {"bad input", 2},
+    [ERROR_COMMAND_FAILED] = {"command failed", 3},
+    [ERROR_INTERRUPTED] = {"interrupted", 130},
+    [ERROR_INTERNAL] = {"internal", 1},
+    [ERROR_NO_MEMORY] = {"no memory", 1},
+    [ERROR_STORE] = {"store", 1},
+    [ERROR_STORE_LOCKED] = {"store locked", 2},
+    [ERROR_PLAN_CHANGED] = {"plan changed", 2},
+    [ERROR_CLAIM_LOST] = {"claim lost", 1},
 };
 
 /* A message that did not fit ends in "...", never silently short. */

@@ -8,7 +8,7 @@
 /* Every failure verdict can report, each with one distinct code. The kind is set where the
  * failure is known (the store knows its file is full, the loader that a key is wrong) and
  * travels up unchanged: no caller converts or guesses it. error_kind_info gives each kind's
- * name, summary and exit status from one table (common/error.c), as sqlite3ErrStr does. */
+ * name and exit status from one table (common/error.c), as sqlite3ErrStr does. */
 typedef enum {
     ERROR_NONE = 0,
     ERROR_USAGE,          /* the command line or an experiment file is wrong: exit 2 */
@@ -36,7 +36,6 @@ typedef struct {
 /* One row of the table of kinds. */
 typedef struct {
     const char *name;     /* "usage", "store locked": for logs and tests */
-    const char *summary;  /* a sentence for a message that has nothing better to say */
     int exit_status;      /* what the command exits with when this kind reaches the top */
 } error_kind_row;
 

@@ -5,7 +5,7 @@ import pathlib
 import re
 import sys
 
-CODE_ROW = re.compile(r'\[(ERROR_\w+)\]\s*=\s*\{\s*"[^"]*",\s*"[^"]*",\s*(\d+)\s*\}')
+CODE_ROW = re.compile(r'\[(ERROR_\w+)\]\s*=\s*\{\s*"[^"]*",\s*(\d+)\s*\}')
 DOC_ROW = re.compile(r"^\|\s*`(ERROR_\w+)`\s*\|\s*(\d+)\s*\|", re.M)
 
 
