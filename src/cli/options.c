@@ -54,6 +54,16 @@ int parse_margin(const char *text, double *out, verdict_error *err)
     return 0;
 }
 
+int parse_positive_share(const char *option, const char *text, double *out, verdict_error *err)
+{
+    double value;
+    if (parse_fraction(text, &value) != 0 || !(value > 0.0))
+        return error_set(err, ERROR_USAGE, "%s '%s': must be a relative size above 0, such as "
+                         "2%% or 0.02", option, text);
+    *out = value;
+    return 0;
+}
+
 int parse_method(const char *text, comparison_method *out, verdict_error *err)
 {
     if (strcmp(text, "wilcoxon") == 0)

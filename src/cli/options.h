@@ -31,6 +31,8 @@ enum {
 /* Each returns 0, or -1 with a message in err naming the option and the value. */
 int parse_confidence(const char *text, double *out, verdict_error *err);
 int parse_margin(const char *text, double *out, verdict_error *err);
+/* A relative size above 0: "2%" or 0.02 (verdict plan --detect, --half-width, --power). */
+int parse_positive_share(const char *option, const char *text, double *out, verdict_error *err);
 int parse_method(const char *text, comparison_method *out, verdict_error *err);
 int parse_adjust(const char *text, adjust_method *out, verdict_error *err);
 int parse_fail_if(const char *text, fail_if_rule *out, verdict_error *err);
