@@ -21,6 +21,7 @@ static const char usage_head[] =
     "       verdict compare [OPTIONS] FILE FILE [FILE...]\n"
     "       verdict run EXPERIMENT.yaml [--store FILE]   run or resume an experiment file\n"
     "       verdict report STORE                       re-analyse a stored experiment\n"
+    "       verdict plan EXPERIMENT.yaml --detect 2%   the cheapest layouts and blocks\n"
     "       verdict kernel MODULE.so KERNEL KERNEL...   in-process benchmarks\n"
     "       verdict build EXPERIMENT.yaml              build every variant ahead of time\n"
     "       verdict cache list|prune                   the cache of builds by content\n"

@@ -170,15 +170,17 @@ static int allocate(lab_plan *p, verdict_error *err)
     p->components = malloc(r->n_rows * sizeof *p->components);
     if (p->components == NULL)
         return error_no_memory(err);
+    /* one more block of a layout runs it at every point; a relink serves them all */
+    double block = r->run_seconds * (double)r->points;
     stats_status st = STATS_OK;
     for (size_t i = 0; st == STATS_OK && i < r->n_rows; i++) {
         p->components[i] = p->rows[i].components;
-        st = plan_allocate(&p->components[i], r->run_seconds, r->relink_seconds, &r->target,
+        st = plan_allocate(&p->components[i], block, r->relink_seconds, &r->target,
                            &p->rows[i].alone);
     }
     if (st == STATS_OK)
-        st = plan_allocate_all(p->components, r->n_rows, r->run_seconds, r->relink_seconds,
-                               &r->target, &r->allocation);
+        st = plan_allocate_all(p->components, r->n_rows, block, r->relink_seconds, &r->target,
+                               &r->allocation);
     if (st == STATS_ERR_NOMEM)
         return error_no_memory(err);
     if (st != STATS_OK)

@@ -153,12 +153,12 @@ static stats_status layouts_for_blocks(const plan_components *c, size_t blocks,
     return to_count(k, rank_sum_floor(t->alpha), layouts);
 }
 
-static stats_status allocate_twins(const plan_components *c, double run_seconds,
+static stats_status allocate_twins(const plan_components *c, double block_seconds,
                                    double relink_seconds, const plan_target *t,
                                    plan_allocation *out)
 {
-    size_t r = plan_kj_repetitions(c->sd_pair * c->sd_pair, 2.0 * layout_var(c), run_seconds,
-                                   relink_seconds);
+    size_t r = plan_kj_repetitions(c->sd_pair * c->sd_pair, 2.0 * layout_var(c),
+                                   block_seconds, relink_seconds);
     out->kj_blocks = r;
     stats_status st = STATS_OK;
     if (r == SIZE_MAX) /* no layout spread seen: the fewest layouts, every run in blocks */
@@ -171,22 +171,22 @@ static stats_status allocate_twins(const plan_components *c, double run_seconds,
     return st == STATS_OK && out->blocks == 0 ? STATS_ERR_DOMAIN : st;
 }
 
-stats_status plan_allocate(const plan_components *c, double run_seconds, double relink_seconds,
-                           const plan_target *t, plan_allocation *out)
+stats_status plan_allocate(const plan_components *c, double block_seconds,
+                           double relink_seconds, const plan_target *t, plan_allocation *out)
 {
     *out = (plan_allocation){1, 0, 0, NAN};
-    if (!target_valid(t) || !(run_seconds > 0) || !(relink_seconds >= 0) ||
-        !isfinite(run_seconds) || !isfinite(relink_seconds))
+    if (!target_valid(t) || !(block_seconds > 0) || !(relink_seconds >= 0) ||
+        !isfinite(block_seconds) || !isfinite(relink_seconds))
         return STATS_ERR_DOMAIN;
     stats_status st = isnan(c->sd_layout)
                           ? plan_paired_blocks(c->sd_pair, t, &out->blocks)
-                          : allocate_twins(c, run_seconds, relink_seconds, t, out);
+                          : allocate_twins(c, block_seconds, relink_seconds, t, out);
     if (st == STATS_OK)
         out->se = plan_standard_error(c, out->layouts, out->blocks);
     return st;
 }
 
-stats_status plan_allocate_all(const plan_components *c, size_t n, double run_seconds,
+stats_status plan_allocate_all(const plan_components *c, size_t n, double block_seconds,
                                double relink_seconds, const plan_target *t,
                                plan_allocation *out)
 {
@@ -196,7 +196,7 @@ stats_status plan_allocate_all(const plan_components *c, size_t n, double run_se
     stats_status st = STATS_OK;
     for (size_t i = 0; st == STATS_OK && i < n; i++) {
         plan_allocation one;
-        st = plan_allocate(&c[i], run_seconds, relink_seconds, t, &one);
+        st = plan_allocate(&c[i], block_seconds, relink_seconds, t, &one);
         if (st == STATS_OK && one.layouts > out->layouts)
             out->layouts = one.layouts;
         if (st == STATS_OK && (one.kj_blocks > out->kj_blocks))

@@ -63,14 +63,16 @@ stats_status plan_blocks_for_layouts(const plan_components *c, size_t layouts,
 
 /* The cheapest allocation of one comparison: without twins (sd_layout NaN) one layout and
  * the paired blocks; with twins r_1 = Kalibera–Jones's blocks per layout from σ_d², 2σ_layout²
- * and the costs of a run and of a relink, then the fewest layouts (at least the rank-sum
- * test's) that reach the target with r_1 blocks, then the fewest blocks for those layouts. */
-stats_status plan_allocate(const plan_components *c, double run_seconds, double relink_seconds,
-                           const plan_target *t, plan_allocation *out);
+ * and the costs of a block and of a relink, then the fewest layouts (at least the rank-sum
+ * test's) that reach the target with r_1 blocks, then the fewest blocks for those layouts.
+ * block_seconds: one more block of one layout, per variant (a run at every point); relink:
+ * one more layout, per variant. */
+stats_status plan_allocate(const plan_components *c, double block_seconds,
+                           double relink_seconds, const plan_target *t, plan_allocation *out);
 
 /* One allocation for every comparison of an experiment (its points and metrics share the
  * plan): the most layouts any needs, then the most blocks any needs with them. */
-stats_status plan_allocate_all(const plan_components *c, size_t n, double run_seconds,
+stats_status plan_allocate_all(const plan_components *c, size_t n, double block_seconds,
                                double relink_seconds, const plan_target *t,
                                plan_allocation *out);
 
