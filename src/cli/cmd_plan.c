@@ -38,7 +38,7 @@ static void plan_usage(FILE *out)
         "experiment\"), its expected duration, and the lines for the experiment file.\n"
         "\n"
         "      --detect X          detect a change of X (2%% or 0.02) in every comparison\n"
-        "      --power P           ... with this chance (default 80%%)\n"
+        "      --power P           ... with this chance, 50%% to below 100%% (default 80%%)\n"
         "      --half-width Y      or: intervals of half-width Y\n"
         "      --store STORE       where the runs are (default: EXPERIMENT without .yaml + .db)\n"
         "      --pilot N           when the store holds no complete block: run N blocks per\n"
@@ -67,8 +67,9 @@ static int apply_plan_option(int opt, const char *arg, void *settings, verdict_e
     case PLAN_OPT_POWER:
         if (parse_positive_share("--power", arg, &s->power, err) != 0)
             return -1;
-        return s->power < 1 ? 0 : error_set(err, ERROR_USAGE, "--power '%s': must be below "
-                                            "1 (100%%)", arg);
+        return s->power >= 0.5 && s->power < 1
+                   ? 0 : error_set(err, ERROR_USAGE, "--power '%s': must be from 50%% to below "
+                                   "100%%", arg);
     case PLAN_OPT_RELINK:
         return parse_duration("--relink", arg, &s->relink_seconds, err);
     case PLAN_OPT_PILOT:

@@ -65,7 +65,7 @@ size_t plan_kj_repetitions(double var_lower, double var_upper, double cost_lower
 static bool target_valid(const plan_target *t)
 {
     return t->change > 0 && isfinite(t->change) && t->alpha > 0 && t->alpha < 1 &&
-           (t->half_width || (t->power > 0 && t->power < 1));
+           (t->half_width || (t->power >= 0.5 && t->power < 1));
 }
 
 /* z_{1-α/2}: the interval's and the test's quantile. */

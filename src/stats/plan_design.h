@@ -20,7 +20,8 @@ typedef struct {
     double change;    /* relative, above 0: detect a change of this size (0.02: 2%), or the
                          interval's half-width */
     bool half_width;  /* true: an interval of half-width `change`; false: detect `change` */
-    double power;     /* detect: the chance of deciding when the change is there (0.8) */
+    double power;     /* detect: the chance of deciding when the change is there (0.8), from
+                         0.5 to below 1 */
     double alpha;     /* two-sided, of one comparison (the family's share, looks included) */
 } plan_target;
 

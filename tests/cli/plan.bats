@@ -73,6 +73,8 @@ teardown() {
     run "$VERDICT" plan "$DATA/tt.yaml" --detect 2% --power 100%
     [ "$status" -eq 2 ]
     [[ "$output" == *"--power '100%'"* ]]
+    run "$VERDICT" plan "$DATA/tt.yaml" --detect 2% --power 0.3
+    [ "$status" -eq 2 ]
     run "$VERDICT" plan "$DATA/tt.yaml"
     [ "$status" -eq 2 ]
     [[ "$output" == *"--detect X or --half-width Y"* ]]

@@ -185,6 +185,8 @@ static void test_refusals(void **state)
     assert_int_equal(plan_allocate(&c, 0.0, 1.0, &t, &a), STATS_ERR_DOMAIN);
     t.power = 1.0;
     assert_int_equal(plan_paired_blocks(0.05, &t, &b), STATS_ERR_DOMAIN);
+    t.power = 0.4; /* z_alpha + z_power could reach 0 below one half */
+    assert_int_equal(plan_paired_blocks(0.05, &t, &b), STATS_ERR_DOMAIN);
     /* out of reach rather than a wrapped count */
     t = detect(1e-9, 0.05);
     assert_int_equal(plan_paired_blocks(0.5, &t, &b), STATS_ERR_DOMAIN);
