@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "core/stopping.h"
+#include "lab/lab_report.h"
 #include "stats/descriptive.h"
 #include "stats/layouts.h"
 
@@ -99,6 +100,32 @@ static int collect_rows(const lab_results *r, const experiment *e, lab_plan *p,
     p->report.rows = p->rows;
     p->report.n_rows = n_rows;
     return 0;
+}
+
+/* A fleet's spread between machines: τ of each comparison the analysis pools, as the report
+ * computes it (the experiment's own analysis). */
+static int collect_fleet(const lab_results *r, const experiment *e, lab_plan *p,
+                         verdict_error *err)
+{
+    if (r->n_machines < 2)
+        return 0;
+    analysis_options options = lab_default_analysis(e);
+    analysis_result a;
+    if (analysis_run(r->series, r->n_series, &options, &a, err) != 0)
+        return -1;
+    int rc = 0;
+    p->fleet = calloc(a.n_fleet + 1, sizeof *p->fleet);
+    if (p->fleet == NULL)
+        rc = error_no_memory(err);
+    for (size_t i = 0; rc == 0 && i < a.n_fleet; i++) {
+        const analysis_fleet *f = &a.fleet[i];
+        if (f->ok) /* the strings are the series', which the results keep */
+            p->fleet[p->report.n_fleet++] = (plan_report_fleet){
+                f->point, f->metric, f->baseline, f->candidate, f->n_machines, f->tau};
+    }
+    p->report.fleet = p->fleet;
+    analysis_result_free(&a);
+    return rc;
 }
 
 /* The column of a sample's wall time. */
@@ -208,7 +235,7 @@ int lab_plan_compute(store *db, int64_t experiment_id, const experiment *e,
                          "`verdict run %s` first (a few blocks will do), or give --pilot N",
                          e->path, o->store_name, e->name, e->path);
     settle_target(e, o, r);
-    if (run_cost(&out->results, r, err) != 0)
+    if (run_cost(&out->results, r, err) != 0 || collect_fleet(&out->results, e, out, err) != 0)
         return -1;
     return allocate(out, err);
 }
@@ -217,6 +244,7 @@ void lab_plan_free(lab_plan *p)
 {
     free(p->rows);
     free(p->components);
+    free(p->fleet);
     lab_results_free(&p->results);
     memset(p, 0, sizeof *p);
 }

@@ -27,10 +27,12 @@ typedef struct {
     plan_report report;       /* what the writers take; borrows from below */
     plan_report_row *rows;
     plan_components *components;
+    plan_report_fleet *fleet;
     lab_results results;
 } lab_plan;
 
-/* Reads the experiment's complete blocks from the store and plans. 0, or -1 with err: bad
+/* Reads the experiment's complete blocks from the store and plans; on a fleet's store also
+ * the spread between machines of each pooled comparison. 0, or -1 with err: bad
  * input when nothing is stored or a comparison has fewer than 2 complete blocks or values
  * that are not positive, or a target out of reach. Free *out with lab_plan_free either way. */
 int lab_plan_compute(store *db, int64_t experiment_id, const experiment *e,

@@ -54,6 +54,18 @@ static void write_rows(const plan_report *p, FILE *out)
     }
 }
 
+/* The machines' spread is reported, not planned: the fleet's machines are given. */
+static void write_fleet(const plan_report *p, FILE *out)
+{
+    for (size_t i = 0; i < p->n_fleet; i++) {
+        const plan_report_fleet *f = &p->fleet[i];
+        fprintf(out, "between machines: %s %s %s/%s: sigma_machine %.2f%% over %zu machines "
+                "(the pooled change's se is at least sigma_machine/sqrt(machines), however "
+                "many blocks)\n", f->point, f->metric, f->candidate, f->baseline,
+                as_percent(f->tau), f->machines);
+    }
+}
+
 static void write_allocation(const plan_report *p, FILE *out)
 {
     const plan_allocation *a = &p->allocation;
@@ -88,6 +100,7 @@ void plan_report_write_text(const plan_report *p, FILE *out)
             p->store);
     write_target(p, out);
     write_rows(p, out);
+    write_fleet(p, out);
     write_allocation(p, out);
 }
 
@@ -141,6 +154,27 @@ static json_t *row_json(const plan_report_row *r)
     return o;
 }
 
+static json_t *fleet_json(const plan_report *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < p->n_fleet; i++) {
+        const plan_report_fleet *f = &p->fleet[i];
+        json_t *o = json_pack("{s:o, s:o}", "machines", count_or_null(f->machines), "sd_machine",
+                              real_or_null(f->tau));
+        if (o && (json_text_set(o, "point", f->point) || json_text_set(o, "metric", f->metric) ||
+                  json_text_set(o, "baseline", f->baseline) ||
+                  json_text_set(o, "candidate", f->candidate))) {
+            json_decref(o);
+            o = NULL;
+        }
+        if (o == NULL || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return a;
+}
+
 static json_t *lines_json(const plan_report *p)
 {
     char line[64];
@@ -172,11 +206,11 @@ static json_t *plan_json(const plan_report *p)
         json_decref(doc);
         doc = NULL;
     }
-    json_t *rest = json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *rest = json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                              "pilot", p->pilot, "target", target_json(p), "costs", costs,
                              "points", count_or_null(p->points),
                              "variants", count_or_null(p->variants),
-                             "comparisons", rows,
+                             "comparisons", rows, "fleet", fleet_json(p),
                              "allocation", allocation_json(&p->allocation),
                              "expected_seconds", real_or_null(p->expected_seconds),
                              "lines", lines_json(p));

@@ -19,6 +19,14 @@ typedef struct {
     plan_allocation alone;        /* the cheapest plan for this comparison alone */
 } plan_report_row;
 
+/* A fleet's candidate against its baseline at one point, pooled over its machines: the
+ * between-machine sd τ of the log ratios (core/analysis.h's analysis_fleet). */
+typedef struct {
+    const char *point, *metric, *baseline, *candidate;
+    size_t machines;
+    double tau;
+} plan_report_fleet;
+
 typedef struct {
     const char *experiment, *store;
     bool pilot;                   /* the rows come from a pilot the planner ran */
@@ -34,6 +42,8 @@ typedef struct {
     size_t points, variants;
     const plan_report_row *rows;
     size_t n_rows;
+    const plan_report_fleet *fleet; /* a fleet's store: the machines' spread; else none */
+    size_t n_fleet;
     plan_allocation allocation;   /* for the whole experiment */
     double expected_seconds;
 } plan_report;

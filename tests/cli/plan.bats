@@ -39,6 +39,7 @@ teardown() {
     # a signed-rank test needs 2/2^n <= 0.04, n >= 6, whatever the noise
     jq -e '.allocation.layouts == 1 and .allocation.blocks >= 6 and .allocation.se > 0' "$j"
     jq -e '.expected_seconds > 0 and .points == 1 and .variants == 2' "$j"
+    jq -e '.fleet == []' "$j"
     jq -e '.lines == ["repetitions: \(.allocation.blocks)"]' "$j"
     # a half-width target is planned too; twice the half-width never needs more blocks
     run "$VERDICT" plan "$DATA/tt.yaml" --half-width 2% --json "$DATA/h2.json"

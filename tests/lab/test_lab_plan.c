@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "common/error.h"
+#include "lab/engine.h"
 #include "lab/lab_plan.h"
 #include "stats/descriptive.h"
 
@@ -107,11 +108,52 @@ static void test_nothing_stored(void **unused)
     close_all(&e, &s, &k);
 }
 
+/* A fleet's store (machines: survey, two machines on one store): a row per machine, and the
+ * spread between machines of the pooled comparison beside them. */
+static void test_fleet_spread(void **unused)
+{
+    (void)unused;
+    experiment e;
+    fake_script script;
+    make_experiment(&e, 2, NULL, "repetitions: 8\nwarmup: 0\nmachines: survey", &script);
+    script.noise = 0.1;
+    test_store s;
+    open_store(":memory:", &e, &s);
+    const char *machines[] = {"m1", "m2"};
+    for (size_t m = 0; m < 2; m++) {
+        volatile sig_atomic_t stop = 0;
+        lab_config c = test_config(&e, &s, &stop);
+        c.machine = machines[m];
+        c.worker = machines[m];
+        script.effect = 0.3 * (double)m; /* the machines disagree: m2 sees V1 30% slower */
+        lab_outcome out;
+        verdict_error err;
+        assert_int_equal(lab_run(&c, &out, &err), 0);
+    }
+    lab_plan plan;
+    verdict_error err;
+    lab_plan_options o = {.target = {.change = 0.05, .power = 0.8},
+                          .relink_seconds = NAN, .store_name = ":memory:"};
+    assert_int_equal(lab_plan_compute(s.db, s.experiment_id, &e, &o, &plan, &err), 0);
+    assert_int_equal(plan.report.n_rows, 2);
+    assert_string_equal(plan.report.rows[0].machine, "m1");
+    assert_string_equal(plan.report.rows[1].machine, "m2");
+    assert_int_equal(plan.report.n_fleet, 1);
+    assert_int_equal(plan.report.fleet[0].machines, 2);
+    assert_string_equal(plan.report.fleet[0].candidate, "V1");
+    /* two log ratios log(1.3) = 0.26 apart, each known to about 0.03: τ near 0.26/√2 */
+    assert_true(plan.report.fleet[0].tau > 0.1 && plan.report.fleet[0].tau < 0.3);
+    lab_plan_free(&plan);
+    kept_samples k = {0};
+    close_all(&e, &s, &k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_components_and_level),
         cmocka_unit_test(test_nothing_stored),
+        cmocka_unit_test(test_fleet_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
