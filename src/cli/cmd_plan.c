@@ -15,6 +15,7 @@
 #include "lab/lab_builds.h"
 #include "lab/lab_plan.h"
 #include "lab/lab_store.h"
+#include "report/output_file.h"
 #include "targets/targets.h"
 
 typedef struct {
@@ -115,15 +116,20 @@ static int parse_plan_args(int argc, char **argv, plan_settings *s, verdict_erro
     return 0;
 }
 
-/* "dir/exp.db" -> "dir/exp.pilot.db": the pilot never mixes with the experiment's runs. */
-static char *pilot_store_path(const char *store_path)
+/* "dir/exp.db" -> "dir/exp.pilot.db": the pilot never mixes with the experiment's runs; it
+ * is a file beside the experiment when the runs are on a server. */
+static char *pilot_store_path(const char *store_path, const char *experiment_path)
 {
+    char *beside = store_is_postgres(store_path) ? lab_default_store_path(experiment_path) : NULL;
+    if (beside)
+        store_path = beside;
     size_t n = strlen(store_path);
     if (n > 3 && strcmp(store_path + n - 3, ".db") == 0)
         n -= 3;
     char *out = malloc(n + sizeof ".pilot.db");
     if (out)
         snprintf(out, n + sizeof ".pilot.db", "%.*s.pilot.db", (int)n, store_path);
+    free(beside);
     return out;
 }
 
@@ -189,7 +195,7 @@ static int plan_file(const plan_settings *s, verdict_error *err)
         return error_exit_status(err->kind);
     char *default_store = s->store_path ? NULL : lab_default_store_path(s->experiment_path);
     const char *path = s->store_path ? s->store_path : default_store;
-    char *pilot_path = path ? pilot_store_path(path) : NULL;
+    char *pilot_path = path ? pilot_store_path(path, s->experiment_path) : NULL;
     bool nothing = false;
     if (pilot_path == NULL)
         error_no_memory(err);
@@ -220,7 +226,9 @@ int cmd_plan(int argc, char **argv)
         plan_usage(stdout);
         return EXIT_DONE;
     }
-    int rc = parsed == 0 ? plan_file(&settings, &err) : EXIT_USAGE;
+    /* a --json that cannot be written is said now, before any pilot */
+    bool usable = parsed == 0 && (settings.json == NULL || output_check(settings.json, &err) == 0);
+    int rc = usable ? plan_file(&settings, &err) : EXIT_USAGE;
     if (rc != EXIT_DONE && err.kind != ERROR_NONE)
         fprintf(stderr, "verdict plan: %s\n", err.message);
     return rc;

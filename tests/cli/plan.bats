@@ -84,6 +84,11 @@ teardown() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"one variant (solo)"* ]]
     [ ! -e "$DATA/one.pilot.db" ]
+    # an export that cannot be written is said before any pilot runs
+    run "$VERDICT" plan "$DATA/tt.yaml" --detect 2% --pilot 3 --json "$DATA/no/such/dir/p.json"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"no/such/dir"* ]]
+    [ ! -e "$DATA/tt.pilot.db" ]
     run "$VERDICT" plan --help
     [ "$status" -eq 0 ]
     [[ "$output" == *"--half-width"* ]]
