@@ -14,6 +14,8 @@ int cmd_cache(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 /* verdict worker --store URI: a machine of a fleet taking work from the store */
 int cmd_worker(int argc, char **argv);
+/* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
+int cmd_calibrate(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

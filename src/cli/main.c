@@ -40,6 +40,7 @@ static const command commands[] = {
     {"cache", cmd_cache},     {"worker", cmd_worker},   {"help", cmd_help},
     {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
     {"--version", cmd_version}, {"-V", cmd_version},
+    {"calibrate", cmd_calibrate},
 };
 
 /* A first word that is no command of verdict's but nearly one ("comapre") and runs nothing

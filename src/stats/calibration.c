@@ -90,6 +90,7 @@ static int compare_quantile(const calibration_experiment *x, const calibration_o
                         .n_candidate = x->blocks};
     *out = (comparison){.ratio = exp(s->estimate), .ci_low = exp(s->ci_low),
                         .ci_high = exp(s->ci_high), .p_value = s->p_value,
+                        .achieved_confidence = s->achieved_confidence,
                         .decision = verdict_decide(&in)};
     return 0;
 }
@@ -117,7 +118,9 @@ static int compare_one(const calibration_experiment *x, calibration_method m,
             return 1;
     }
     *called = c.decision.kind == VERDICT_BETTER || c.decision.kind == VERDICT_WORSE;
-    *half_width = (c.ci_high - c.ci_low) / 2.0;
+    /* an interval below its level (too few blocks for a rank test's) is not a width to win by */
+    bool at_level = !(c.achieved_confidence < o->confidence - 1e-9);
+    *half_width = at_level ? (c.ci_high - c.ci_low) / 2.0 : INFINITY;
     return 0;
 }
 

@@ -50,7 +50,8 @@ typedef struct {
     size_t compared;            /* experiments the method could analyse */
     size_t false_positives;     /* experiments it called better or worse */
     double median_half_width;   /* of the ratio's interval, relative (0.02: +-2%); INFINITY
-                                   when most of its intervals are unbounded, NAN: none */
+                                   when most of its intervals are unbounded or below their
+                                   level (too few blocks for it), NAN: none compared */
 } calibration_method_result;
 
 typedef struct {
