@@ -24,6 +24,8 @@
 uint64_t calibrate_spin(uint64_t rounds)
 {
     uint64_t x = 0x9e3779b97f4a7c15ULL;
+    /* examples/spin's loop, copied: the example is a program of its own, built without
+       sanitizers, and is not installed; this one must be there on a fresh install */
     for (uint64_t i = 0; i < rounds; i++) {
         /* each round needs the previous one: the CPU cannot overlap them */
         x ^= x >> 29;

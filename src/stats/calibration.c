@@ -145,6 +145,15 @@ static int check_input(const calibration_experiment *x, size_t n, const calibrat
     return 0;
 }
 
+/* A method shown to call A/A experiments different more often than its level allows (the
+ * exact interval of its rate lies above alpha) decides nothing fast: it is not eligible. */
+static bool keeps_level(const calibration_method_result *r, const calibration_options *o)
+{
+    double low, high;
+    calibration_clopper_pearson(r->false_positives, r->compared, o->confidence, &low, &high);
+    return low <= 1.0 - o->confidence;
+}
+
 /* Every method on every experiment: the calls, and each method's median half-width. */
 static int analyse_methods(const calibration_experiment *x, size_t n,
                            const calibration_options *o, calibration_result *out,
@@ -171,7 +180,7 @@ static int analyse_methods(const calibration_experiment *x, size_t n,
             stats_median(widths, r->compared, &r->median_half_width);
         bool narrower = !out->has_fastest ||
                         r->median_half_width < out->methods[out->fastest].median_half_width;
-        if (rc == 0 && isfinite(r->median_half_width) && narrower) {
+        if (rc == 0 && isfinite(r->median_half_width) && narrower && keeps_level(r, o)) {
             out->has_fastest = true;
             out->fastest = (calibration_method)m;
         }

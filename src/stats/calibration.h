@@ -65,7 +65,8 @@ typedef struct {
                                    paired t; on the log scale */
     calibration_method_result methods[CALIBRATION_METHODS];
     bool has_fastest;
-    calibration_method fastest; /* the narrowest finite median half-width */
+    calibration_method fastest; /* the narrowest finite median half-width among the methods
+                                   whose rate's exact interval reaches down to alpha */
 } calibration_result;
 
 /* Analyses n >= 1 A/A experiments of at least 2 blocks each. 0, or -1 with err: bad input
