@@ -88,9 +88,11 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err);
     case OPT_METHOD: return calibration_method_parse(arg, &s->method, err);
     case OPT_COMMAND: s->command = arg; return 0;
-    case OPT_ROUNDS: return parse_u64("--rounds", arg, &s->rounds, err) != 0 ? -1
-                           : s->rounds > 0 ? 0
-                           : error_set(err, ERROR_USAGE, "--rounds %s: must be 1 or more", arg);
+    case OPT_ROUNDS:
+        if (parse_u64("--rounds", arg, &s->rounds, err) != 0)
+            return -1;
+        return s->rounds > 0 ? 0 : error_set(err, ERROR_USAGE, "--rounds %s: must be 1 or more",
+                                             arg);
     case OPT_JSON: s->json_path = arg; return 0;
     case OPT_STORE: s->store_path = arg; return 0;
     case OPT_MACHINE: s->machine = arg; return cli_check_machine_name(arg, err);
@@ -98,7 +100,33 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     return error_set(err, ERROR_INTERNAL, "option %d has no handler", opt);
 }
 
-/* 0, OPTIONS_HELP, or OPTIONS_ERROR; the words after -- become s->command (owned: *words). */
+/* What follows the options: nothing, or the command after --; and the options that go
+ * together. The words after -- become s->command (owned: *words). 0, or -1 with err. */
+static int settle_command(int argc, char **argv, int first, calibrate_settings *s, char **words,
+                          verdict_error *err)
+{
+    if (first < argc && s->command)
+        return error_set(err, ERROR_USAGE, "give the command with --command or after --, not "
+                         "both");
+    if (first < argc && strcmp(argv[first - 1], "--") != 0)
+        return error_set(err, ERROR_USAGE, "unexpected argument '%s': a command goes after "
+                         "-- (see verdict calibrate --help)", argv[first]);
+    if (s->rounds && (s->command || first < argc))
+        return error_set(err, ERROR_USAGE, "--rounds sizes the built-in workload: not with a "
+                         "command of your own");
+    if (s->machine && s->store_path == NULL)
+        return error_set(err, ERROR_USAGE, "--machine names this machine in a store: give "
+                         "--store too");
+    if (first == argc)
+        return 0;
+    command_words given = {.words = argv + first, .n = (size_t)(argc - first)};
+    if ((*words = command_words_join(&given)) == NULL)
+        return error_no_memory(err);
+    s->command = *words;
+    return 0;
+}
+
+/* 0, OPTIONS_HELP, or OPTIONS_ERROR with err. */
 static int parse_calibrate_args(int argc, char **argv, calibrate_settings *s, char **words,
                                 verdict_error *err)
 {
@@ -116,25 +144,7 @@ static int parse_calibrate_args(int argc, char **argv, calibrate_settings *s, ch
                              apply_option, s, err);
     if (first < 0)
         return first;
-    if (first < argc && s->command)
-        return error_set(err, ERROR_USAGE, "give the command with --command or after --, not "
-                         "both"), OPTIONS_ERROR;
-    if (first < argc && strcmp(argv[first - 1], "--") != 0)
-        return error_set(err, ERROR_USAGE, "unexpected argument '%s': a command goes after "
-                         "-- (see verdict calibrate --help)", argv[first]), OPTIONS_ERROR;
-    if (s->rounds && (s->command || first < argc))
-        return error_set(err, ERROR_USAGE, "--rounds sizes the built-in workload: not with a "
-                         "command of your own"), OPTIONS_ERROR;
-    if (s->machine && s->store_path == NULL)
-        return error_set(err, ERROR_USAGE, "--machine names this machine in a store: give "
-                         "--store too"), OPTIONS_ERROR;
-    if (first < argc) {
-        command_words given = {.words = argv + first, .n = (size_t)(argc - first)};
-        if ((*words = command_words_join(&given)) == NULL)
-            return error_no_memory(err), OPTIONS_ERROR;
-        s->command = *words;
-    }
-    return 0;
+    return settle_command(argc, argv, first, s, words, err) == 0 ? 0 : OPTIONS_ERROR;
 }
 
 /* The built-in workload: this verdict run as `verdict calibrate --spin ROUNDS`. */
