@@ -26,6 +26,8 @@ static const char usage_head[] =
     "       verdict build EXPERIMENT.yaml              build every variant ahead of time\n"
     "       verdict cache list|prune                   the cache of builds by content\n"
     "       verdict env [--json FILE]                  machine facts and noise checks\n"
+    "       verdict calibrate [--experiments N]        A/A self-test: this machine's false\n"
+    "                                                  positives, noise and fastest method\n"
     "\n"
     "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"
     "seeded shuffled order) and compares each with the first, the baseline: a ratio\n"

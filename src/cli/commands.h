@@ -16,6 +16,8 @@ int cmd_kernel(int argc, char **argv);
 int cmd_worker(int argc, char **argv);
 /* verdict plan EXPERIMENT: the cheapest layouts and blocks for a target, from stored runs */
 int cmd_plan(int argc, char **argv);
+/* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
+int cmd_calibrate(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

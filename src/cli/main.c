@@ -41,6 +41,7 @@ static const command commands[] = {
     {"--help", cmd_help},     {"-h", cmd_help},         {"version", cmd_version},
     {"--version", cmd_version}, {"-V", cmd_version},
     {"plan", cmd_plan},
+    {"calibrate", cmd_calibrate},
 };
 
 /* A first word that is no command of verdict's but nearly one ("comapre") and runs nothing

@@ -8,6 +8,7 @@
 void progress_init(progress_line *line, FILE *stream)
 {
     line->stream = stream;
+    line->noun = NULL;
     line->enabled = isatty(fileno(stream));
     line->drawn = false;
 }
@@ -40,7 +41,8 @@ void progress_update(void *context, const lab_progress *p)
     progress_format_duration(p->elapsed, elapsed, sizeof elapsed);
     fputs("\r\033[K", line->stream);
     if (p->n_points > 1)
-        fprintf(line->stream, "point %zu/%zu %s · ", p->position, p->n_points, p->point_id);
+        fprintf(line->stream, "%s %zu/%zu %s · ", line->noun ? line->noun : "point", p->position,
+                p->n_points, p->point_id);
     fprintf(line->stream, "block %zu/%zu · %s", p->blocks_done, p->blocks_planned, elapsed);
     if (p->eta >= 0) {
         progress_format_duration(p->eta, eta, sizeof eta);

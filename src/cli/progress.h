@@ -10,13 +10,15 @@
 
 typedef struct {
     FILE *stream;
+    const char *noun;   /* what the line counts when there are several: "point" (NULL) or
+                           "experiment" (verdict calibrate) */
     bool enabled;
     bool drawn;
 } progress_line;
 
 void progress_init(progress_line *line, FILE *stream);
 /* A lab_progress_fn: the context is the progress_line. With several points the line
- * starts "point 2/6 clients=4 · ". */
+ * starts "point 2/6 clients=4 · " (its noun instead of "point" when it has one). */
 void progress_update(void *line, const lab_progress *progress);
 /* Erases the line so that the report starts on a clean one. */
 void progress_clear(progress_line *line);

@@ -71,10 +71,11 @@ store_fact *lab_fact_rows(const machine_facts *facts)
     return rows;
 }
 
-/* What the store holds of one machine: its identity facts. */
+/* What the store holds of one machine: its identity facts, and its last calibration. */
 typedef struct {
     const char *machine;
     char *known[ARRAY_SIZE(machine_identity_keys) + 1]; /* the identity facts, then the id */
+    char *calibration;
 } stored_machine;
 
 static int keep_identity(void *context, const char *machine, const char *key, const char *value)
@@ -82,6 +83,9 @@ static int keep_identity(void *context, const char *machine, const char *key, co
     stored_machine *m = context;
     if (strcmp(machine, m->machine) != 0)
         return 0;
+    if (strcmp(key, LAB_CALIBRATION_FACT) == 0 && m->calibration == NULL &&
+        (m->calibration = strdup(value)) == NULL)
+        return 1;
     for (size_t i = 0; i <= ARRAY_SIZE(machine_identity_keys); i++) {
         const char *wanted = i < ARRAY_SIZE(machine_identity_keys) ? machine_identity_keys[i]
                                                                    : "machine_id";
@@ -125,6 +129,10 @@ int lab_record_machine(store *db, const char *machine, machine_facts *facts,
     char *stored_id = m.known[ARRAY_SIZE(machine_identity_keys)];
     if (rc == 0 && stored_id && id && strcmp(stored_id, id) != 0)
         rc = refuse_taken_name(machine, &m, facts, err);
+    /* the facts are replaced as a whole: a run or `verdict env` keeps the calibration */
+    if (rc == 0 && m.calibration && machine_facts_get(facts, LAB_CALIBRATION_FACT) == NULL &&
+        machine_facts_set(facts, LAB_CALIBRATION_FACT, m.calibration) != 0)
+        rc = error_no_memory(err);
     store_fact *rows = rc == 0 ? lab_fact_rows(facts) : NULL;
     if (rc == 0 && rows == NULL)
         rc = error_no_memory(err);
@@ -133,6 +141,7 @@ int lab_record_machine(store *db, const char *machine, machine_facts *facts,
     free(rows);
     for (size_t i = 0; i <= ARRAY_SIZE(machine_identity_keys); i++)
         free(m.known[i]);
+    free(m.calibration);
     return rc;
 }
 

@@ -37,6 +37,10 @@ store_fact *lab_fact_rows(const machine_facts *facts);
 int lab_record_machine(store *db, const char *machine, machine_facts *facts,
                        verdict_error *err);
 
+/* The machine's last `verdict calibrate` (its verdict-calibration/1 document, compact JSON),
+ * kept among its facts; recording the machine again keeps it unless the new facts have one. */
+#define LAB_CALIBRATION_FACT "calibration"
+
 /* A warning the engine or a target leaves for the reports: kept in the store as one line of
  * a fact named "warnings.SOURCE" (code, point, variant, message, tab-separated). */
 typedef struct {
