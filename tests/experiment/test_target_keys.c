@@ -225,13 +225,16 @@ static void test_postgres_errors(void **state)
                 "spin.yaml:1:30: 'bindir' is only allowed with 'target: postgres' in variant A");
     parse_expect_fails("variants: {A: ./a}\nmetrics: [tps]\n",
                 "spin.yaml:2:11: unknown metric 'tps' (builtins: wall, user, sys, cpu, maxrss; "
-                "or give a 'regex' to extract it)");
+                "counters: instructions, cycles, branches, branch-misses, cache-references, cache-misses, "
+                "L1-dcache-load-misses, task-clock, page-faults, context-switches, cpu-migrations; "
+                "ratios: ipc, branch-miss-rate; or give a 'regex' to extract it)");
     /* The keys known to a target are the generic ones and its own. */
     snprintf(text, sizeof text, "target: postgres\nzzz: 1\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, postgres, workload)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, postgres, "
+                             "workload)");
     snprintf(text, sizeof text, "target: postgres\nworklod: {pgbench: [-S]}\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'worklod' (did you mean 'workload'?)");
     parse_expect_fails("target: postgres\nvariants: {A: {bindir: /b, kernel: k}}\n"
@@ -734,7 +737,7 @@ static void test_kernel_errors(void **state)
     parse_expect_fails(text, "spin.yaml:3:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, kernel)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, kernel)");
 }
 
 /* text with its first from replaced by to, in out. */
