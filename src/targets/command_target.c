@@ -198,6 +198,10 @@ static int counted_run(target *t, const target_unit *unit, run_request *request,
         return -1;
     int rc = process_runner_measure(&t->runner, request, unit->seq, stop, result, out, err);
     request->argv = command;
+    /* under cachegrind, a run's time and memory are valgrind's, not the program's: kept by
+     * no sample, so that no report shows them as the program's */
+    if (t->e->counters == EXPERIMENT_COUNTERS_VALGRIND)
+        out->wall = out->user = out->sys = out->maxrss_kib = NAN;
     verdict_error why = {0};
     int counted = t->counters ? run_counters_end(t->counters, out->values, note, note_len,
                                                  &why)
