@@ -172,6 +172,9 @@ static void print_estimate(const experiment *e, const char *store_path, FILE *ou
         fprintf(out, "%s%s for %zu runs to go and %zu warmups (a run took %.3g s on "
                 "average over the %zu stored)", e->adaptive ? "at most " : "about ", left,
                 to_go, est.warmup_runs, est.mean_run_seconds, est.runs_stored);
+    } else if (est.runs_stored > 0) {
+        fprintf(out, "unknown: the %zu runs stored keep no time (counters: valgrind)",
+                est.runs_stored);
     } else {
         fprintf(out, "unknown until runs are measured (nothing of %s is stored yet; the "
                 "progress line gives an ETA once they begin)", e->name);

@@ -101,12 +101,18 @@ needs_valgrind() {
 
 @test "counters: valgrind in a file; --dry-run states the slowdown" {
     needs_valgrind
-    printf 'counters: valgrind\nrepetitions: 2\nvariants: {A: "%s 1000", B: "%s 1100"}\n' \
+    printf 'counters: valgrind\nrepetitions: 2\nwarmup: 0\nvariants: {A: "%s 1000", B: "%s 1100"}\n' \
         "$SPIN" "$SPIN" > e.yaml
     run "$VERDICT" run e.yaml --dry-run
     [ "$status" -eq 0 ]
     [[ "$output" == *"metrics: instructions"* ]]
     [[ "$output" == *"expect each run to take about 50x longer"* ]]
+    # once run, its runs are stored without a time: the estimate says so, not "nothing"
+    run "$VERDICT" run e.yaml --style none
+    [ "$status" -eq 0 ]
+    run "$VERDICT" run e.yaml --dry-run
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"unknown: the 4 runs stored keep no time (counters: valgrind)"* ]]
 }
 
 # ---- bad input ----
