@@ -76,10 +76,21 @@ static const char usage_running[] =
     "  -L, --parameter-list VAR A,B,C\n"
     "                          {VAR} takes each value; repeat for every combination\n"
     "measuring:\n"
-    "      --metric M          wall (default), user, sys, cpu, maxrss, or NAME=/REGEX/\n"
-    "                          (the first capture group of a line of stdout), each with\n"
-    "                          :higher or :lower; repeatable. Times and maxrss are\n"
-    "                          lower-is-better unless given :higher\n"
+    "      --metric M          wall (default), user, sys, cpu, maxrss, NAME=/REGEX/ (the\n"
+    "                          first capture group of a line of stdout), or a counter:\n"
+    "                          instructions, cycles, branches, branch-misses,\n"
+    "                          cache-references, cache-misses, L1-dcache-load-misses,\n"
+    "                          task-clock, page-faults, context-switches, cpu-migrations\n"
+    "                          (:u user space, :k kernel, :uk both), ipc, branch-miss-rate\n"
+    "                          (docs/metrics.md); each with :higher or :lower;\n"
+    "                          repeatable. Times, maxrss and counts are lower-is-better\n"
+    "                          (ipc higher) unless given :higher\n"
+    "      --counters HOW      how counters are counted: perf (default; the kernel's\n"
+    "                          perf_event_open, which needs hardware counters for\n"
+    "                          instructions and the like: `verdict env` lists them) or\n"
+    "                          valgrind (each run under cachegrind: exact instructions,\n"
+    "                          and simulated cache-misses and branch-misses; about 50x\n"
+    "                          slower; no time metrics; default metric instructions)\n"
     "      --higher-is-better  bigger is better for the NAME=/REGEX/ metrics given no\n"
     "                          direction (throughput)\n"
     "naming and keeping:\n"
@@ -110,7 +121,7 @@ void bench_usage(FILE *out)
 
 enum {
     OPT_MAX_TIME = 1000, OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_SEED, OPT_METRIC,
-    OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT
+    OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT, OPT_COUNTERS
 };
 
 static int append_word(bench_words *list, const char *word, verdict_error *err)
@@ -230,6 +241,15 @@ static int apply_running(int opt, const char *arg, bench_settings *s, verdict_er
     return 1;
 }
 
+static int parse_counters(const char *arg, experiment_counters *out, verdict_error *err)
+{
+    if (strcmp(arg, "perf") == 0 || strcmp(arg, "valgrind") == 0) {
+        *out = arg[0] == 'p' ? EXPERIMENT_COUNTERS_PERF : EXPERIMENT_COUNTERS_VALGRIND;
+        return 0;
+    }
+    return error_set(err, ERROR_USAGE, "--counters '%s': perf (the default) or valgrind", arg);
+}
+
 static int apply_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     bench_settings *s = settings;
@@ -241,6 +261,7 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     case OPT_METRIC: return append_word(&s->metric_specs, arg, err);
     case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err);
     case OPT_HIGHER: s->higher_is_better = true; return 0;
+    case OPT_COUNTERS: return parse_counters(arg, &s->counters, err);
     case OPT_STORE: s->store_path = arg; return 0;
     }
     rc = report_choice_apply(&s->report, opt, arg, err);
@@ -320,6 +341,7 @@ static const struct option long_options[] = {
     {"command-name", required_argument, NULL, 'n'}, {"name", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, OPT_SEED}, {"metric", required_argument, NULL, OPT_METRIC},
     {"higher-is-better", no_argument, NULL, OPT_HIGHER},
+    {"counters", required_argument, NULL, OPT_COUNTERS},
     {"store", required_argument, NULL, OPT_STORE}, {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},

@@ -12,6 +12,7 @@
 #include "cli/bench_parameters.h"
 #include "cli/options.h"
 #include "common/error.h"
+#include "core/experiment.h"
 
 /* Words of repeatable options, in the order given (the array allocated, words borrowed). */
 typedef struct {
@@ -31,6 +32,7 @@ typedef struct {
     const char *setup, *cleanup, *input, *output;
     const char *scan_name, *scan_min, *scan_max, *scan_step; /* -P, -D */
     const char *store_path;      /* --store, or NULL: nothing kept */
+    experiment_counters counters; /* --counters */
     report_choices report;
     bench_words names, metric_specs, prepares, concludes;
     bench_parameters parameters;

@@ -31,7 +31,7 @@ static command_line_spec spec_of(const bench_settings *s, int argc, char **argv)
         .timeout = s->timeout, .warmup = s->warmup, .seed = s->seed, .has_seed = s->has_seed,
         .confidence = s->report.confidence_set ? s->report.confidence : 0.95,
         .margin = s->report.margin_set ? s->report.margin : 0.01,
-        .ignore_failure = s->ignore_failure};
+        .ignore_failure = s->ignore_failure, .counters = s->counters};
 }
 
 static void print_summary(const experiment *e, const lab_outcome *o, store *db,

@@ -1,6 +1,7 @@
-/* `verdict env`: prints the machine's facts and the noise checks (pass/warn/info), and
- * optionally writes them as a verdict-env/1 JSON document. */
+/* `verdict env`: prints the machine's facts, the noise checks (pass/warn/info) and which
+ * counters it can count, and optionally writes them as a verdict-env/1 JSON document. */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -12,8 +13,10 @@
 #include "cli/experiment_run.h"
 #include "cli/options.h"
 #include "common/error.h"
+#include "core/cachegrind.h"
 #include "env/checks.h"
 #include "env/machine.h"
+#include "env/perf_counters.h"
 #include "lab/lab_store.h"
 #include "store/store.h"
 #include "version.h"
@@ -36,6 +39,8 @@ static void env_usage(FILE *out)
         "Prints facts about this machine (CPU, kernel, frequency governor, turbo, SMT,\n"
         "virtualization, load, compilers) and checks what would make timings noisy.\n"
         "Steal time and other load are measured while verdict sleeps for S seconds.\n"
+        "Then every counter --metric can name, whether this machine can count it (and\n"
+        "why not), and whether valgrind is there for --counters valgrind.\n"
         "\n"
         "options:\n"
         "      --json FILE     write the verdict-env/1 JSON document ('-' for stdout; the\n"
@@ -139,7 +144,72 @@ static void print_checks(const env_check *checks, size_t n, FILE *out)
                 checks[i].code, checks[i].message);
 }
 
-static json_t *env_document(const machine_facts *facts, const env_check *checks, size_t n)
+/* One counter as perf_event_open is asked for it: can it be counted here, and why not. */
+typedef struct {
+    char name[48];
+    bool hardware, countable;
+    char reason[ERROR_MESSAGE_SIZE];
+} env_counter;
+
+/* Every event of the table at its default level, probed; and valgrind, for the others. */
+static size_t probe_counters(env_counter *out, size_t max, char *valgrind, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < perf_counters_event_count() && n < max; i++, n++) {
+        const perf_counters_event *event = perf_counters_event_at(i);
+        perf_counters_spec spec = {event, event->default_scope};
+        verdict_error why = {0};
+        env_counter *c = &out[n];
+        perf_counters_spec_name(&spec, c->name, sizeof c->name);
+        c->hardware = event->hardware;
+        c->countable = perf_counters_probe(&spec, &why) == 0;
+        /* "cannot count 'instructions:u': " is the table's first column already */
+        const char *words = strstr(why.message, "': ");
+        snprintf(c->reason, sizeof c->reason, "%s", c->countable ? "" : words ? words + 3
+                                                                            : why.message);
+    }
+    verdict_error why = {0};
+    if (cachegrind_find_valgrind(valgrind, len, &why) != 0)
+        snprintf(valgrind, len, "%s", "");
+    return n;
+}
+
+static void print_counters(const env_counter *counters, size_t n, const char *valgrind,
+                           FILE *out)
+{
+    fputs("\ncounters (--metric NAME, counted by perf_event_open; docs/metrics.md)\n", out);
+    for (size_t i = 0; i < n; i++) {
+        /* a PMU that is absent refuses every hardware event alike: said once */
+        bool as_above = i > 0 && !counters[i].countable && !counters[i - 1].countable &&
+                        strncmp(counters[i].reason, counters[i - 1].reason, 40) == 0;
+        fprintf(out, "  %-24s %s%s%s\n", counters[i].name, counters[i].countable ? "yes" : "no ",
+                counters[i].countable ? "" : " ", as_above ? "as above" : counters[i].reason);
+    }
+    fputs("  ratios: ipc (instructions / cycles), branch-miss-rate (branch-misses / branches)\n",
+          out);
+    if (valgrind[0] == '\0')
+        fputs("valgrind: not installed (apt-get install valgrind): --counters valgrind cannot "
+              "count\n", out);
+    else
+        fprintf(out, "valgrind: %s: --counters valgrind counts instructions exactly, and with "
+                "simulation cache-misses, branch-misses and the like\n", valgrind);
+}
+
+static json_t *counters_json(const env_counter *counters, size_t n)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; list && i < n; i++)
+        json_array_append_new(list, json_pack("{s:s, s:b, s:b, s:s?}", "name", counters[i].name,
+                                              "hardware", counters[i].hardware, "countable",
+                                              counters[i].countable, "reason",
+                                              counters[i].countable ? NULL
+                                                                    : counters[i].reason));
+    return list;
+}
+
+static json_t *env_document(const machine_facts *facts, const env_check *checks, size_t n,
+                            const env_counter *counters, size_t n_counters,
+                            const char *valgrind)
 {
     json_t *facts_json = json_object();
     for (size_t i = 0; i < facts->n; i++)
@@ -150,8 +220,10 @@ static json_t *env_document(const machine_facts *facts, const env_check *checks,
                               json_pack("{s:s, s:s, s:s}", "status",
                                         check_status_name(checks[i].status), "code",
                                         checks[i].code, "message", checks[i].message));
-    return json_pack("{s:s, s:o, s:o}", "schema", "verdict-env/1", "facts", facts_json,
-                     "checks", checks_json);
+    return json_pack("{s:s, s:o, s:o, s:o, s:s?}", "schema", "verdict-env/1", "facts",
+                     facts_json, "checks", checks_json, "counters",
+                     counters_json(counters, n_counters), "valgrind",
+                     valgrind[0] ? valgrind : NULL);
 }
 
 static int write_json(const char *path, json_t *doc, verdict_error *err)
@@ -203,9 +275,13 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
     print_facts(facts, text);
     fputc('\n', text);
     print_checks(checks, n, text);
+    env_counter counters[32];
+    char valgrind[PATH_MAX];
+    size_t n_counters = probe_counters(counters, 32, valgrind, sizeof valgrind);
+    print_counters(counters, n_counters, valgrind, text);
     if (s->json_path == NULL)
         return EXIT_DONE;
-    json_t *doc = env_document(facts, checks, n);
+    json_t *doc = env_document(facts, checks, n, counters, n_counters, valgrind);
     int rc = doc == NULL ? error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document "
                                      "(out of memory)")
              : write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : -1;

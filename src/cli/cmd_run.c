@@ -13,6 +13,7 @@
 #include "build/build.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "core/run_counters.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
@@ -143,6 +144,10 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
     for (size_t m = 0; m < e->n_metrics; m++)
         fprintf(out, " %s", e->metrics[m].name);
     fputc('\n', out);
+    if (e->counters == EXPERIMENT_COUNTERS_VALGRIND)
+        fprintf(out, "  counters: valgrind: every run under cachegrind; expect each run to "
+                "take about %dx longer than without it (20 to 100x)\n",
+                RUN_COUNTERS_CACHEGRIND_SLOWDOWN);
     for (size_t v = 0; v < e->n_variants; v++)
         if (e->variants[v].build_key)
             fprintf(out, "  variant %s: build %.16s %s\n", e->variants[v].name,
@@ -167,6 +172,9 @@ static void print_estimate(const experiment *e, const char *store_path, FILE *ou
         fprintf(out, "%s%s for %zu runs to go and %zu warmups (a run took %.3g s on "
                 "average over the %zu stored)", e->adaptive ? "at most " : "about ", left,
                 to_go, est.warmup_runs, est.mean_run_seconds, est.runs_stored);
+    } else if (est.runs_stored > 0) {
+        fprintf(out, "unknown: the %zu runs stored keep no time (counters: valgrind)",
+                est.runs_stored);
     } else {
         fprintf(out, "unknown until runs are measured (nothing of %s is stored yet; the "
                 "progress line gives an ETA once they begin)", e->name);
@@ -185,7 +193,8 @@ static int dry_run(const run_settings *s, experiment *e)
     char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();
     const char *cache = s->cache_dir ? s->cache_dir : default_cache;
     int rc = EXIT_DONE;
-    if (experiment_has_sources(e) && cache && lab_builds_prepare(e, cache, &err) != 0) {
+    if (run_counters_check(e, &err) != 0 ||
+        (experiment_has_sources(e) && cache && lab_builds_prepare(e, cache, &err) != 0)) {
         fprintf(stderr, "verdict run: %s\n", err.message);
         rc = error_exit_status(err.kind);
     } else {

@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
 #include "common/error.h"
+#include "core/run_counters.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_looks.h"
 #include "lab/lab_report.h"
@@ -218,6 +219,11 @@ int cli_run_experiment(const cli_run *r)
     if (report_exports_check(&r->report->exports, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         return EXIT_USAGE;
+    }
+    /* counters this machine cannot count: said before anything is built or run */
+    if (run_counters_check(r->e, &err) != 0) {
+        fprintf(stderr, "%s: %s\n", r->program, err.message);
+        return error_exit_status(err.kind);
     }
     /* the builds' content keys are part of the plan: known before the store is opened */
     if (r->cache_dir && lab_builds_prepare(r->e, r->cache_dir, &err) != 0) {

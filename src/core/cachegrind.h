@@ -80,6 +80,10 @@ int cachegrind_value(const cachegrind_totals *totals, const cachegrind_count *co
  * be read (ERROR_INTERNAL). */
 int cachegrind_collect(const char *dir, cachegrind_totals *out, verdict_error *err);
 
+/* Makes a fresh directory for one run's output files under $TMPDIR (or /tmp), its absolute
+ * path into dir. 0, or -1 (ERROR_INTERNAL). */
+int cachegrind_make_dir(char *dir, size_t len, verdict_error *err);
+
 /* Runs argv (through PATH, with envp; NULL: verdict's environment) under cachegrind with
  * the runner (a non-zero *stop ends it), in a directory of its own under $TMPDIR, stdin and
  * stdout from and to /dev/null, and adds up its files; the directory is removed. 0, or -1:

@@ -102,17 +102,35 @@ static int run_in(const char *dir, char *const argv[], char *const envp[],
     return rc;
 }
 
+/* Absolute, because the run may change to another directory before valgrind writes. */
+int cachegrind_make_dir(char *dir, size_t len, verdict_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    char made[PATH_MAX];
+    snprintf(made, sizeof made, "%s/verdict-cachegrind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (mkdtemp(made) == NULL)
+        return error_set(err, ERROR_INTERNAL, "cannot make a directory for cachegrind's "
+                         "output (%s): %s", made, strerror(errno));
+    char absolute[PATH_MAX];
+    bool resolved = realpath(made, absolute) != NULL;
+    if (!resolved || strlen(absolute) >= len) {
+        int errnum = resolved ? ENAMETOOLONG : errno;
+        rmdir(made);
+        return error_set(err, ERROR_INTERNAL, "cannot resolve the directory %s: %s", made,
+                         strerror(errnum));
+    }
+    snprintf(dir, len, "%s", absolute);
+    return 0;
+}
+
 int cachegrind_measure_command(char *const argv[], char *const envp[],
                                const cachegrind_options *options,
                                volatile sig_atomic_t *stop, cachegrind_totals *out,
                                verdict_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/verdict-cachegrind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL)
-        return error_set(err, ERROR_INTERNAL, "cannot make a directory for cachegrind's "
-                         "output (%s): %s", dir, strerror(errno));
+    if (cachegrind_make_dir(dir, sizeof dir, err) != 0)
+        return -1;
     int rc = run_in(dir, argv, envp, options, stop, err);
     verdict_error collected;
     /* read even after a failure, so that the files go; the run's error comes first */

@@ -139,6 +139,24 @@ static int top_machines(experiment_loader *l, const yaml_field *f, void *target)
     return 0;
 }
 
+const char *experiment_counters_name(experiment_counters counters)
+{
+    return counters == EXPERIMENT_COUNTERS_VALGRIND ? "valgrind" : "perf";
+}
+
+/* Read before the metrics (pass 0): which counters a name can be depends on it. */
+static int top_counters(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const char *const names[] = {"perf", "valgrind"};
+    if (!l->e->target->counters)
+        return loader_refuse_key(l, f, "its runs are not counted (docs/metrics.md)");
+    int which;
+    if (yaml_choice(&l->r, f, names, ARRAY_SIZE(names), &which) != 0)
+        return -1;
+    ((experiment *)target)->counters = (experiment_counters)which;
+    return 0;
+}
+
 /* Read first (pass 0), so that every other key knows which target it serves. */
 static int top_target(experiment_loader *l, const yaml_field *f, void *target)
 {
@@ -167,6 +185,7 @@ static const experiment_key generic_top_keys[] = {
     {"setup", top_setup, 1},         {"teardown", top_teardown, 1},
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
     {"layouts", loader_read_top_layouts, 1}, {"machines", top_machines, 1},
+    {"counters", top_counters, 0},
 };
 
 enum { MAX_TOP_KEYS = 48 };

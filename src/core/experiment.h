@@ -77,6 +77,11 @@ typedef enum { FAILURE_ABORT, FAILURE_RETRY, FAILURE_RECORD } failure_policy;
  * every machine runs the whole plan (the machine a factor); or each block by one machine. */
 typedef enum { MACHINES_ONE, MACHINES_SURVEY, MACHINES_SHARE } machines_mode;
 
+/* How counter metrics (instructions, page-faults) are counted (docs/metrics.md): by the
+ * kernel's perf_event_open (the default), or by running each measured run under Valgrind's
+ * cachegrind, exact and slow, where the machine has no hardware counters. */
+typedef enum { EXPERIMENT_COUNTERS_PERF, EXPERIMENT_COUNTERS_VALGRIND } experiment_counters;
+
 /* A command run around the measurements (setup, teardown, prepare): a shell line in
  * experiment files; on the command line words split like a shell unless --shell. */
 typedef struct {
@@ -116,6 +121,7 @@ typedef struct experiment {
     experiment_helper prepare;         /* before every measured run */
     size_t layouts;                    /* the top-level `layouts:` (default of built variants) */
     machines_mode machines;            /* `machines: survey | share` */
+    experiment_counters counters;      /* `counters: perf | valgrind` */
     const target_kind *target;         /* what a run is: a command, a server, a function */
     void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;
@@ -139,6 +145,8 @@ int experiment_parse_in(const char *name, const char *text, size_t length, const
                         const target_table *targets, experiment *out, verdict_error *err);
 /* "survey", "share" or "one". */
 const char *experiment_machines_name(machines_mode mode);
+/* "perf" or "valgrind". */
+const char *experiment_counters_name(experiment_counters counters);
 /* An experiment built by hand (the command line): defaults set, nothing else. */
 void experiment_init(experiment *e);
 /* An experiment file keeps this share of alpha for extensions unless it says otherwise. */

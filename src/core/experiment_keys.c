@@ -51,7 +51,7 @@ static int unknown_key(experiment_loader *l, const yaml_field *f, const experime
     if (closest)
         return yaml_fail(&l->r, f->key_node, "unknown key '%s'%s (did you mean '%s'?)", f->key,
                          where, closest);
-    char known[256] = "";
+    char known[512] = ""; /* every top-level key of a target fits */
     for (size_t i = 0; i < n_rules; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
                  rules[i].key);

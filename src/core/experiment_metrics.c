@@ -7,6 +7,7 @@
 
 #include "core/experiment_internal.h"
 #include "common/error.h"
+#include "core/metrics.h"
 #include "core/regex_budget.h"
 
 
@@ -74,7 +75,32 @@ static int metric_better(experiment_loader *l, const yaml_field *f, void *target
     return 0;
 }
 
-static int check_metric(experiment_loader *l, struct fy_node *where, const metric_draft *m)
+/* A name that is neither builtin nor an extraction: a counter, where the target counts them
+ * (1 with its direction in *better), or -1 with the reason, which names every counter. */
+static int check_counter(experiment_loader *l, struct fy_node *where, const char *name,
+                         const char *builtins, int *better)
+{
+    perf_counters_metric counter;
+    verdict_error why = {0};
+    if (metric_counter_parse(name, l->e->counters, &counter, &why) == 0) {
+        *better = *better >= 0 ? *better : metric_counter_higher_is_better(&counter);
+        return 1;
+    }
+    size_t length = strcspn(name, ":");
+    char base[64];
+    snprintf(base, sizeof base, "%.*s", (int)(length < 63 ? length : 63), name);
+    bool is_counter = perf_counters_event_find(base) != NULL;
+    for (size_t i = 0; i < perf_counters_derived_count(); i++)
+        is_counter |= strcmp(base, perf_counters_derived_at(i)->name) == 0;
+    if (is_counter) /* a bad modifier, or one that cachegrind cannot count */
+        return yaml_fail(&l->r, where, "metric '%s': %s", name, why.message);
+    char counters[512];
+    perf_counters_names(counters, sizeof counters);
+    return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s; counters: %s; or give "
+                     "a 'regex' to extract it)", name, builtins, counters);
+}
+
+static int check_metric(experiment_loader *l, struct fy_node *where, metric_draft *m)
 {
     if (m->name == NULL || m->name[0] == '\0')
         return yaml_fail(&l->r, where, "a metric needs a 'name'");
@@ -84,7 +110,14 @@ static int check_metric(experiment_loader *l, struct fy_node *where, const metri
                          "name", m->name);
     char names[256];
     builtin_names(l, names, sizeof names);
-    if (!builtin && m->regex == NULL)
+    bool counted = l->e->target->counters;
+    if (counted && !builtin && m->regex == NULL &&
+        check_counter(l, where, m->name, names, &m->better) < 0)
+        return -1;
+    verdict_error why = {0};
+    if (counted && builtin && metric_check_counted_by(m->name, l->e->counters, &why) != 0)
+        return yaml_fail(&l->r, where, "%s", why.message);
+    if (!builtin && m->regex == NULL && !counted)
         return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s%s)", m->name, names,
                          l->e->target->regex_metrics ? "; or give a 'regex' to extract it" : "");
     if (m->regex && !l->e->target->regex_metrics)
@@ -239,18 +272,20 @@ int loader_read_on_failure(experiment_loader *l, const yaml_field *f, void *targ
     return 0;
 }
 
-/* Without 'metrics', the target's first builtin (wall for commands, tps for PostgreSQL). */
+/* Without 'metrics', the target's first builtin (wall for commands, tps for PostgreSQL), and
+ * under 'counters: valgrind' the count it is for: instructions. */
 int loader_default_metric(experiment_loader *l)
 {
     experiment *e = l->e;
     const target_kind *k = e->target;
     if (e->n_metrics > 0)
         return 0;
+    bool count = k->counters && e->counters == EXPERIMENT_COUNTERS_VALGRIND;
     e->metrics = calloc(1, sizeof *e->metrics);
     if (e->metrics == NULL || k->n_metrics == 0 ||
-        (e->metrics[0].name = strdup(k->metrics[0].name)) == NULL)
+        (e->metrics[0].name = strdup(count ? "instructions" : k->metrics[0].name)) == NULL)
         return yaml_fail(&l->r, l->root, "out of memory");
-    e->metrics[0].higher_is_better = k->metrics[0].higher_is_better;
+    e->metrics[0].higher_is_better = !count && k->metrics[0].higher_is_better;
     e->n_metrics = 1;
     return 0;
 }

@@ -429,6 +429,8 @@ static void hash_budget(uint64_t *h, const experiment *e)
     }
     if (e->machines != MACHINES_ONE) /* absent before fleets: older plans keep their hash */
         plan_hash_number(h, 'F', (size_t)e->machines);
+    if (e->counters != EXPERIMENT_COUNTERS_PERF) /* a run under cachegrind is another run */
+        plan_hash_number(h, 'K', (size_t)e->counters);
 }
 
 uint64_t experiment_plan_hash(const experiment *e)

@@ -156,6 +156,8 @@ char *experiment_to_yaml(const experiment *e)
     if (e->target->write_keys)
         e->target->write_keys(&b, e);
     write_budget(&b, e);
+    if (e->counters != EXPERIMENT_COUNTERS_PERF)
+        strbuf_appendf(&b, "counters: %s\n", experiment_counters_name(e->counters));
     write_parameters(&b, e);
     strbuf_append(&b, "variants:\n");
     for (size_t v = 0; v < e->n_variants; v++)

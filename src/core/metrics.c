@@ -1,8 +1,9 @@
-/* Builtin metrics from a run's measurements, and regex extraction from its stdout.
- * POSIX regcomp/regexec (libc, REG_STARTEND) does the matching; the captured text is
- * read as a decimal number by the sample-file parser's rules. */
+/* Builtin metrics from a run's measurements, regex extraction from its stdout, and the names
+ * of counters. POSIX regcomp/regexec (libc, REG_STARTEND) does the matching; the captured
+ * text is read as a decimal number by the sample-file parser's rules. */
 #include "core/metrics.h"
 #include "common/error.h"
+#include "core/cachegrind.h"
 #include "core/regex_budget.h"
 #include "core/sample_file.h"
 
@@ -54,6 +55,68 @@ int metric_from_regex(const char *name, const char *pattern, bool higher_is_bett
     return 0;
 }
 
+/* Under valgrind every part of the counter must be one of cachegrind's counts, in user
+ * space: its table names what it has; a kernel level is refused as cachegrind's own. */
+static int countable_by_cachegrind(const char *name, const perf_counters_metric *counter,
+                                   verdict_error *err)
+{
+    for (size_t i = 0; i < counter->n_parts; i++) {
+        const perf_counters_spec *part = &counter->parts[i];
+        const char *event = part->event->name;
+        cachegrind_options options;
+        if (cachegrind_count_find(event) == NULL) {
+            cachegrind_options_for(&event, 1, &options, err);
+            return counter->derived ? error_prefix(err, "'%s' is %s", name,
+                                                   counter->derived->meaning)
+                                    : -1;
+        }
+        if (part->scope != PERF_COUNTERS_USER)
+            return error_set(err, ERROR_USAGE, "'%s' cannot be counted under --counters "
+                             "valgrind: cachegrind sees user space only (:u)", name);
+    }
+    return 0;
+}
+
+int metric_counter_parse(const char *name, experiment_counters how, perf_counters_metric *out,
+                         verdict_error *err)
+{
+    if (perf_counters_parse(name, out, err) != 0)
+        return -1;
+    if (how == EXPERIMENT_COUNTERS_VALGRIND)
+        return countable_by_cachegrind(name, out, err);
+    return 0;
+}
+
+int metric_check_counted_by(const char *name, experiment_counters how, verdict_error *err)
+{
+    if (how != EXPERIMENT_COUNTERS_VALGRIND)
+        return 0;
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strcmp(name, builtins[i].name) == 0)
+            return error_set(err, ERROR_USAGE, "metric '%s' is not measured under --counters "
+                             "valgrind: a run under cachegrind takes 20 to 100 times as long, "
+                             "and its time and memory are valgrind's; measure time in another "
+                             "experiment", name);
+    return 0;
+}
+
+bool metric_counter_higher_is_better(const perf_counters_metric *counter)
+{
+    return counter->derived != NULL && counter->derived->higher_is_better;
+}
+
+static int parse_regex_spec(const char *spec, metric_def *out, verdict_error *err)
+{
+    const char *equals = strchr(spec, '=');
+    size_t length = spec + strlen(spec) - (equals ? equals + 1 : spec);
+    if (equals == spec || length < 3 || equals[1] != '/' || spec[strlen(spec) - 1] != '/')
+        return error_set(err, ERROR_USAGE, "--metric '%s': expected NAME=/REGEX/", spec);
+    char name[128], pattern[1024];
+    snprintf(name, sizeof name, "%.*s", (int)(equals - spec), spec);
+    snprintf(pattern, sizeof pattern, "%.*s", (int)(length - 2), equals + 2);
+    return metric_from_regex(name, pattern, false, out, err);
+}
+
 int metric_parse(const char *spec, metric_def *out, verdict_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -61,20 +124,17 @@ int metric_parse(const char *spec, metric_def *out, verdict_error *err)
         if (strcmp(spec, builtins[i].name) == 0) {
             out->kind = builtins[i].kind;
             out->name = strdup(spec);
-            return out->name ? 0 : -1;
+            return out->name ? 0 : error_no_memory(err);
         }
-    const char *equals = strchr(spec, '=');
-    size_t length = spec + strlen(spec) - (equals ? equals + 1 : spec);
-    if (equals == NULL || equals == spec || length < 3 || equals[1] != '/' ||
-        spec[strlen(spec) - 1] != '/') {
-        error_set(err, ERROR_USAGE, "--metric '%s': expected wall, user, sys, cpu, maxrss or "
-                  "NAME=/REGEX/", spec);
-        return -1;
-    }
-    char name[128], pattern[1024];
-    snprintf(name, sizeof name, "%.*s", (int)(equals - spec), spec);
-    snprintf(pattern, sizeof pattern, "%.*s", (int)(length - 2), equals + 2);
-    return metric_from_regex(name, pattern, false, out, err);
+    if (strchr(spec, '=') != NULL)
+        return parse_regex_spec(spec, out, err);
+    verdict_error why = {0};
+    if (perf_counters_parse(spec, &out->counter, &why) != 0)
+        return error_set(err, ERROR_USAGE, "--metric '%s': expected wall, user, sys, cpu, "
+                         "maxrss, NAME=/REGEX/ or a counter: %s", spec, why.message);
+    out->kind = METRIC_COUNTER;
+    out->name = strdup(spec);
+    return out->name ? 0 : error_no_memory(err);
 }
 
 /* Where the metric's number is: the first match in the whole captured output. With
@@ -140,6 +200,9 @@ int metric_value(const metric_def *metric, const run_result *run, double *value,
     case METRIC_REGEX: return extract_number(metric, run, value, err);
     case METRIC_CUSTOM:
         return metric->extract(metric->extract_context, metric->name, run, value, err);
+    case METRIC_COUNTER:
+        return error_set(err, ERROR_INTERNAL, "metric %s: a counter is not read from the run",
+                         metric->name);
     }
     return -1;
 }
@@ -165,7 +228,8 @@ const char *metric_unit(const metric_def *metric)
     case METRIC_CPU: return "s";
     case METRIC_MAXRSS: return "KiB";
     case METRIC_REGEX:
-    case METRIC_CUSTOM: break;
+    case METRIC_CUSTOM:
+    case METRIC_COUNTER: break;
     }
     return "";
 }

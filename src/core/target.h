@@ -92,6 +92,8 @@ struct target_kind {
     size_t n_metrics;
     bool regex_metrics;          /* NAME=/REGEX/ extractions from a run's output allowed */
     bool measures_processes;     /* a run is a process (rusage kept; under 5 ms: a warning) */
+    bool counters;               /* counters may be metrics (instructions, page-faults, ipc),
+                                    and `counters: valgrind` chosen (docs/metrics.md) */
 
     /* ---- running: open, then per point begin, measure every unit, end; close ---- */
     int (*open)(const experiment *e, const target_settings *s, target **out, verdict_error *err);

@@ -47,8 +47,8 @@ static const perf_counters_event events[] = {
 };
 
 static const perf_counters_derived derived[] = {
-    {"ipc", "instructions", "cycles", "instructions per cycle (instructions / cycles)"},
-    {"branch-miss-rate", "branch-misses", "branches",
+    {"ipc", "instructions", "cycles", true, "instructions per cycle (instructions / cycles)"},
+    {"branch-miss-rate", "branch-misses", "branches", false,
      "the share of branches mispredicted (branch-misses / branches)"},
 };
 
@@ -129,24 +129,30 @@ static int parse_scope(const char *modifier, perf_counters_scope *scope)
     return 0;
 }
 
+void perf_counters_names(char *buf, size_t len)
+{
+    assert(len > 0);
+    buf[0] = '\0';
+    for (size_t i = 0; i < ARRAY_SIZE(events); i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", events[i].name);
+    for (size_t i = 0; i < ARRAY_SIZE(derived); i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "; ratios: ",
+                 derived[i].name);
+}
+
 static int unknown_name(const char *name, verdict_error *err)
 {
     const char *names[MAX_NAMES];
     size_t n = 0;
-    char known[512] = "";
-    for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+    char known[512];
+    perf_counters_names(known, sizeof known);
+    for (size_t i = 0; i < ARRAY_SIZE(events); i++)
         names[n++] = events[i].name;
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                 events[i].name);
-    }
     for (size_t i = 0; i < ARRAY_SIZE(events); i++)
         if (events[i].alias != NULL)
             names[n++] = events[i].alias;
-    for (size_t i = 0; i < ARRAY_SIZE(derived); i++) {
+    for (size_t i = 0; i < ARRAY_SIZE(derived); i++)
         names[n++] = derived[i].name;
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                 i ? ", " : "; ratios: ", derived[i].name);
-    }
     const char *closest = edit_distance_closest(name, names, n, 2);
     if (closest != NULL)
         return error_set(err, ERROR_USAGE, "unknown counter '%s' (did you mean '%s'?); "

@@ -42,6 +42,7 @@ typedef struct {
 typedef struct {
     const char *name;
     const char *numerator, *denominator; /* event names of the table */
+    bool higher_is_better;               /* ipc: more work per cycle; every count is lower */
     const char *meaning;
 } perf_counters_derived;
 
@@ -61,6 +62,9 @@ const perf_counters_event *perf_counters_event_at(size_t i);
 const perf_counters_event *perf_counters_event_find(const char *name);
 size_t perf_counters_derived_count(void);
 const perf_counters_derived *perf_counters_derived_at(size_t i);
+
+/* "instructions, cycles, ...; ratios: ipc, branch-miss-rate" into buf, for messages. */
+void perf_counters_names(char *buf, size_t len);
 
 /* Parses "instructions", "cycles:k", "page-faults:uk", "ipc". An unknown name is refused
  * (ERROR_USAGE) with the names that exist and the closest one; a modifier other than u, k,

@@ -11,14 +11,18 @@
 
 typedef struct {
     size_t runs;
+    size_t timed;   /* of those, runs that kept their time (none under counters: valgrind) */
     double seconds;
 } stored_runs;
 
 static int add_run(void *context, const store_sample *s)
 {
     stored_runs *r = context;
-    if (s->block >= 0 && !s->timed_out && isfinite(s->wall)) {
-        r->runs++;
+    if (s->block < 0 || s->timed_out)
+        return 0;
+    r->runs++;
+    if (isfinite(s->wall)) {
+        r->timed++;
         r->seconds += s->wall;
     }
     return 0;
@@ -41,7 +45,7 @@ static void read_store(const char *path, const experiment *e, stored_runs *runs,
         return;
     }
     if (store_for_each_sample(db, id, add_run, runs, &why) != 0)
-        *runs = (stored_runs){0, 0};
+        *runs = (stored_runs){0, 0, 0};
     if (lab_looks_load(db, id, e, &looks, &err) == 0 && looks.blocks > *blocks) {
         *blocks = looks.blocks;
         *extensions = looks.extensions;
@@ -51,7 +55,7 @@ static void read_store(const char *path, const experiment *e, stored_runs *runs,
 
 void lab_estimate_duration(const char *store_path, const experiment *e, lab_estimate *out)
 {
-    stored_runs stored = {0, 0};
+    stored_runs stored = {0, 0, 0};
     size_t blocks = experiment_blocks(e), extensions = 0;
     if (store_path)
         read_store(store_path, e, &stored, &blocks, &extensions);
@@ -65,8 +69,8 @@ void lab_estimate_duration(const char *store_path, const experiment *e, lab_esti
     if (out->runs_stored == out->runs_planned) /* done: no point warms up again */
         out->warmup_runs = 0;
     size_t to_go = out->runs_planned - out->runs_stored + out->warmup_runs;
-    if (stored.runs > 0) {
-        out->mean_run_seconds = stored.seconds / (double)stored.runs;
+    if (stored.timed > 0) {
+        out->mean_run_seconds = stored.seconds / (double)stored.timed;
         out->seconds_left = out->mean_run_seconds * (double)to_go;
     }
     if (e->timeout > 0)

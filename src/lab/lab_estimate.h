@@ -14,7 +14,7 @@ typedef struct {
     size_t runs_planned;     /* measured runs of the whole plan (extensions included) */
     size_t runs_stored;      /* of those, already in the store */
     size_t warmup_runs;      /* unmeasured runs before each point's first block */
-    double mean_run_seconds; /* of the stored runs; NaN when none */
+    double mean_run_seconds; /* of the stored runs that kept their time; NaN when none */
     double seconds_left;     /* the runs (and warmups) to go at that mean; NaN: unknown */
     double seconds_bound;    /* at most this with every run at its timeout; NaN: no bound */
 } lab_estimate;

@@ -313,6 +313,16 @@ static int metric_direction(const char *spec, size_t *length)
     return -1;
 }
 
+/* What --counters can count: under valgrind, cachegrind's counts and no time. */
+static int counted_metric(const command_line_spec *s, const char *spec, const metric_def *def,
+                          verdict_error *err)
+{
+    perf_counters_metric counter;
+    if (def->kind == METRIC_COUNTER)
+        return metric_counter_parse(spec, s->counters, &counter, err);
+    return metric_check_counted_by(spec, s->counters, err);
+}
+
 static int add_metric(const command_line_spec *s, const char *given, experiment *e,
                       verdict_error *err)
 {
@@ -325,6 +335,8 @@ static int add_metric(const command_line_spec *s, const char *given, experiment 
         error_no_memory(err);
     else if (metric_parse(spec, &def, err) != 0)
         rc = -1;
+    else if (counted_metric(s, spec, &def, err) != 0)
+        error_prefix(err, "--metric %s", given);
     else if (def.kind == METRIC_REGEX && target_find_metric(&command_target, def.name))
         error_set(err, ERROR_USAGE, "--metric %s: '%s' is a builtin metric: give the "
                   "extraction another name", given, def.name);
@@ -339,7 +351,9 @@ static int add_metric(const command_line_spec *s, const char *given, experiment 
         /* time and memory are lower-is-better unless said; --higher-is-better is for
          * what an extraction reads (throughput) */
         m->higher_is_better = direction >= 0 ? direction == 1
-                              : def.kind == METRIC_REGEX && s->higher_is_better;
+                              : def.kind == METRIC_COUNTER
+                                  ? metric_counter_higher_is_better(&def.counter)
+                                  : def.kind == METRIC_REGEX && s->higher_is_better;
         if (m->name == NULL || (def.kind == METRIC_REGEX && m->regex == NULL))
             rc = error_no_memory(err);
         for (size_t j = 0; rc == 0 && j + 1 < e->n_metrics; j++)
@@ -372,8 +386,9 @@ static int add_metrics(const command_line_spec *s, experiment *e, verdict_error 
     size_t n = s->n_metrics ? s->n_metrics : 1;
     if (check_higher(s, err) != 0)
         return -1;
+    const char *standard = s->counters == EXPERIMENT_COUNTERS_VALGRIND ? "instructions" : "wall";
     for (size_t i = 0; i < n; i++)
-        if (add_metric(s, s->n_metrics ? s->metrics[i] : "wall", e, err) != 0)
+        if (add_metric(s, s->n_metrics ? s->metrics[i] : standard, e, err) != 0)
             return -1;
     return 0;
 }
@@ -421,6 +436,7 @@ static void set_budget(const command_line_spec *s, experiment *e)
     e->confidence = s->confidence;
     e->margin = s->margin;
     e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
+    e->counters = s->counters;
 }
 
 int command_experiment(const command_line_spec *s, experiment *e, verdict_error *err)

@@ -1,5 +1,6 @@
 /* The command target: per point every variant's words, environment and directory filled in,
- * each run measured through process_run between its prepare and conclude commands. */
+ * each run measured through process_run between its prepare and conclude commands, its
+ * counters (core/run_counters.h) counted around it. */
 #include "targets/command_target.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "common/wait_status.h"
 #include "core/command_words.h"
 #include "core/metrics.h"
+#include "core/run_counters.h"
 #include "core/runner.h"
 #include "targets/command_variant.h"
 #include "targets/process_run.h"
@@ -38,6 +40,9 @@ struct target {
     metric_def *metrics;
     size_t n_metrics;
     bool capture_stdout;         /* a metric is read from the output */
+    run_counters *counters;      /* the counter metrics' counting, or NULL */
+    size_t partial_runs;         /* measured runs a counter did not count whole */
+    strbuf first_partial;        /* which was the first, and why */
     command_run *runs;           /* per unit (experiment_unit_index) */
     size_t n_runs;
     size_t point;
@@ -169,6 +174,45 @@ static int run_helper(const target *t, const experiment_variant *ev, const comma
                      result.stderr_tail);
 }
 
+/* A run that a counter did not count whole keeps its sample without that value (never a
+ * scaled guess); the first such run is named in the warning that counts them. */
+static void note_partial(target *t, const target_unit *unit, const char *what,
+                         const char *note)
+{
+    if (unit->block < 0 || t->partial_runs++ > 0)
+        return;
+    char *point = experiment_point_id(t->e, unit->point);
+    strbuf_appendf(&t->first_partial, "%s at %s, block %ld: %s", what, point ? point : "?",
+                   unit->block, note);
+    free(point);
+}
+
+/* The run itself, its counters around it; -1 when it could not be started. */
+static int counted_run(target *t, const target_unit *unit, run_request *request,
+                       volatile sig_atomic_t *stop, run_result *result,
+                       target_measurement *out, char *note, size_t note_len,
+                       verdict_error *err)
+{
+    char *const *command = request->argv;
+    if (t->counters && run_counters_begin(t->counters, command, &request->argv, err) != 0)
+        return -1;
+    int rc = process_runner_measure(&t->runner, request, unit->seq, stop, result, out, err);
+    request->argv = command;
+    /* under cachegrind, a run's time and memory are valgrind's, not the program's: kept by
+     * no sample, so that no report shows them as the program's */
+    if (t->e->counters == EXPERIMENT_COUNTERS_VALGRIND)
+        out->wall = out->user = out->sys = out->maxrss_kib = NAN;
+    verdict_error why = {0};
+    int counted = t->counters ? run_counters_end(t->counters, out->values, note, note_len,
+                                                 &why)
+                              : RUN_COUNTERS_COUNTED;
+    if (rc == 0 && counted < 0) {
+        run_result_free(result);
+        return error_copy(err, &why);
+    }
+    return rc == 0 ? counted : -1;
+}
+
 static int measure_run(target *t, const target_unit *unit, const command_run *r,
                        volatile sig_atomic_t *stop, target_measurement *out, verdict_error *err)
 {
@@ -181,7 +225,9 @@ static int measure_run(target *t, const target_unit *unit, const command_run *r,
                            .output = c ? c->output : RUN_OUTPUT_NULL,
                            .output_path = c ? c->output_path : NULL};
     run_result result;
-    if (process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err) != 0)
+    char note[1024];
+    int counted = counted_run(t, unit, &request, stop, &result, out, note, sizeof note, err);
+    if (counted < 0)
         return error_prefix(err, "variant %s", ev->name);
     int status = TARGET_MEASURED;
     verdict_error why = {0};
@@ -196,6 +242,13 @@ static int measure_run(target *t, const target_unit *unit, const command_run *r,
     else if (!read)
         status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what,
                                                  why.message);
+    else if (counted == RUN_COUNTERS_FAILED)
+        status = TARGET_RUN_FAILED,
+        snprintf(out->failure, sizeof out->failure, "%s under cachegrind: %s%s%s", what, note,
+                 result.stderr_tail[0] ? "; the end of its stderr:\n" : "",
+                 result.stderr_tail);
+    else if (counted == RUN_COUNTERS_PARTIAL)
+        note_partial(t, unit, what, note);
     run_result_free(&result);
     return status;
 }
@@ -217,11 +270,29 @@ static int command_measure(target *t, const target_unit *unit, volatile sig_atom
 
 /* ---- open and close ---- */
 
+/* The warning of runs that a counter did not count whole, for the reports. */
+static int command_facts(target *t, machine_facts *facts)
+{
+    if (t->partial_runs == 0)
+        return 0;
+    strbuf w = STRBUF_INIT;
+    strbuf_appendf(&w, "counter-partial\t\t\t%zu measured run%s had a counter that did not "
+                   "count the whole run (the first: %s); such a sample has no value of that "
+                   "counter, and its block is left out of that metric's comparison\n",
+                   t->partial_runs, t->partial_runs == 1 ? "" : "s",
+                   strbuf_text(&t->first_partial));
+    int rc = machine_facts_set(facts, "warnings.command", strbuf_text(&w));
+    strbuf_free(&w);
+    return rc;
+}
+
 static void command_close(target *t)
 {
     if (t == NULL)
         return;
     command_end_point(t);
+    run_counters_close(t->counters);
+    strbuf_free(&t->first_partial);
     free(t->runs);
     for (size_t m = 0; m < t->n_metrics; m++)
         metric_free(&t->metrics[m]);
@@ -247,7 +318,8 @@ static int command_open(const experiment *e, const target_settings *s, target **
     t->settings = *s;
     t->n_metrics = e->n_metrics;
     if (process_metric_defs(e, t->metrics, defined, err) != 0 ||
-        process_runner_open(&t->runner, s, e->seed, false, err) != 0)
+        process_runner_open(&t->runner, s, e->seed, false, err) != 0 ||
+        run_counters_open(t->metrics, t->n_metrics, e->counters, &t->counters, err) != 0)
         goto done;
     for (size_t m = 0; m < e->n_metrics; m++)
         t->capture_stdout |= t->metrics[m].kind == METRIC_REGEX;
@@ -272,7 +344,9 @@ const target_kind command_target = {
     .write_variant_keys = command_variant_write,
     .regex_metrics = true,
     .measures_processes = true,
+    .counters = true,
     .open = command_open,
+    .facts = command_facts,
     .begin_point = command_begin_point,
     .measure = command_measure,
     .end_point = command_end_point,

@@ -25,8 +25,9 @@ typedef struct {
     bool shell;
     const char *shell_program;
     bool no_shell;
-    const char *const *metrics;    /* "wall", "user", ... or "NAME=/REGEX/", each with an
-                                      optional ":higher" or ":lower"; none: wall */
+    const char *const *metrics;    /* "wall", "user", ..., "NAME=/REGEX/" or a counter
+                                      ("instructions"), each with an optional ":higher" or
+                                      ":lower"; none: wall (instructions under valgrind) */
     size_t n_metrics;
     bool higher_is_better;         /* for extracted metrics given no direction */
     const char *prepare, *setup, *cleanup;  /* or NULL; prepare: before every run */
@@ -46,6 +47,7 @@ typedef struct {
     bool has_seed;                 /* false: the caller settles one before running */
     double confidence, margin;
     bool ignore_failure;
+    experiment_counters counters;  /* --counters perf (default) or valgrind */
 } command_line_spec;
 
 /* Builds the experiment; its text is the experiment file that says the same, which the

@@ -170,7 +170,8 @@ int process_read_metrics(const metric_def *metrics, size_t n, const run_result *
                          double *values, verdict_error *why)
 {
     for (size_t m = 0; m < n; m++)
-        if (metric_value(&metrics[m], r, &values[m], why) != 0)
+        if (metrics[m].kind != METRIC_COUNTER &&
+            metric_value(&metrics[m], r, &values[m], why) != 0)
             return -1;
     return 0;
 }
@@ -185,7 +186,9 @@ int process_metric_defs(const experiment *e, metric_def *defs, bool *defined,
         bool builtin = false;
         for (size_t i = 0; i < sizeof process_builtins / sizeof *process_builtins; i++)
             builtin |= strcmp(em->name, process_builtins[i]) == 0;
-        defined[m] = builtin || em->regex != NULL;
+        /* the loader let only the counters the target counts through */
+        bool counter = e->target->counters && !builtin && em->regex == NULL;
+        defined[m] = builtin || em->regex != NULL || counter;
         if (!defined[m])
             continue;
         int rc = em->regex ? metric_from_regex(em->name, em->regex, em->higher_is_better,

@@ -57,12 +57,13 @@ void process_runner_span_end(process_runner *p, const cpu_snapshot *before, bool
 void process_describe_failure(const run_result *r, double timeout, const char *what,
                               target_measurement *out);
 
-/* The metrics' values for a finished run; 0, or -1 with why (a regex that matched nothing). */
+/* The metrics' values for a finished run (counters aside: core/run_counters.h counts them);
+ * 0, or -1 with why (a regex that matched nothing). */
 int process_read_metrics(const metric_def *metrics, size_t n, const run_result *r,
                          double *values, verdict_error *why);
 
 /* Builds metric definitions for the experiment's metrics: process builtins (wall, user,
- * sys, cpu, maxrss) and regex extractions; others (tps) are left for the caller, with
+ * sys, cpu, maxrss), regex extractions and counters (where the target counts them); others (tps) are left for the caller, with
  * defined[i] false. 0, or -1 with err. */
 int process_metric_defs(const experiment *e, metric_def *defs, bool *defined,
                         verdict_error *err);

@@ -86,3 +86,30 @@ teardown() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"unexpected argument 'extra'"* ]]
 }
+
+# Would catch: a counter of the table left out, a refusal without its reason, the JSON and
+# the table disagreeing. Which counters a machine has differs (a VM has no PMU): only the
+# shape is asserted, and that each answer is given.
+@test "lists every counter: whether this machine can count it, and why not" {
+    run "$VERDICT" env --seconds 0
+    [ "$status" -eq 0 ]
+    for name in instructions:u cycles:u branches:u branch-misses:u cache-references:u \
+                cache-misses:u L1-dcache-load-misses:u task-clock:uk page-faults:uk \
+                context-switches:uk cpu-migrations:uk; do
+        echo "$output" | grep -Eq "^  $name +(yes$|no  [^ ])" || { echo "missing $name"; false; }
+    done
+    echo "$output" | grep -Eq '^valgrind: (/|not installed \(apt-get install valgrind\))'
+}
+
+@test "--json lists the counters as the table does" {
+    command -v jq >/dev/null || skip "jq is not installed"
+    "$VERDICT" env --seconds 0 --json "$DATA/env.json" > "$DATA/table.txt"
+    jq -e '.counters | length == 11' "$DATA/env.json"
+    jq -e '.counters | all((.countable == true and .reason == null) or
+                           (.countable == false and (.reason | length) > 0))' "$DATA/env.json"
+    jq -r '.counters[] | "\(.name) \(if .countable then "yes" else "no" end)"' "$DATA/env.json" \
+        > "$DATA/json.txt"
+    grep -E '^  [a-zA-Z1-]+:u?k? +(yes|no)' "$DATA/table.txt" | awk '{print $1, $2}' \
+        > "$DATA/text.txt"
+    diff "$DATA/json.txt" "$DATA/text.txt"
+}

@@ -225,13 +225,16 @@ static void test_postgres_errors(void **state)
                 "spin.yaml:1:30: 'bindir' is only allowed with 'target: postgres' in variant A");
     parse_expect_fails("variants: {A: ./a}\nmetrics: [tps]\n",
                 "spin.yaml:2:11: unknown metric 'tps' (builtins: wall, user, sys, cpu, maxrss; "
-                "or give a 'regex' to extract it)");
+                "counters: instructions, cycles, branches, branch-misses, cache-references, cache-misses, "
+                "L1-dcache-load-misses, task-clock, page-faults, context-switches, cpu-migrations; "
+                "ratios: ipc, branch-miss-rate; or give a 'regex' to extract it)");
     /* The keys known to a target are the generic ones and its own. */
     snprintf(text, sizeof text, "target: postgres\nzzz: 1\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, postgres, workload)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, postgres, "
+                             "workload)");
     snprintf(text, sizeof text, "target: postgres\nworklod: {pgbench: [-S]}\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'worklod' (did you mean 'workload'?)");
     parse_expect_fails("target: postgres\nvariants: {A: {bindir: /b, kernel: k}}\n"
@@ -734,7 +737,7 @@ static void test_kernel_errors(void **state)
     parse_expect_fails(text, "spin.yaml:3:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, kernel)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, kernel)");
 }
 
 /* text with its first from replaced by to, in out. */
@@ -830,6 +833,7 @@ static void assert_same_budget(const experiment *a, const experiment *b)
     assert_true(a->margin == b->margin);
     assert_int_equal(a->on_failure, b->on_failure);
     assert_int_equal(a->retries, b->retries);
+    assert_int_equal(a->counters, b->counters);
 }
 
 /* Everything of a that its file says is b's too, the plan first; and b written again is the
@@ -1080,6 +1084,92 @@ static void test_command_line_builtin_named_regex(void **state)
     assert_non_null(strstr(err.message, "builtin"));
 }
 
+/* Counters as metrics: their names and directions, and --counters valgrind, read back. */
+static void test_command_line_round_trip_counters(void **state)
+{
+    (void)state;
+    const char *commands[] = {"/bin/true", "/bin/true x"};
+    const char *counted[] = {"instructions", "ipc", "page-faults:u", "cycles:lower"};
+    command_line_spec spec = {.commands = commands, .n_commands = 2, .metrics = counted,
+                              .n_metrics = 4, .runs = 3, .confidence = 0.95, .margin = 0.01};
+    experiment back;
+    command_round_trip(&spec, &back);
+    assert_int_equal(back.counters, EXPERIMENT_COUNTERS_PERF);
+    assert_string_equal(back.metrics[0].name, "instructions");
+    assert_false(back.metrics[0].higher_is_better);
+    assert_true(back.metrics[1].higher_is_better); /* more instructions per cycle */
+    assert_string_equal(back.metrics[2].name, "page-faults:u");
+    assert_string_equal(back.metrics[3].name, "cycles");
+    experiment_free(&back);
+    /* under valgrind: instructions unless told, and a ratio of cachegrind's counts */
+    spec.counters = EXPERIMENT_COUNTERS_VALGRIND;
+    spec.n_metrics = 0;
+    command_round_trip(&spec, &back);
+    assert_int_equal(back.counters, EXPERIMENT_COUNTERS_VALGRIND);
+    assert_int_equal(back.n_metrics, 1);
+    assert_string_equal(back.metrics[0].name, "instructions");
+    experiment_free(&back);
+    const char *simulated[] = {"cache-misses", "branch-miss-rate"};
+    spec.metrics = simulated;
+    spec.n_metrics = 2;
+    command_round_trip(&spec, &back);
+    assert_int_equal(back.n_metrics, 2);
+    experiment_free(&back);
+    /* what valgrind cannot count is refused on the command line already */
+    const char *refused[][2] = {{"wall", "is not measured under --counters valgrind"},
+                                {"instructions:k", "user space only"},
+                                {"ipc", "'cycles' cannot be counted"},
+                                {"task-clock", "cachegrind counts: instructions"}};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        experiment e;
+        verdict_error err = {0};
+        spec.metrics = &refused[i][0];
+        spec.n_metrics = 1;
+        assert_int_equal(command_experiment(&spec, &e, &err), -1);
+        experiment_free(&e);
+        assert_int_equal(err.kind, ERROR_USAGE);
+        if (strstr(err.message, refused[i][1]) == NULL || strstr(err.message, refused[i][0]) == NULL)
+            fail_msg("--metric %s: %s", refused[i][0], err.message);
+    }
+}
+
+/* The counters key: read before the metrics, written back, part of the plan; refused where
+ * the target counts nothing, and metrics it cannot count refused at their line. */
+static void test_counters_key(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_expect_ok("counters: valgrind\nvariants: {A: ./a}\n", &e);
+    assert_int_equal(e.counters, EXPERIMENT_COUNTERS_VALGRIND);
+    assert_string_equal(e.metrics[0].name, "instructions");
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a}\nmetrics: [instructions:u, ipc, task-clock]\n", &e);
+    assert_int_equal(e.counters, EXPERIMENT_COUNTERS_PERF);
+    assert_false(e.metrics[0].higher_is_better);
+    assert_true(e.metrics[1].higher_is_better);
+    experiment_free(&e);
+    assert_int_not_equal(parse_expect_plan_hash("variants: {A: ./a}\nmetrics: [instructions]\n"),
+                         parse_expect_plan_hash("counters: valgrind\nvariants: {A: ./a}\n"
+                                                "metrics: [instructions]\n"));
+    assert_int_equal(parse_expect_plan_hash("variants: {A: ./a}\n"),
+                     parse_expect_plan_hash("counters: perf\nvariants: {A: ./a}\n"));
+    parse_expect_fails("counters: valgrind\nvariants: {A: ./a}\nmetrics: [instructions, wall]\n",
+                       "spin.yaml:3:25: metric 'wall' is not measured under --counters valgrind: "
+                       "a run under cachegrind takes 20 to 100 times as long, and its time and "
+                       "memory are valgrind's; measure time in another experiment");
+    parse_expect_fails("counters: valgrind\nvariants: {A: ./a}\nmetrics: [cycles]\n",
+                       "spin.yaml:3:11: metric 'cycles': 'cycles' cannot be counted under "
+                       "--counters valgrind; cachegrind counts: instructions, cache-references, "
+                       "cache-misses, L1-dcache-load-misses, branches, branch-misses");
+    parse_expect_fails("counters: cachegrind\nvariants: {A: ./a}\n",
+                       "spin.yaml:1:11: 'counters' must be perf or valgrind, not "
+                       "'cachegrind'");
+    parse_expect_fails("target: kernel\nkernel: {module: /k.so}\ncounters: valgrind\n"
+                       "variants: {A: k}\n",
+                       "spin.yaml:3:1: 'counters' is not used with 'target: kernel': its runs "
+                       "are not counted (docs/metrics.md)");
+}
+
 #define kernel_round_trip(spec, back) kernel_round_trip_at(__FILE__, __LINE__, spec, back)
 static void kernel_round_trip_at(const char *file, int line, const kernel_line_spec *spec,
                                  experiment *back)
@@ -1179,6 +1269,8 @@ int main(void)
         cmocka_unit_test(test_command_line_round_trip_backslash_name),
         cmocka_unit_test(test_command_line_names_the_format_cannot_hold),
         cmocka_unit_test(test_command_line_builtin_named_regex),
+        cmocka_unit_test(test_command_line_round_trip_counters),
+        cmocka_unit_test(test_counters_key),
         cmocka_unit_test(test_kernel_line_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -338,7 +338,7 @@ static void test_errors_keys_and_types(void **state)
                 "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
                 "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
                 "margin, reserve_for_more, warmup, timeout, on_failure, setup, teardown, "
-                "prepare, target, layouts, machines)");
+                "prepare, target, layouts, machines, counters)");
     parse_expect_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
                 "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
     parse_expect_fails("variants: {A: ./a}\nrepetitions: eight\n",
@@ -518,7 +518,9 @@ static void test_errors_metrics_and_yaml(void **state)
                 "spin.yaml:2:12: metric 'tps' needs 'better: higher' or 'better: lower'");
     parse_expect_fails("variants: {A: ./a}\nmetrics: [walltime]\n",
                 "spin.yaml:2:11: unknown metric 'walltime' (builtins: wall, user, sys, cpu, "
-                "maxrss; or give a 'regex' to extract it)");
+                "maxrss; counters: instructions, cycles, branches, branch-misses, cache-references, cache-misses, "
+                "L1-dcache-load-misses, task-clock, page-faults, context-switches, cpu-migrations; "
+                "ratios: ipc, branch-miss-rate; or give a 'regex' to extract it)");
     parse_expect_fails("variants: {A: ./a}\nmetrics: [wall, wall]\n",
                 "spin.yaml:2:17: duplicate metric 'wall'");
     parse_expect_fails("a: 1\nb: [1, 2\n",
