@@ -120,7 +120,9 @@ static int parse_compare_option(int opt, const char *arg, void *settings, verdic
     case 'F': return parse_format(arg, &s->input.format, err);
     case 'M': s->input.metric = arg; return 0;
     case 'p': s->analysis.paired = true; return 0;
-    case 'm': return parse_method(arg, &s->analysis.method, err);
+    case 'm':
+        s->analysis.method_given = true;
+        return parse_method(arg, &s->analysis.method, err);
     case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err);
     case 'K': return parse_confidence(arg, &s->analysis.confidence, err);
     case 'g': return parse_margin(arg, &s->analysis.margin, err);
@@ -283,7 +285,8 @@ static int build_model(char **paths, const peer_plan *plan, const compare_settin
         m->metric_names[k] = c->metric;
         m->series[k] = (analysis_series){
             .point = c->point, .metric = c->metric, .variant = c->variant, .values = v->values,
-            .n = v->n, .higher_is_better = s->higher_is_better || c->higher_is_better};
+            .n = v->n, .higher_is_better = s->higher_is_better || c->higher_is_better,
+            .exact_counts = c->series->exact_counts};
         for (size_t i = 0; i < v->n; i++, j++)
             m->samples[j] = (report_sample){
                 .variant = c->variant, .point = c->point,

@@ -101,6 +101,53 @@ static void settle_constant_difference(shift_result *shift, double confidence)
     shift->achieved_confidence = rejected && reachable ? confidence : 0.0;
 }
 
+static bool constant_values(const double *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (x[i] != x[0])
+            return false;
+    return true;
+}
+
+/* The smallest two-sided p-value a permutation test of no change has with these runs: every
+ * paired difference of one sign (2 / 2^n), or every candidate beyond every baseline
+ * (2 / C(m + n, m)). */
+static double separation_p_value(size_t nb, size_t nc, bool paired)
+{
+    if (paired)
+        return fmin(1.0, 2.0 * pow(0.5, (double)nb));
+    double log_choose = lgamma((double)(nb + nc + 1)) - lgamma((double)(nb + 1)) -
+                        lgamma((double)(nc + 1));
+    return fmin(1.0, 2.0 * exp(-log_choose));
+}
+
+/* Samples that did not vary at all (a deterministic count; values printed with too few digits
+ * to show their spread) leave a test no noise to measure, and the tests refuse them: the shift
+ * is the difference of the two values (docs/statistics.md, "Exact and near-exact data").
+ * Equal values are no change, [0, 0] (rounded ones are widened by their allowance after).
+ * Different exact counts are decided: no run varied, so the difference is not noise. Other
+ * different values are claimed only when samples this separated are unlikely under no change
+ * (the permutation floor), by the rank tests' own rule for the rank method. True when the
+ * shift was settled here. */
+static bool settle_constant_samples(const double *log_b, size_t nb, const double *log_c,
+                                    size_t nc, const comparison_options *o, shift_result *shift)
+{
+    if (!constant_values(log_b, nb) || !constant_values(log_c, nc))
+        return false;
+    double d = log_c[0] - log_b[0];
+    bool equal = d == 0.0;
+    if (!equal && !o->exact_counts && o->method == METHOD_WILCOXON)
+        return false; /* settle_constant_difference, after the rank test */
+    double floor = separation_p_value(nb, nc, o->paired);
+    double p = equal ? 1.0 : o->exact_counts ? 0.0 : floor;
+    bool claimed = equal || p <= 1.0 - o->confidence;
+    *shift = (shift_result){.estimate = d, .ci_low = d, .ci_high = d, .p_value = p,
+                            .statistic = NAN, .df = NAN,
+                            .achieved_confidence = claimed ? o->confidence : 0.0,
+                            .exact = true, .min_p_value = o->exact_counts ? 0.0 : floor};
+    return true;
+}
+
 /* Rounded values move a location interval by up to a step (each difference of two rounded
  * values can be off by half a step of each), and rank methods snap to the few values the data
  * take rather than averaging the rounding out, as means do. That matters when the values are
@@ -181,10 +228,12 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     if (st == STATS_OK)
         st = logs_of(candidate, n_candidate, &log_c);
     shift_result shift = {0};
-    if (st == STATS_OK)
+    bool settled = st == STATS_OK && settle_constant_samples(log_b, n_baseline, log_c,
+                                                             n_candidate, options, &shift);
+    if (st == STATS_OK && !settled)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
-    if (st == STATS_OK && options->method == METHOD_BOOTSTRAP &&
+    if (st == STATS_OK && !settled && options->method == METHOD_BOOTSTRAP &&
         (n_baseline < BOOTSTRAP_MIN_N || n_candidate < BOOTSTRAP_MIN_N))
         shift.achieved_confidence = 0.0;
     stats_resolution resolution = {0};
@@ -192,9 +241,13 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
         st = stats_resolution_of(baseline, n_baseline, candidate, n_candidate, options->paired,
                                  &resolution);
     if (st == STATS_OK) {
+        if (options->exact_counts)
+            resolution.log_step = 0.0; /* counted, not rounded: no allowance */
         settle_constant_difference(&shift, options->confidence);
         bool limited = widen_to_resolution(&shift, &resolution, options->method);
         fill_comparison(&shift, &resolution, limited, options, n_baseline, n_candidate, out);
+        out->constant = constant_values(baseline, n_baseline) &&
+                        constant_values(candidate, n_candidate);
     }
     free(log_b);
     free(log_c);
