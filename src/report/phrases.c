@@ -101,11 +101,12 @@ static const char *direction_of(const report_input *in, const analysis_series *b
     return up ? "higher" : "lower";
 }
 
-/* How many runs samples that never varied had: "5 blocks", "5 runs of each", "3 and 4 runs". */
+/* How many runs data that never varied had: "every one of the 5 blocks", "5 runs of each",
+ * "3 and 4 runs". */
 static void runs_of(const comparison *r, char *buf, size_t len)
 {
     if (r->paired)
-        snprintf(buf, len, "%zu block%s", r->n_baseline, r->n_baseline == 1 ? "" : "s");
+        snprintf(buf, len, "every one of the %zu blocks", r->n_baseline);
     else if (r->n_baseline == r->n_candidate)
         snprintf(buf, len, "%zu runs of each", r->n_baseline);
     else
@@ -128,9 +129,10 @@ static void decided(const report_input *in, const analysis_comparison *c, phrase
     /* n is small when samples that never varied decide: the reader weighs how many */
     runs_of(r, runs, sizeof runs);
     if (r->constant)
-        snprintf(p->note, sizeof p->note, "%s%s%seach gave the same value in every run, %s",
-                 negligible, negligible[0] ? "; " : "",
-                 r->relative_step > 0 ? "" : "exact: ", runs);
+        snprintf(p->note, sizeof p->note, "%s%s%s%s %s", negligible, negligible[0] ? "; " : "",
+                 r->relative_step > 0 ? "" : "exact: ",
+                 r->paired ? "the same ratio in" : "each gave the same value in every run,",
+                 runs);
     else
         snprintf(p->note, sizeof p->note, "%s", negligible);
 }
@@ -144,8 +146,9 @@ static void equivalent(const report_input *in, const analysis_comparison *c,
     phrases_margin(in->options->margin, margin, sizeof margin);
     runs_of(r, runs, sizeof runs);
     if (r->constant && r->ci_low == 1.0 && r->ci_high == 1.0)
-        snprintf(p->reason, sizeof p->reason, "no difference: every run of both gave the same "
-                 "value (%s)", runs);
+        snprintf(p->reason, sizeof p->reason, "no difference: %s %s",
+                 r->paired ? "both gave the same value in" : "every run of both gave the same "
+                 "value,", runs);
     else
         snprintf(p->reason, sizeof p->reason, "no difference larger than %s", margin);
 }

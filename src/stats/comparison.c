@@ -101,10 +101,28 @@ static void settle_constant_difference(shift_result *shift, double confidence)
     shift->achieved_confidence = rejected && reachable ? confidence : 0.0;
 }
 
+/* On the log scale a difference this small is no difference: doubles of proportional values
+ * (11/10 and 22/20) give log ratios a few ulps apart, while counts of 10^7 differ by 10^-7. */
+#define SAME_LOG_RATIO 1e-12
+
 static bool constant_values(const double *x, size_t n)
 {
     for (size_t i = 1; i < n; i++)
         if (x[i] != x[0])
+            return false;
+    return true;
+}
+
+/* The data show no variation at all: each sample one value (unpaired), or every block the
+ * same log ratio (paired: the block's own level cancels, as in every paired method). */
+static bool without_variation(const double *log_b, size_t nb, const double *log_c, size_t nc,
+                              bool paired)
+{
+    if (!paired)
+        return constant_values(log_b, nb) && constant_values(log_c, nc);
+    double d = log_c[0] - log_b[0];
+    for (size_t i = 1; i < nb; i++)
+        if (!(fabs(log_c[i] - log_b[i] - d) <= SAME_LOG_RATIO))
             return false;
     return true;
 }
@@ -121,21 +139,23 @@ static double separation_p_value(size_t nb, size_t nc, bool paired)
     return fmin(1.0, 2.0 * exp(-log_choose));
 }
 
-/* Samples that did not vary at all (a deterministic count; values printed with too few digits
+/* Data that did not vary at all (a deterministic count; values printed with too few digits
  * to show their spread) leave a test no noise to measure, and the tests refuse them: the shift
- * is the difference of the two values (docs/statistics.md, "Exact and near-exact data").
+ * is the one difference they show (docs/statistics.md, "Exact and near-exact data").
  * Equal values are no change, [0, 0] (rounded ones are widened by their allowance after).
  * Different exact counts are decided: no run varied, so the difference is not noise. Other
  * different values are claimed only when samples this separated are unlikely under no change
  * (the permutation floor), by the rank tests' own rule for the rank method. True when the
  * shift was settled here. */
-static bool settle_constant_samples(const double *log_b, size_t nb, const double *log_c,
+static bool settle_without_variation(const double *log_b, size_t nb, const double *log_c,
                                     size_t nc, const comparison_options *o, shift_result *shift)
 {
-    if (!constant_values(log_b, nb) || !constant_values(log_c, nc))
+    if (!without_variation(log_b, nb, log_c, nc, o->paired))
         return false;
     double d = log_c[0] - log_b[0];
-    bool equal = d == 0.0;
+    bool equal = fabs(d) <= SAME_LOG_RATIO;
+    if (equal)
+        d = 0.0;
     if (!equal && !o->exact_counts && o->method == METHOD_WILCOXON)
         return false; /* settle_constant_difference, after the rank test */
     double floor = separation_p_value(nb, nc, o->paired);
@@ -228,7 +248,7 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     if (st == STATS_OK)
         st = logs_of(candidate, n_candidate, &log_c);
     shift_result shift = {0};
-    bool settled = st == STATS_OK && settle_constant_samples(log_b, n_baseline, log_c,
+    bool settled = st == STATS_OK && settle_without_variation(log_b, n_baseline, log_c,
                                                              n_candidate, options, &shift);
     if (st == STATS_OK && !settled)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
@@ -246,8 +266,8 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
         settle_constant_difference(&shift, options->confidence);
         bool limited = widen_to_resolution(&shift, &resolution, options->method);
         fill_comparison(&shift, &resolution, limited, options, n_baseline, n_candidate, out);
-        out->constant = constant_values(baseline, n_baseline) &&
-                        constant_values(candidate, n_candidate);
+        out->constant = without_variation(log_b, n_baseline, log_c, n_candidate,
+                                          options->paired);
     }
     free(log_b);
     free(log_c);

@@ -47,8 +47,8 @@ typedef struct {
     double relative_step;       /* how far rounding can move the ratio (0.019 = 1.9%) */
     bool resolution_limited;    /* the interval was too fine for the values' rounding and was
                                    widened by relative_step on each side */
-    bool constant;              /* each sample took one value in every run: the ratio is the
-                                   ratio of the two values, not an estimate */
+    bool constant;              /* the data did not vary: each sample one value (unpaired), every
+                                   block the same ratio (paired); the ratio is that one ratio */
     verdict_decision decision;
 } comparison;
 
