@@ -311,9 +311,11 @@ static int add_disagreement(const report_input *in, const analysis_comparison *c
     char counted[PHRASES_NUMBER + 160], timed[PHRASES_NUMBER + 160], message[PHRASES_SENTENCE];
     moved(count, x->metric, counted, sizeof counted);
     moved(time, in->series[time->candidate].metric, timed, sizeof timed);
-    snprintf(message, sizeof message, "%s vs %s: %s but %s: the count does not see all that "
-             "the time pays for (cache misses, the CPU's frequency, waiting, other processes); "
-             "the time is what users wait for", x->variant, b->variant, counted, timed);
+    const char *machine = analysis_comparison_machine(in->series, count);
+    snprintf(message, sizeof message, "%s vs %s%s%s: %s but %s: the count does not see all "
+             "that the time pays for (cache misses, the CPU's frequency, waiting, other "
+             "processes); the time is what users wait for", x->variant, b->variant,
+             machine[0] ? " on " : "", machine, counted, timed);
     return analysis_add_warning(result, "counts-disagree", x->point, x->variant, message);
 }
 
