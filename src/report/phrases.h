@@ -57,7 +57,7 @@ typedef struct {
                                          "higher" or "lower" otherwise; NULL for the others */
     char size[PHRASES_NUMBER];        /* better and worse: "3.1%" (unsigned) */
     char times[32];                   /* better and worse: "×2.43" beyond 2x, or "" */
-    char note[192];                   /* "negligible: the whole interval is within ±1%", what
+    char note[256];                   /* "negligible: the whole interval is within ±1%", what
                                          samples that never varied mean, or "" */
     char reason[PHRASES_SENTENCE];    /* equivalent: what it rules out; inconclusive: why;
                                          !ok: why it could not be computed; else "" */
