@@ -24,8 +24,8 @@ typedef struct {
     uint64_t seed;             /* bootstrap only */
     size_t resamples;          /* bootstrap only; 0 = default */
     bool exact_counts;         /* the values are exact counts (instructions, allocs/op), not
-                                  rounded measurements: no rounding allowance, and samples
-                                  that never varied are known exactly (docs/statistics.md,
+                                  rounded measurements: no rounding allowance, and counts that
+                                  never varied decide from 3 runs at 95% (docs/statistics.md,
                                   "Exact and near-exact data") */
 } comparison_options;
 

@@ -103,29 +103,50 @@ static void test_identical_precise_values_are_equivalent(void **state)
     analysis_result_free(&b.result);
 }
 
-/* 5 against 6 in every run of exact counts: decided with the exact ratio at any n >= 2, by
- * the metric's direction; no allowance, no rounding advice. */
+/* 5 against 6 in every run of exact counts: decided with the exact ratio, by the metric's
+ * direction, no allowance, once such runs are unlikely under no change whatever the count's
+ * levels (2 / 4^n: 3 runs at 95%, 4 at 99%); 2 runs say that one more is needed. */
 static void test_constant_counts_that_differ_are_decided(void **state)
 {
     (void)state;
-    static const double five[] = {5, 5, 5}, six[] = {6, 6, 6};
-    for (size_t n = 2; n <= 3; n++)
-        for (int paired = 0; paired < 2; paired++)
-            for (int higher = 0; higher < 2; higher++) {
-                bench b;
-                set_up(&b, paired, METHOD_WILCOXON);
-                add(&b, "p", "A", five, n, true);
-                add(&b, "p", "B", six, n, true);
-                b.series[0].higher_is_better = b.series[1].higher_is_better = higher;
-                const comparison *c = run(&b);
-                assert_int_equal(c->decision.kind, higher ? VERDICT_BETTER : VERDICT_WORSE);
-                assert_true(c->constant);
-                assert_true(fabs(c->ratio - 1.2) < 1e-15);
-                assert_true(c->ci_low == c->ratio && c->ci_high == c->ratio);
-                assert_true(c->relative_step == 0.0 && !c->resolution_limited);
-                assert_false(has_warning(&b.result, "discrete"));
-                analysis_result_free(&b.result);
-            }
+    static const double five[] = {5, 5, 5, 5}, six[] = {6, 6, 6, 6};
+    for (int paired = 0; paired < 2; paired++)
+        for (int higher = 0; higher < 2; higher++) {
+            bench b;
+            set_up(&b, paired, METHOD_WILCOXON);
+            add(&b, "p", "A", five, 3, true);
+            add(&b, "p", "B", six, 3, true);
+            b.series[0].higher_is_better = b.series[1].higher_is_better = higher;
+            const comparison *c = run(&b);
+            assert_int_equal(c->decision.kind, higher ? VERDICT_BETTER : VERDICT_WORSE);
+            assert_true(c->constant);
+            assert_true(fabs(c->ratio - 1.2) < 1e-15);
+            assert_true(c->ci_low == c->ratio && c->ci_high == c->ratio);
+            assert_true(fabs(c->p_value - 2.0 / 64) < 1e-15);
+            assert_true(c->relative_step == 0.0 && !c->resolution_limited);
+            assert_false(has_warning(&b.result, "discrete"));
+            analysis_result_free(&b.result);
+        }
+    static const struct {
+        size_t n;
+        double confidence;
+        verdict_kind kind;
+    } levels[] = {{2, 0.95, VERDICT_INCONCLUSIVE}, {3, 0.99, VERDICT_INCONCLUSIVE},
+                  {4, 0.99, VERDICT_WORSE}};
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+        bench b;
+        set_up(&b, true, METHOD_WILCOXON);
+        b.options.confidence = levels[i].confidence;
+        add(&b, "p", "A", five, levels[i].n, true);
+        add(&b, "p", "B", six, levels[i].n, true);
+        const comparison *c = run(&b);
+        assert_int_equal(c->decision.kind, levels[i].kind);
+        if (levels[i].kind == VERDICT_INCONCLUSIVE) {
+            assert_int_equal(c->decision.reason, UNDECIDED_CONFIDENCE);
+            assert_int_equal(c->decision.needed_blocks, 1);
+        }
+        analysis_result_free(&b.result);
+    }
 }
 
 /* The same values not known to be counts (5 and 6 could be rounded 5.4 and 5.6): two runs
