@@ -51,7 +51,8 @@ static void compare_usage(FILE *out)
         "                          ministat (default: white space)\n"
         "      --paired            line i of every file was measured in the same block i\n"
         "      --method M          wilcoxon (default: signed-rank when paired, rank-sum\n"
-        "                          otherwise), welch (t test on logs), bootstrap (BCa)\n"
+        "                          otherwise; Go's allocs/op and B/op, exact counts: welch),\n"
+        "                          welch (t test on logs), bootstrap (BCa)\n"
         "      --confidence C      confidence level, 0.95 or 95% (default 0.95)\n"
         "  -c P                    confidence level in percent, like ministat (-c 99)\n"
         "      --margin M          equivalence margin, 1% or 0.01 (default 1%)\n"
@@ -120,7 +121,9 @@ static int parse_compare_option(int opt, const char *arg, void *settings, verdic
     case 'F': return parse_format(arg, &s->input.format, err);
     case 'M': s->input.metric = arg; return 0;
     case 'p': s->analysis.paired = true; return 0;
-    case 'm': return parse_method(arg, &s->analysis.method, err);
+    case 'm':
+        s->analysis.method_given = true;
+        return parse_method(arg, &s->analysis.method, err);
     case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err);
     case 'K': return parse_confidence(arg, &s->analysis.confidence, err);
     case 'g': return parse_margin(arg, &s->analysis.margin, err);
@@ -283,7 +286,8 @@ static int build_model(char **paths, const peer_plan *plan, const compare_settin
         m->metric_names[k] = c->metric;
         m->series[k] = (analysis_series){
             .point = c->point, .metric = c->metric, .variant = c->variant, .values = v->values,
-            .n = v->n, .higher_is_better = s->higher_is_better || c->higher_is_better};
+            .n = v->n, .higher_is_better = s->higher_is_better || c->higher_is_better,
+            .exact_counts = c->series->exact_counts};
         for (size_t i = 0; i < v->n; i++, j++)
             m->samples[j] = (report_sample){
                 .variant = c->variant, .point = c->point,

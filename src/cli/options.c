@@ -228,7 +228,8 @@ const char report_options_help[] =
     "analysing:\n"
     "      --confidence C      confidence level (default 0.95, or the experiment's)\n"
     "      --margin M          equivalence margin (default 1%, or the experiment's)\n"
-    "      --method M          wilcoxon (default, signed-rank on blocks), welch, bootstrap\n"
+    "      --method M          wilcoxon (default, signed-rank on blocks; exact counts\n"
+    "                          such as instructions: the t test), welch, bootstrap\n"
     "      --adjust A          holm (default), bh or none, for several comparisons\n"
     "      --fail-if RULE      exit 4 when a comparison is worse (worse) or is not better\n"
     "                          (not-better): a CI gate\n"
@@ -283,8 +284,10 @@ void report_choices_override(const report_choices *c, analysis_options *o)
         o->confidence = c->confidence;
     if (c->margin_set)
         o->margin = c->margin;
-    if (c->method_set)
+    if (c->method_set) {
         o->method = c->method;
+        o->method_given = true; /* kept for exact counts too */
+    }
     if (c->adjust_set)
         o->adjust = c->adjust;
 }

@@ -101,7 +101,7 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
     char level[64];
     level_text(o->confidence, 6, level, sizeof level);
     /* across layouts the layouts are the sample: their count is judged by the comparison */
-    if (o->method == METHOD_WILCOXON && s->n_layouts <= 1 &&
+    if (analysis_method_for(o, s, s) == METHOD_WILCOXON && s->n_layouts <= 1 &&
         s->n < rank_test_min_n(o->confidence, o->paired))
         rc |= add_warning(r, "too-few-samples", s, format_text(
             "%s: %zu samples cannot reach %s%% confidence with a rank test; at least %zu are needed",
@@ -182,7 +182,8 @@ static int diagnose_comparison(analysis_result *r, const analysis_series *series
             "the interval could not absorb that (the values spread over less than two steps, "
             "or the interval is narrower than one): it is widened by %.2g%% on each side",
             x->variant, b->variant, rounding, k->relative_step * 100, k->relative_step * 100));
-    else if (k->distinct_values <= DISCRETE_MAX_LEVELS && values >= 2 * k->distinct_values)
+    else if (!k->constant && k->distinct_values <= DISCRETE_MAX_LEVELS &&
+             values >= 2 * k->distinct_values)
         rc |= add_warning(r, "discrete", x, format_text(
             "%s vs %s: the %zu values take only %zu distinct values: the interval treats %s as "
             "%s shifted, which values on a few levels cannot be exactly; read it as approximate",
@@ -202,6 +203,14 @@ void analysis_describe_rounding(const comparison *c, char *buf, size_t len)
         snprintf(buf, len, "to %d significant digit%s", c->digits, c->digits == 1 ? "" : "s");
     else
         snprintf(buf, len, "to multiples of %g", c->step);
+}
+
+comparison_method analysis_method_for(const analysis_options *o, const analysis_series *baseline,
+                                      const analysis_series *candidate)
+{
+    if (o->method_given || !baseline->exact_counts || !candidate->exact_counts)
+        return o->method;
+    return METHOD_WELCH;
 }
 
 static const char *machine_name(const analysis_series *s)
@@ -328,8 +337,9 @@ static int compute_one(const analysis_series *series, const analysis_options *o,
 {
     const analysis_series *b = &series[c->baseline], *x = &series[c->candidate];
     comparison_options co = {
-        .method = o->method, .paired = o->paired, .confidence = level, .margin = o->margin,
-        .higher_is_better = b->higher_is_better, .seed = o->seed, .resamples = 0,
+        .method = analysis_method_for(o, b, x), .paired = o->paired, .confidence = level,
+        .margin = o->margin, .higher_is_better = b->higher_is_better, .seed = o->seed,
+        .resamples = 0, .exact_counts = b->exact_counts && x->exact_counts,
     };
     free(c->error);
     c->error = NULL;

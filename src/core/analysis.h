@@ -30,6 +30,9 @@ typedef struct {
     size_t n;
     bool higher_is_better; /* the metric's direction */
     const char *machine;   /* the machine that took the values; NULL or "": the one machine */
+    bool exact_counts;     /* the metric is a count, exact as taken (a counter, Go's allocs/op):
+                              no rounding allowance, and the t test on logs by default
+                              (docs/statistics.md, "Exact and near-exact data") */
 } analysis_series;
 
 /* True when two series belong to the same comparison group (same point, metric, machine). */
@@ -42,6 +45,7 @@ typedef struct {
     double margin;
     adjust_method adjust;
     uint64_t seed;
+    bool method_given;    /* method was asked for: kept for exact counts too */
 } analysis_options;
 
 typedef struct {
@@ -134,5 +138,9 @@ const char *adjust_method_name(adjust_method method);
 /* How a comparison's values are rounded, for messages: "to 2 significant digits" or
  * "to multiples of 0.01". */
 void analysis_describe_rounding(const comparison *c, char *buf, size_t len);
+/* The method a comparison of these series uses: the options', or for exact counts, unless a
+ * method was asked for, the t test on logs (a rank test cannot decide in 5 blocks). */
+comparison_method analysis_method_for(const analysis_options *o, const analysis_series *baseline,
+                                      const analysis_series *candidate);
 
 #endif

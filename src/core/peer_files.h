@@ -24,6 +24,7 @@ typedef struct {
     char *variant;         /* hyperfine's command name; NULL: the file is the variant */
     char *metric;          /* "sec/op", "real_time", "time", "value", ... */
     bool higher_is_better; /* the metric's own direction (MB/s, items_per_second) */
+    bool exact_counts;     /* the metric is a count, exact as printed (Go's allocs/op, B/op) */
     sample_series samples; /* lines[i]: the line of a text file; 0 for JSON */
 } peer_series;
 

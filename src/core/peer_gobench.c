@@ -179,6 +179,13 @@ static int check_package(go_reader *r, const peer_series *s, const char *point, 
                      (int)first.length, first.start, (int)r->pkg.length, r->pkg.start);
 }
 
+/* The testing package counts allocations and bytes and prints the whole count per
+ * operation: integers, exact, never a rounded measurement (benchstat reads them so). */
+static bool counted_unit(const char *unit)
+{
+    return strcmp(unit, "allocs/op") == 0 || strcmp(unit, "B/op") == 0;
+}
+
 static peer_series *add_series(go_reader *r, const char *point)
 {
     size_t n = strlen(r->unit);
@@ -187,7 +194,10 @@ static peer_series *add_series(go_reader *r, const char *point)
     if (array_reserve((void **)&r->pkg_of, &r->pkg_capacity, index + 1, sizeof *r->pkg_of) != 0)
         return NULL;
     r->pkg_of[index] = r->pkg;
-    return peer_series_add(r->out, point, NULL, r->metric, rate);
+    peer_series *s = peer_series_add(r->out, point, NULL, r->metric, rate);
+    if (s != NULL)
+        s->exact_counts = counted_unit(r->unit);
+    return s;
 }
 
 static int keep_result(go_reader *r, go_span name, double value, size_t lineno)

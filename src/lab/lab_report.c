@@ -11,6 +11,7 @@
 #include "core/target.h"
 #include "lab/lab_looks.h"
 #include "lab/results.h"
+#include "report/phrases.h"
 #include "stats/descriptive.h"
 
 /* Runs shorter than this mostly measure starting a process. */
@@ -127,9 +128,11 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .planned_blocks = looks.planned_blocks,
             .extensions = looks.extensions, .extended_from = looks.from_blocks,
             .extended_to = looks.blocks, .text_style = o->text_style};
-        if (o->text)
+        if (phrases_add_disagreements(&in, kept) != 0)
+            rc = error_no_memory(err);
+        if (rc == 0 && o->text)
             report_write_text(&in, o->text);
-        if (report_write_exports(&in, &o->exports, err) != 0)
+        if (rc == 0 && report_write_exports(&in, &o->exports, err) != 0)
             rc = -1;
     }
     lab_results_free(&r);

@@ -33,7 +33,9 @@ void html_settings(FILE *out, const report_input *in)
 {
     const analysis_options *o = in->options;
     fputs("<p class=\"settings\">", out);
-    markup_write_escaped(out, comparison_method_name(o->method, o->paired));
+    char method[96];
+    phrases_method(in, method, sizeof method);
+    markup_write_escaped(out, method);
     char level[LEVEL_TEXT], interval[LEVEL_TEXT];
     level_text(o->confidence, 6, level, sizeof level);
     level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);

@@ -204,8 +204,9 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
     write_text(f, in->experiment_name);
     char margin[32];
     phrases_margin(in->options->margin, margin, sizeof margin);
-    fprintf(f, "\n\n%s, %s%% confidence, margin %s",
-            comparison_method_name(in->options->method, in->options->paired), level, margin);
+    char method[96];
+    phrases_method(in, method, sizeof method);
+    fprintf(f, "\n\n%s, %s%% confidence, margin %s", method, level, margin);
     if (p_adjusted_shown(in)) {
         char interval[LEVEL_TEXT];
         level_text(in->analysis->interval_confidence, 4, interval, sizeof interval);

@@ -78,6 +78,19 @@ void phrases_estimate_of(double ratio, double low, double high, bool low_open, b
              out->high, high_open ? ")" : "]");
 }
 
+void phrases_method(const report_input *in, char *buf, size_t len)
+{
+    const analysis_options *o = in->options;
+    comparison_method counts = o->method;
+    for (size_t i = 0; i < in->n_series && counts == o->method; i++)
+        counts = analysis_method_for(o, &in->series[i], &in->series[i]);
+    if (counts == o->method)
+        snprintf(buf, len, "%s", comparison_method_name(o->method, o->paired));
+    else
+        snprintf(buf, len, "%s (%s for exact counts)", comparison_method_name(o->method, o->paired),
+                 comparison_method_name(counts, o->paired));
+}
+
 /* slower/faster only for a time where lower is better: "B is 5% slower" of a count of
  * bytes or of a throughput would say what the number never measured. */
 static const char *direction_of(const report_input *in, const analysis_series *base, double ratio)
@@ -88,6 +101,18 @@ static const char *direction_of(const report_input *in, const analysis_series *b
     return up ? "higher" : "lower";
 }
 
+/* How many runs data that never varied had: "every one of the 5 blocks", "5 runs of each",
+ * "3 and 4 runs". */
+static void runs_of(const comparison *r, char *buf, size_t len)
+{
+    if (r->paired)
+        snprintf(buf, len, "every one of the %zu blocks", r->n_baseline);
+    else if (r->n_baseline == r->n_candidate)
+        snprintf(buf, len, "%zu runs of each", r->n_baseline);
+    else
+        snprintf(buf, len, "%zu and %zu runs", r->n_baseline, r->n_candidate);
+}
+
 static void decided(const report_input *in, const analysis_comparison *c, phrases_comparison *p)
 {
     const comparison *r = &c->result;
@@ -95,11 +120,37 @@ static void decided(const report_input *in, const analysis_comparison *c, phrase
     p->direction = direction_of(in, &in->series[c->baseline], r->ratio);
     format_percent(change, decimals_of(change), false, p->size, sizeof p->size);
     units_format_times(r->ratio, p->times, sizeof p->times);
+    char margin[32], runs[64], negligible[96] = "";
     if (r->decision.negligible) {
-        char margin[32];
         phrases_margin(in->options->margin, margin, sizeof margin);
-        snprintf(p->note, sizeof p->note, "negligible: the whole interval is within %s", margin);
+        snprintf(negligible, sizeof negligible, "negligible: the whole interval is within %s",
+                 margin);
     }
+    /* n is small when samples that never varied decide: the reader weighs how many */
+    runs_of(r, runs, sizeof runs);
+    if (r->constant)
+        snprintf(p->note, sizeof p->note, "%s%s%s%s %s", negligible, negligible[0] ? "; " : "",
+                 r->relative_step > 0 ? "" : "exact: ",
+                 r->paired ? "the same ratio in" : "each gave the same value in every run,",
+                 runs);
+    else
+        snprintf(p->note, sizeof p->note, "%s", negligible);
+}
+
+/* Equivalent: what the interval rules out; [1, 1] when every run of both gave one value. */
+static void equivalent(const report_input *in, const analysis_comparison *c,
+                       phrases_comparison *p)
+{
+    const comparison *r = &c->result;
+    char margin[32], runs[64];
+    phrases_margin(in->options->margin, margin, sizeof margin);
+    runs_of(r, runs, sizeof runs);
+    if (r->constant && r->ci_low == 1.0 && r->ci_high == 1.0)
+        snprintf(p->reason, sizeof p->reason, "no difference: %s %s",
+                 r->paired ? "both gave the same value in" : "every run of both gave the same "
+                 "value,", runs);
+    else
+        snprintf(p->reason, sizeof p->reason, "no difference larger than %s", margin);
 }
 
 /* For an experiment that can be extended: the --more likely to decide (0: not one). */
@@ -172,14 +223,10 @@ static void analysed(const report_input *in, const analysis_comparison *c, phras
                         &p->estimate);
     level_text(r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence, 4, p->level,
                sizeof p->level);
-    char margin[32];
     switch (r->decision.kind) {
     case VERDICT_BETTER:
     case VERDICT_WORSE: decided(in, c, p); break;
-    case VERDICT_EQUIVALENT:
-        phrases_margin(in->options->margin, margin, sizeof margin);
-        snprintf(p->reason, sizeof p->reason, "no difference larger than %s", margin);
-        break;
+    case VERDICT_EQUIVALENT: equivalent(in, c, p); break;
     case VERDICT_INCONCLUSIVE: why_undecided(in, c, p); break;
     }
 }
@@ -228,4 +275,69 @@ void phrases_of_fleet(const analysis_fleet *f, phrases_pooled *out)
     phrases_percent(f->predict_high, out->predict_high, sizeof out->predict_high);
     snprintf(out->spread, sizeof out->spread, "\xC2\xB1%.1f%%", expm1(f->tau) * 100.0);
     phrases_kind(&f->decision, out->kind, sizeof out->kind);
+}
+
+static bool called(const analysis_comparison *c)
+{
+    verdict_kind kind = c->result.decision.kind;
+    return c->ok && (kind == VERDICT_BETTER || kind == VERDICT_WORSE);
+}
+
+/* The same point, machine and variants: the same change seen through two metrics. */
+static bool same_change(const report_input *in, const analysis_comparison *a,
+                        const analysis_comparison *b)
+{
+    const analysis_series *ab = &in->series[a->baseline], *ax = &in->series[a->candidate];
+    const analysis_series *bb = &in->series[b->baseline], *bx = &in->series[b->candidate];
+    return strcmp(ab->point, bb->point) == 0 && strcmp(ab->variant, bb->variant) == 0 &&
+           strcmp(ax->variant, bx->variant) == 0 &&
+           strcmp(analysis_comparison_machine(in->series, a),
+                  analysis_comparison_machine(in->series, b)) == 0;
+}
+
+/* "instructions:u fell 2.1%" */
+static void moved(const analysis_comparison *c, const char *metric, char *buf, size_t len)
+{
+    double change = fabs(query_percent(c->result.ratio));
+    char size[PHRASES_NUMBER];
+    format_percent(change, decimals_of(change), false, size, sizeof size);
+    snprintf(buf, len, "%s %s %s", metric, c->result.ratio > 1.0 ? "rose" : "fell", size);
+}
+
+static int add_disagreement(const report_input *in, const analysis_comparison *count,
+                            const analysis_comparison *time, analysis_result *result)
+{
+    const analysis_series *x = &in->series[count->candidate], *b = &in->series[count->baseline];
+    char counted[PHRASES_NUMBER + 160], timed[PHRASES_NUMBER + 160], message[PHRASES_SENTENCE];
+    moved(count, x->metric, counted, sizeof counted);
+    moved(time, in->series[time->candidate].metric, timed, sizeof timed);
+    const char *machine = analysis_comparison_machine(in->series, count);
+    snprintf(message, sizeof message, "%s vs %s%s%s: %s but %s: the count does not see all "
+             "that the time pays for (cache misses, the CPU's frequency, waiting, other "
+             "processes); the time is what users wait for", x->variant, b->variant,
+             machine[0] ? " on " : "", machine, counted, timed);
+    return analysis_add_warning(result, "counts-disagree", x->point, x->variant, message);
+}
+
+int phrases_add_disagreements(const report_input *in, analysis_result *result)
+{
+    assert(in->analysis == result);
+    size_t n = result->n_comparisons;
+    for (size_t i = 0; i < n; i++) {
+        const analysis_comparison *count = &result->comparisons[i];
+        if (!called(count) || !in->series[count->candidate].exact_counts)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            const analysis_comparison *time = &result->comparisons[j];
+            const analysis_series *t = &in->series[time->candidate];
+            if (j == i || !called(time) || t->exact_counts ||
+                !text_style_is_time(&in->text_style, t->metric) ||
+                !same_change(in, count, time) ||
+                time->result.decision.kind == count->result.decision.kind)
+                continue;
+            if (add_disagreement(in, count, time, result) != 0)
+                return -1;
+        }
+    }
+    return 0;
 }

@@ -27,6 +27,10 @@ const char *phrases_negligible(const verdict_decision *d);
 /* A verdict in a table's cell: "worse", "better (negligible)", "inconclusive". */
 void phrases_kind(const verdict_decision *d, char *buf, size_t len);
 
+/* The method the settings line names: "wilcoxon-signed-rank", and "(paired-t for exact
+ * counts)" when some series are counts compared by the t test (analysis_method_for). */
+void phrases_method(const report_input *in, char *buf, size_t len);
+
 /* An estimate with its interval. */
 typedef struct {
     char change[PHRASES_NUMBER];             /* phrases_change of the estimate */
@@ -53,7 +57,8 @@ typedef struct {
                                          "higher" or "lower" otherwise; NULL for the others */
     char size[PHRASES_NUMBER];        /* better and worse: "3.1%" (unsigned) */
     char times[32];                   /* better and worse: "×2.43" beyond 2x, or "" */
-    char note[96];                    /* "negligible: the whole interval is within ±1%", or "" */
+    char note[256];                   /* "negligible: the whole interval is within ±1%", what
+                                         samples that never varied mean, or "" */
     char reason[PHRASES_SENTENCE];    /* equivalent: what it rules out; inconclusive: why;
                                          !ok: why it could not be computed; else "" */
     char decide[PHRASES_SENTENCE];    /* inconclusive: what would decide it, or "" */
@@ -71,6 +76,12 @@ typedef void (*phrases_escape)(FILE *out, const char *text);
  * "B is 3.1% slower than A (×2.43)", "no difference larger than ±1%", or "<reason>;
  * <what would decide it>". */
 void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape escape);
+
+/* Where a count (a counter such as instructions:u, or Go's allocs/op) and a time of the same
+ * point and variants were decided in opposite directions, one "counts-disagree" warning in
+ * words for each such pair, added to result (the analysis in->analysis points to). 0, or -1
+ * when out of memory. */
+int phrases_add_disagreements(const report_input *in, analysis_result *result);
 
 /* A comparison pooled over the machines of a fleet. */
 typedef struct {

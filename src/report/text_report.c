@@ -35,9 +35,10 @@ static void print_settings(const report_input *in, FILE *out)
     level_text(o->confidence, 6, level, sizeof level);
     char margin[32];
     phrases_margin(o->margin, margin, sizeof margin);
-    fprintf(out, "%s%s · %s%% confidence · margin %s",
-            comparison_method_name(o->method, o->paired), o->paired ? " (paired by block)" : "",
-            level, margin);
+    char method[96];
+    phrases_method(in, method, sizeof method);
+    fprintf(out, "%s%s · %s%% confidence · margin %s", method,
+            o->paired ? " (paired by block)" : "", level, margin);
     if (in->analysis->n_comparisons > 1 && o->adjust != ADJUST_NONE)
         fprintf(out, " · %zu comparisons, %s-adjusted", in->analysis->n_comparisons,
                 o->adjust == ADJUST_HOLM ? "Holm" : "BH");

@@ -101,6 +101,98 @@ static void settle_constant_difference(shift_result *shift, double confidence)
     shift->achieved_confidence = rejected && reachable ? confidence : 0.0;
 }
 
+/* On the log scale a difference this small is no difference: doubles of proportional values
+ * (11/10 and 22/20) give log ratios a few ulps apart, while counts of 10^7 differ by 10^-7. */
+#define SAME_LOG_RATIO 1e-12
+
+static bool constant_values(const double *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (x[i] != x[0])
+            return false;
+    return true;
+}
+
+/* The data show no variation at all: each sample one value (unpaired), or every block the
+ * same log ratio (paired: the block's own level cancels, as in every paired method). */
+static bool without_variation(const double *log_b, size_t nb, const double *log_c, size_t nc,
+                              bool paired)
+{
+    if (!paired)
+        return constant_values(log_b, nb) && constant_values(log_c, nc);
+    double d = log_c[0] - log_b[0];
+    for (size_t i = 1; i < nb; i++)
+        if (!(fabs(log_c[i] - log_b[i] - d) <= SAME_LOG_RATIO))
+            return false;
+    return true;
+}
+
+/* The smallest two-sided p-value a permutation test of no change has with these runs: every
+ * paired difference of one sign (2 / 2^n), or every candidate beyond every baseline
+ * (2 / C(m + n, m)). */
+static double separation_p_value(size_t nb, size_t nc, bool paired)
+{
+    if (paired)
+        return fmin(1.0, 2.0 * pow(0.5, (double)nb));
+    double log_choose = lgamma((double)(nb + nc + 1)) - lgamma((double)(nb + 1)) -
+                        lgamma((double)(nc + 1));
+    return fmin(1.0, 2.0 * exp(-log_choose));
+}
+
+/* How likely runs of a count look as these do when nothing changed: every run of each
+ * variant one value, the two values different. A count is not moved by the machine's state,
+ * so each run is a draw of its own; whatever the count's distribution (one value, or a few
+ * levels that an alignment picks: spin's count under cachegrind takes two, 14 instructions
+ * apart), that chance is the sum over values i != j of p_i^m p_j^n, at most 2 / 4^min(m, n),
+ * reached by two equally likely levels (docs/statistics.md, "Exact and near-exact data"). */
+static double counts_separation_p_value(size_t nb, size_t nc)
+{
+    return fmin(1.0, 2.0 * pow(0.25, (double)(nb < nc ? nb : nc)));
+}
+
+/* The fewest runs per side with which counts that never varied can reach the level. */
+static size_t counts_min_n(double confidence)
+{
+    size_t n = 1;
+    while (counts_separation_p_value(n, n) > 1.0 - confidence)
+        n++;
+    return n;
+}
+
+/* Data that did not vary at all (a deterministic count; values printed with too few digits
+ * to show their spread) leave a test no noise to measure, and the tests refuse them: the shift
+ * is the one difference they show (docs/statistics.md, "Exact and near-exact data").
+ * Equal values are no change, [0, 0] (rounded ones are widened by their allowance after).
+ * Different values are claimed when data so unvarying are unlikely under no change: for counts
+ * that each took one value, the chance above; otherwise the permutation floor, and for the
+ * rank method its own rule (settle_constant_difference, after the test). Sets *min_n to the
+ * fewest runs that can decide so. True when the shift was settled here. */
+static bool settle_without_variation(const double *log_b, size_t nb, const double *log_c,
+                                     size_t nc, const comparison_options *o, shift_result *shift,
+                                     size_t *min_n)
+{
+    if (!without_variation(log_b, nb, log_c, nc, o->paired))
+        return false;
+    double d = log_c[0] - log_b[0];
+    bool equal = fabs(d) <= SAME_LOG_RATIO;
+    if (equal)
+        d = 0.0;
+    bool counted = o->exact_counts && constant_values(log_b, nb) && constant_values(log_c, nc);
+    if (!equal && !counted && o->method == METHOD_WILCOXON)
+        return false;
+    double floor = counted ? counts_separation_p_value(nb, nc)
+                           : separation_p_value(nb, nc, o->paired);
+    double p = equal ? 1.0 : floor;
+    bool claimed = equal || p <= 1.0 - o->confidence;
+    *shift = (shift_result){.estimate = d, .ci_low = d, .ci_high = d, .p_value = p,
+                            .statistic = NAN, .df = NAN,
+                            .achieved_confidence = claimed ? o->confidence : 0.0,
+                            .exact = true, .min_p_value = floor};
+    if (counted)
+        *min_n = counts_min_n(o->confidence);
+    return true;
+}
+
 /* Rounded values move a location interval by up to a step (each difference of two rounded
  * values can be off by half a step of each), and rank methods snap to the few values the data
  * take rather than averaging the rounding out, as means do. That matters when the values are
@@ -137,8 +229,8 @@ static size_t method_min_n(const comparison_options *o)
 }
 
 static void fill_comparison(const shift_result *shift, const stats_resolution *resolution,
-                            bool limited, const comparison_options *o, size_t nb, size_t nc,
-                            comparison *out)
+                            bool limited, const comparison_options *o, size_t min_n, size_t nb,
+                            size_t nc, comparison *out)
 {
     *out = (comparison){
         .method_name = comparison_method_name(o->method, o->paired),
@@ -158,7 +250,7 @@ static void fill_comparison(const shift_result *shift, const stats_resolution *r
         .low_open = shift->low_open, .high_open = shift->high_open,
         .confidence = o->confidence, .achieved_confidence = shift->achieved_confidence,
         .margin = o->margin, .higher_is_better = o->higher_is_better,
-        .resolution_limited = limited, .min_n = method_min_n(o),
+        .resolution_limited = limited, .min_n = min_n,
         .usable_share = nb > 0 ? (double)used / (double)nb : 1.0,
         .n_baseline = nb, .n_candidate = nc,
     };
@@ -181,10 +273,14 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     if (st == STATS_OK)
         st = logs_of(candidate, n_candidate, &log_c);
     shift_result shift = {0};
-    if (st == STATS_OK)
+    size_t min_n = method_min_n(options);
+    bool settled = st == STATS_OK && settle_without_variation(log_b, n_baseline, log_c,
+                                                              n_candidate, options, &shift,
+                                                              &min_n);
+    if (st == STATS_OK && !settled)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
-    if (st == STATS_OK && options->method == METHOD_BOOTSTRAP &&
+    if (st == STATS_OK && !settled && options->method == METHOD_BOOTSTRAP &&
         (n_baseline < BOOTSTRAP_MIN_N || n_candidate < BOOTSTRAP_MIN_N))
         shift.achieved_confidence = 0.0;
     stats_resolution resolution = {0};
@@ -192,9 +288,14 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
         st = stats_resolution_of(baseline, n_baseline, candidate, n_candidate, options->paired,
                                  &resolution);
     if (st == STATS_OK) {
+        if (options->exact_counts)
+            resolution.log_step = 0.0; /* counted, not rounded: no allowance */
         settle_constant_difference(&shift, options->confidence);
         bool limited = widen_to_resolution(&shift, &resolution, options->method);
-        fill_comparison(&shift, &resolution, limited, options, n_baseline, n_candidate, out);
+        fill_comparison(&shift, &resolution, limited, options, min_n, n_baseline, n_candidate,
+                        out);
+        out->constant = without_variation(log_b, n_baseline, log_c, n_candidate,
+                                          options->paired);
     }
     free(log_b);
     free(log_c);

@@ -23,6 +23,10 @@ typedef struct {
     bool higher_is_better;
     uint64_t seed;             /* bootstrap only */
     size_t resamples;          /* bootstrap only; 0 = default */
+    bool exact_counts;         /* the values are exact counts (instructions, allocs/op), not
+                                  rounded measurements: no rounding allowance, and counts that
+                                  never varied decide from 3 runs at 95% (docs/statistics.md,
+                                  "Exact and near-exact data") */
 } comparison_options;
 
 typedef struct {
@@ -43,6 +47,8 @@ typedef struct {
     double relative_step;       /* how far rounding can move the ratio (0.019 = 1.9%) */
     bool resolution_limited;    /* the interval was too fine for the values' rounding and was
                                    widened by relative_step on each side */
+    bool constant;              /* the data did not vary: each sample one value (unpaired), every
+                                   block the same ratio (paired); the ratio is that one ratio */
     verdict_decision decision;
 } comparison;
 

@@ -255,3 +255,59 @@ pyperf_file() { # file scale
     [ "$status" -eq 2 ]
     [[ "$output" == *"old.txt is go and n is numbers"* ]]
 }
+
+# Go's allocs/op and B/op are counts the testing package prints whole (issue 26, issue 30's
+# items 3 and 4): exact, never rounded measurements.
+go_counts() { # file allocs bytes: three benchmarks of 6 runs, ns/op varying
+    {
+        printf 'goos: linux\ngoarch: amd64\npkg: example.com/codec\n'
+        for name in Encode Decode Parse; do
+            for i in 1 2 3 4 5 6; do
+                printf 'Benchmark%s-8  100000  %d ns/op  %d B/op  %d allocs/op\n' \
+                    "$name" $((1000 + 7 * i)) $(($3 + i % 2)) "$2"
+            done
+        done
+    } > "$1"
+}
+
+@test "allocs/op against itself: every benchmark equivalent, exactly, and an overall line" {
+    go_counts "$DATA/old.txt" 5 64
+    go_counts "$DATA/new.txt" 5 64
+    run "$VERDICT" compare --metric allocs/op "$DATA/old.txt" "$DATA/new.txt"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'equivalent: no difference: every run of both gave the same value, 6 runs of each' <<< "$output")" -eq 3 ]
+    [[ "$output" == *"allocs/op over 3 points: +0.00% [+0.00%, +0.00%] (95% CI): equivalent"* ]]
+    [[ "$output" != *"carry no information"* ]]
+    "$VERDICT" compare --metric allocs/op --json - "$DATA/old.txt" "$DATA/new.txt" \
+        2>/dev/null > "$DATA/o.json"
+    jq -e '[.comparisons[] | .verdict] == ["equivalent", "equivalent", "equivalent"]' "$DATA/o.json"
+    jq -e '[.comparisons[] | .ci] == [[1, 1], [1, 1], [1, 1]]' "$DATA/o.json"
+    jq -e '.overall[0].verdict == "equivalent" and .overall[0].ci == [1, 1]' "$DATA/o.json"
+}
+
+@test "allocs/op 2 against 3: worse by exactly 50%, with no rounding allowance or advice" {
+    go_counts "$DATA/old.txt" 2 64
+    go_counts "$DATA/new.txt" 3 64
+    run "$VERDICT" compare --metric allocs/op "$DATA/old.txt" "$DATA/new.txt"
+    [ "$status" -eq 0 ]
+    [ "$(grep -c 'worse: new.txt is 50.0% higher than old.txt (exact: each gave the same value in every run, 6 runs of each)' <<< "$output")" -eq 3 ]
+    [[ "$output" != *"more digits"* && "$output" != *"rounded"* ]]
+    "$VERDICT" compare --metric allocs/op --json - "$DATA/old.txt" "$DATA/new.txt" \
+        2>/dev/null > "$DATA/o.json"
+    jq -e 'all(.comparisons[]; .ci[0] == .ci[1] and (.ci[0] - 1.5 | fabs) < 1e-12)' "$DATA/o.json"
+    jq -e '[.comparisons[] | .rounding_allowance] == [0, 0, 0]' "$DATA/o.json"
+}
+
+@test "B/op that vary by a byte: the t test, no allowance, the difference found" {
+    go_counts "$DATA/old.txt" 2 64
+    go_counts "$DATA/new.txt" 2 96
+    "$VERDICT" compare --metric B/op --json - "$DATA/old.txt" "$DATA/new.txt" \
+        2>/dev/null > "$DATA/o.json"
+    jq -e '[.comparisons[] | .method] == ["welch", "welch", "welch"]' "$DATA/o.json"
+    jq -e '[.comparisons[] | .verdict] == ["worse", "worse", "worse"]' "$DATA/o.json"
+    jq -e '[.comparisons[] | .resolution_limited] == [false, false, false]' "$DATA/o.json"
+    # asked for, the rank test is kept
+    "$VERDICT" compare --method wilcoxon --metric B/op --json - "$DATA/old.txt" \
+        "$DATA/new.txt" 2>/dev/null > "$DATA/w.json"
+    jq -e '.comparisons[0].method == "wilcoxon-rank-sum"' "$DATA/w.json"
+}

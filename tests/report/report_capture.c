@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void capture_make_dir(char *dir, size_t len)
@@ -66,4 +68,30 @@ json_t *capture_json(const report_input *in, const char *dir)
         fail_msg("not JSON: %s", error.text);
     free(text);
     return doc;
+}
+
+char *capture_plain(const char *html)
+{
+    static const char *const entities[][2] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}};
+    char *text = malloc(strlen(html) + 1), *to = text;
+    assert_non_null(text);
+    for (const char *p = html; *p;) {
+        if (*p == '<') {
+            const char *end = strchr(p, '>');
+            p = end ? end + 1 : p + strlen(p);
+            continue;
+        }
+        bool decoded = false;
+        for (size_t e = 0; e < sizeof entities / sizeof *entities && !decoded; e++)
+            if (strncmp(p, entities[e][0], strlen(entities[e][0])) == 0) {
+                *to++ = entities[e][1][0];
+                p += strlen(entities[e][0]);
+                decoded = true;
+            }
+        if (!decoded)
+            *to++ = *p++;
+    }
+    *to = '\0';
+    return text;
 }

@@ -24,4 +24,7 @@ char *capture_file(const report_input *in, capture_writer write, const char *dir
 /* The JSON document of in, parsed; the test fails when it is not JSON. json_decref it. */
 json_t *capture_json(const report_input *in, const char *dir);
 
+/* HTML as a reader sees it: no tags, the entities the writer makes decoded; free it. */
+char *capture_plain(const char *html);
+
 #endif
