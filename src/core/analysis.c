@@ -117,6 +117,10 @@ static int diagnose_series(analysis_result *r, const analysis_series *s, const s
             "%s: values %s over the run (Mann-Kendall tau %.2f, p = %.2g): the machine drifted or "
             "the workload warms up", name, trend.tau > 0 ? "rise" : "fall", trend.tau,
             trend.p_value));
+    /* A count's spread is a few instructions of alignment in millions: its modes and
+     * "outliers" are thousandths of a percent apart and say nothing about the machine. */
+    if (s->exact_counts)
+        return rc;
     double coefficient;
     if (s->n >= BIMODAL_MIN_N && bimodality_coefficient(s->values, s->n, &coefficient) == STATS_OK &&
         coefficient > BIMODAL_COEFFICIENT)

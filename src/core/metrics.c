@@ -105,6 +105,20 @@ bool metric_counter_higher_is_better(const perf_counters_metric *counter)
     return counter->derived != NULL && counter->derived->higher_is_better;
 }
 
+bool metric_counts_exactly(const char *name)
+{
+    perf_counters_metric counter;
+    verdict_error quiet = {0};
+    if (perf_counters_parse(name, &counter, &quiet) != 0) {
+        error_clear(&quiet);
+        return false;
+    }
+    /* A ratio (ipc) is no count, and the clocks count nanoseconds of time, not events. */
+    const char *event = counter.parts[0].event->name;
+    return counter.derived == NULL && strcmp(event, "task-clock") != 0 &&
+           strcmp(event, "cpu-clock") != 0;
+}
+
 static int parse_regex_spec(const char *spec, metric_def *out, verdict_error *err)
 {
     const char *equals = strchr(spec, '=');

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/strbuf.h"
+#include "core/metrics.h"
 #include "core/target.h"
 #include "lab/lab_looks.h"
 #include "lab/results.h"
@@ -24,10 +25,22 @@ analysis_options lab_default_analysis(const experiment *e)
                               .adjust = ADJUST_HOLM, .seed = e->seed};
 }
 
+/* True when every metric is a count of events: other work on the machine delays a run but
+ * does not change what it counts, so a disturbed run is no warning. */
+static bool lab_counts_only(const experiment *e)
+{
+    for (size_t m = 0; m < e->n_metrics; m++)
+        if (e->metrics[m].regex != NULL || !metric_counts_exactly(e->metrics[m].name))
+            return false;
+    return e->n_metrics > 0;
+}
+
 /* Disturbed runs per (point, variant), from the samples' taint. */
-static int warn_disturbed(const lab_results *r, analysis_result *a)
+static int warn_disturbed(const experiment *e, const lab_results *r, analysis_result *a)
 {
     int rc = 0;
+    if (lab_counts_only(e))
+        return 0;
     for (size_t p = 0; p < r->n_points; p++)
         for (size_t v = 0; v < r->n_variants; v++) {
             size_t cell = p * r->n_variants + v;
@@ -94,7 +107,7 @@ static int add_run_warnings(const experiment *e, const lab_results *r, analysis_
         const lab_warning *w = &r->warnings[i];
         rc |= analysis_add_warning(a, w->code, w->point, w->variant, w->message);
     }
-    return rc | warn_disturbed(r, a) | warn_too_short(e, r, a) | warn_failed_machines(r, a);
+    return rc | warn_disturbed(e, r, a) | warn_too_short(e, r, a) | warn_failed_machines(r, a);
 }
 
 int lab_report(store *db, int64_t experiment_id, const experiment *e,

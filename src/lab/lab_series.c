@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "core/metrics.h"
 
 bool lab_sample_measured(int exit_code, bool timed_out)
 {
@@ -141,6 +142,7 @@ lab_series_shape lab_series_build(const experiment *e, const lab_block_table *t,
             .n_layouts = experiment_variant_layouts(v), .built = v->source.path != NULL,
             .values = values + u * blocks, .n = shape.complete,
             .higher_is_better = e->metrics[m].higher_is_better,
+            .exact_counts = e->metrics[m].regex == NULL && metric_counts_exactly(e->metrics[m].name),
             .machine = machine && machine[0] ? machine : NULL};
     }
     return shape;
