@@ -202,6 +202,28 @@ static void test_counts_get_no_rounding_allowance(void **state)
     analysis_result_free(&b.result);
 }
 
+/* A count an alignment moved by a few instructions is no outlier, nor are its two levels two
+ * modes; the same values as measurements are both. */
+static void test_counts_have_no_shape_warnings(void **state)
+{
+    (void)state;
+    double a[24], b2[24];
+    for (size_t i = 0; i < 24; i++) {
+        a[i] = 24130926 + (i % 2 ? 14 : 0);
+        b2[i] = 24131926 + (i % 2 ? 0 : 14);
+    }
+    a[5] = 24131926;
+    for (int counts = 0; counts < 2; counts++) {
+        bench b;
+        set_up(&b, true, METHOD_WILCOXON);
+        add(&b, "p", "A", a, 24, counts);
+        add(&b, "p", "B", b2, 24, counts);
+        run(&b);
+        assert_int_equal(has_warning(&b.result, "outliers"), !counts);
+        analysis_result_free(&b.result);
+    }
+}
+
 /* The t test on logs is the default for counts; a method asked for is kept. At 99% (two
  * comparisons, or adaptive looks, ask for more than 95%) the signed-rank test needs 8 blocks:
  * +0.5% more instructions in 5 blocks is decided by the t test only. */
@@ -284,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_constant_measurements_need_the_runs),
         cmocka_unit_test(test_counts_get_no_rounding_allowance),
         cmocka_unit_test(test_method_for_counts),
+        cmocka_unit_test(test_counts_have_no_shape_warnings),
         cmocka_unit_test(test_equal_in_every_block),
         cmocka_unit_test(test_overall_of_identical_points),
     };

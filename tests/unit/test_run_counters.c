@@ -37,6 +37,23 @@ static void assert_message_has(const verdict_error *err, const char *part)
         fail_msg("'%s' is not in: %s", part, err->message);
 }
 
+/* Counts of events are exact counts for the analysis; ratios, clocks and the rest are not. */
+static void counts_of_events_are_exact(void **state)
+{
+    (void)state;
+    assert_true(metric_counts_exactly("instructions"));
+    assert_true(metric_counts_exactly("instructions:u"));
+    assert_true(metric_counts_exactly("branch-misses"));
+    assert_true(metric_counts_exactly("page-faults:uk"));
+    assert_false(metric_counts_exactly("ipc"));
+    assert_false(metric_counts_exactly("branch-miss-rate"));
+    assert_false(metric_counts_exactly("task-clock"));
+    assert_false(metric_counts_exactly("cpu-clock"));
+    assert_false(metric_counts_exactly("wall"));
+    assert_false(metric_counts_exactly("tps"));
+    assert_false(metric_counts_exactly("instructionz"));
+}
+
 static void names_are_counters_builtins_or_extractions(void **state)
 {
     (void)state;
@@ -296,6 +313,7 @@ static void cachegrind_counts_around_the_run(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(counts_of_events_are_exact),
         cmocka_unit_test(names_are_counters_builtins_or_extractions),
         cmocka_unit_test(valgrind_counts_what_cachegrind_has),
         cmocka_unit_test(the_check_asks_the_machine),
