@@ -56,6 +56,9 @@ typedef struct {
     char note[96];                    /* "negligible: the whole interval is within ±1%", or "" */
     char reason[PHRASES_SENTENCE];    /* equivalent: what it rules out; inconclusive: why;
                                          !ok: why it could not be computed; else "" */
+    char detectable[PHRASES_NUMBER];  /* inconclusive, the interval too wide: the minimum
+                                         detectable effect, "3.1%" (query_detectable_effect),
+                                         which decide begins with; else "" */
     char decide[PHRASES_SENTENCE];    /* inconclusive: what would decide it, or "" */
 } phrases_comparison;
 

@@ -194,17 +194,28 @@ static void test_family_wise_error(void **state)
     assert_true(any_raw > 0.12 * FAMILIES);
 }
 
+/* The level of the planned look at n blocks. */
+static double look_level(const stopping_rule *rule, size_t n)
+{
+    spending_look look;
+    verdict_error err = {0};
+    assert_int_equal(stopping_look_at(rule, 0.05, n, &look, &err), 0);
+    return spending_look_confidence(&look);
+}
+
 /* One A/A run under a stopping rule: looks at planned block counts (verdict's rule), or
  * after every block from the fifth on at the full level (the naive rule). */
 static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const stopping_rule *rule,
                                     bool naive, double *baseline, double *candidate)
 {
     comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
-                            .confidence = naive ? 0.95 : stopping_look_confidence(0.95, rule)};
+                            .confidence = 0.95};
     draw_dataset(rng, model, true, rule->max_blocks, 0.0, baseline, candidate);
     for (size_t n = 5; n <= rule->max_blocks; n++) {
         if (!naive && !stopping_is_look(rule, n))
             continue;
+        if (!naive)
+            o.confidence = look_level(rule, n);
         comparison c;
         assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
         if (c.decision.kind != VERDICT_INCONCLUSIVE || n == rule->max_blocks)
@@ -216,7 +227,7 @@ static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const stopp
 static void test_adaptive_stopping_keeps_error_rate(void **state)
 {
     (void)state;
-    const stopping_rule rule = {10, 100, 1.5}; /* verdict's defaults */
+    const stopping_rule rule = stopping_rule_growth(10, 100, STOPPING_DEFAULT_SPENDING);
     double baseline[100], candidate[100];
     for (int naive = 0; naive <= 1; naive++) {
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -241,9 +252,8 @@ static void test_adaptive_stopping_keeps_error_rate(void **state)
 static void test_adaptive_stopping_finds_effect(void **state)
 {
     (void)state;
-    const stopping_rule rule = {10, 100, 1.5};
-    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
-                            .confidence = stopping_look_confidence(0.95, &rule)};
+    const stopping_rule rule = stopping_rule_growth(10, 100, STOPPING_DEFAULT_SPENDING);
+    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     double baseline[100], candidate[100];
@@ -253,6 +263,7 @@ static void test_adaptive_stopping_finds_effect(void **state)
         for (size_t n = 10; n <= 100; n++) {
             if (!stopping_is_look(&rule, n))
                 continue;
+            o.confidence = look_level(&rule, n);
             comparison c;
             assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
             if (c.decision.kind != VERDICT_INCONCLUSIVE) {
