@@ -300,6 +300,11 @@ static int check_consistency(const bench_settings *s, int argc, verdict_error *e
                   s->max_runs);
         return -1;
     }
+    if (s->runs > 0 && (s->looks || s->spending)) {
+        error_set(err, ERROR_USAGE, "--%s plans adaptive looks, and --runs %zu a fixed count: "
+                  "give one", s->looks ? "looks" : "spending", s->runs);
+        return -1;
+    }
     if (s->scan_step && !s->scan_name) {
         error_set(err, ERROR_USAGE, "--parameter-step-size needs --parameter-scan VAR MIN MAX");
         return -1;

@@ -143,6 +143,9 @@ static int check_operands(const kernel_settings *s, int argc, verdict_error *err
                   s->spec.min_runs, s->spec.max_runs);
         return -1;
     }
+    if (!s->adaptive && (s->spec.looks || s->spec.spending))
+        return error_set(err, ERROR_USAGE, "--%s plans adaptive looks: give --adaptive too",
+                         s->spec.looks ? "looks" : "spending");
     return 0;
 }
 

@@ -68,6 +68,10 @@ z_near() {
     run "$VERDICT" --looks 9,6 "$SPIN 1" "$SPIN 1"
     [ "$status" -eq 2 ]
     [[ "$output" == *"--looks '9,6'"*"increasing"* ]]
+    # looks are an adaptive plan's: with a fixed count they would be ignored, so refused
+    run "$VERDICT" --looks 6,9 -r 5 "$SPIN 1" "$SPIN 1"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--looks plans adaptive looks, and --runs 5 a fixed count: give one"* ]]
 }
 
 @test "a plan that can never decide is warned about, naming the blocks that could" {
