@@ -45,6 +45,10 @@ static const char usage_running[] =
     "  -m, --min-runs N        adaptive: first analysis after N blocks (default 10)\n"
     "  -M, --max-runs N        adaptive: at most N blocks (default 100)\n"
     "      --max-time T        adaptive: stop after T (30s, 5m, 1h; default none)\n"
+    "      --looks B,B,...     adaptive: look at these block counts (10,20,30,40,50;\n"
+    "                          the first and last replace --min-runs and --max-runs)\n"
+    "      --spending NAME     adaptive: how the looks spend alpha: pocock (default),\n"
+    "                          obrien-fleming or equal (docs/statistics.md)\n"
     "  -w, --warmup N          unmeasured runs of each command first (default 1)\n"
     "  -i, --ignore-failure    keep going when a command exits non-zero or times out; its\n"
     "                          failed runs are counted in the report, never analysed\n"
@@ -106,8 +110,8 @@ static const char usage_tail[] =
     "  -V, --version           show verdict's version\n"
     "\n"
     "Adaptive stopping analyses the data only at planned block counts (10, 15, 23, ...)\n"
-    "and splits alpha equally between those looks, so stopping early keeps the error\n"
-    "rates (docs/statistics.md).\n"
+    "and spends alpha between those looks by a spending function, so stopping early\n"
+    "keeps the error rates (docs/statistics.md).\n"
     "exit status: 0 done, 1 internal failure, 2 usage or bad input, 3 a command failed,\n"
     "4 --fail-if triggered, 130 interrupted (after reporting the complete blocks).\n";
 
@@ -121,7 +125,8 @@ void bench_usage(FILE *out)
 
 enum {
     OPT_MAX_TIME = 1000, OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_SEED, OPT_METRIC,
-    OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT, OPT_COUNTERS
+    OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT, OPT_COUNTERS, OPT_LOOKS,
+    OPT_SPENDING
 };
 
 static int append_word(bench_words *list, const char *word, verdict_error *err)
@@ -220,6 +225,8 @@ static int apply_running(int opt, const char *arg, bench_settings *s, verdict_er
     case 'm': return parse_count("--min-runs", arg, false, &s->min_runs, err);
     case 'M': return parse_count("--max-runs", arg, false, &s->max_runs, err);
     case OPT_MAX_TIME: return parse_duration("--max-time", arg, &s->max_seconds, err);
+    case OPT_LOOKS: return set_once(&s->looks, "--looks", arg, err);
+    case OPT_SPENDING: return set_once(&s->spending, "--spending", arg, err);
     case 'w': return parse_count("--warmup", arg, true, &s->warmup, err);
     case 'i': s->ignore_failure = true; return 0;
     case OPT_TIMEOUT: return parse_duration("--timeout", arg, &s->timeout, err);
@@ -318,6 +325,11 @@ static int check_consistency(const bench_settings *s, int argc, verdict_error *e
                   s->max_runs);
         return -1;
     }
+    if (s->runs > 0 && (s->looks || s->spending)) {
+        error_set(err, ERROR_USAGE, "--%s plans adaptive looks, and --runs %zu a fixed count: "
+                  "give one", s->looks ? "looks" : "spending", s->runs);
+        return -1;
+    }
     if (s->scan_step && !s->scan_name) {
         error_set(err, ERROR_USAGE, "--parameter-step-size needs --parameter-scan VAR MIN MAX");
         return -1;
@@ -332,6 +344,8 @@ static int check_consistency(const bench_settings *s, int argc, verdict_error *e
 static const struct option long_options[] = {
     {"runs", required_argument, NULL, 'r'}, {"min-runs", required_argument, NULL, 'm'},
     {"max-runs", required_argument, NULL, 'M'}, {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"looks", required_argument, NULL, OPT_LOOKS},
+    {"spending", required_argument, NULL, OPT_SPENDING},
     {"warmup", required_argument, NULL, 'w'}, {"prepare", required_argument, NULL, 'p'},
     {"conclude", required_argument, NULL, 'C'}, {"setup", required_argument, NULL, 's'},
     {"cleanup", required_argument, NULL, 'c'}, {"shell", required_argument, NULL, 'S'},

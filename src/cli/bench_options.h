@@ -23,6 +23,7 @@ typedef struct {
 typedef struct {
     size_t runs;                 /* fixed blocks; 0: adaptive */
     size_t min_runs, max_runs, warmup;
+    const char *looks, *spending; /* --looks, --spending: checked by command_experiment */
     double max_seconds, timeout;
     uint64_t seed;
     bool has_seed, randomize_env, ignore_failure, higher_is_better, show_output;

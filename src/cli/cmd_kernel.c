@@ -45,6 +45,8 @@ static void kernel_usage(FILE *out)
         "      --adaptive          stop a point once decided: looks at planned block counts\n"
         "      --min-runs N        adaptive: first look after N blocks (default %d)\n"
         "      --max-runs N        adaptive: at most N blocks per point (default %d)\n"
+        "      --looks B,B,...     adaptive: look at these block counts (10,20,30,40,50)\n"
+        "      --spending NAME     adaptive: pocock (default), obrien-fleming or equal\n"
         "      --sample-time T     calibration target per sample (default 10ms)\n"
         "      --iterations N      calls per sample, no calibration (e.g. 50000000)\n"
         "  -w, --warmup N          unmeasured samples of each kernel first (default %d)\n"
@@ -65,7 +67,7 @@ static void kernel_usage(FILE *out)
 
 enum {
     OPT_ARG = 1000, OPT_SWEEP, OPT_ADAPTIVE, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_SAMPLE_TIME,
-    OPT_ITERATIONS, OPT_SEED, OPT_LIST, OPT_STORE
+    OPT_ITERATIONS, OPT_SEED, OPT_LIST, OPT_STORE, OPT_LOOKS, OPT_SPENDING
 };
 
 static int parse_iterations(const char *text, uint64_t *out, verdict_error *err)
@@ -94,6 +96,8 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     case OPT_ADAPTIVE: s->adaptive = true; return 0;
     case OPT_MIN_RUNS: return parse_count("--min-runs", arg, false, &k->min_runs, err);
     case OPT_MAX_RUNS: return parse_count("--max-runs", arg, false, &k->max_runs, err);
+    case OPT_LOOKS: k->looks = arg; return 0;
+    case OPT_SPENDING: k->spending = arg; return 0;
     case OPT_SAMPLE_TIME:
         return parse_duration("--sample-time", arg, &k->sample_seconds, err);
     case OPT_ITERATIONS: return parse_iterations(arg, &k->iterations, err);
@@ -139,6 +143,9 @@ static int check_operands(const kernel_settings *s, int argc, verdict_error *err
                   s->spec.min_runs, s->spec.max_runs);
         return -1;
     }
+    if (!s->adaptive && (s->spec.looks || s->spec.spending))
+        return error_set(err, ERROR_USAGE, "--%s plans adaptive looks: give --adaptive too",
+                         s->spec.looks ? "looks" : "spending");
     return 0;
 }
 
@@ -150,6 +157,8 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, verdict_
         {"runs", required_argument, NULL, 'r'}, {"adaptive", no_argument, NULL, OPT_ADAPTIVE},
         {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
         {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
+        {"looks", required_argument, NULL, OPT_LOOKS},
+        {"spending", required_argument, NULL, OPT_SPENDING},
         {"sample-time", required_argument, NULL, OPT_SAMPLE_TIME},
         {"iterations", required_argument, NULL, OPT_ITERATIONS},
         {"warmup", required_argument, NULL, 'w'}, {"seed", required_argument, NULL, OPT_SEED},

@@ -14,9 +14,12 @@
 #include "cli/progress.h"
 #include "common/error.h"
 #include "core/run_counters.h"
+#include "core/plan_looks.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
+#include "report/plan_json.h"
+#include "stats/level_text.h"
 #include "targets/targets.h"
 
 typedef struct {
@@ -52,8 +55,12 @@ static void run_usage(FILE *out)
         "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
         "      --dry-run           check the file (keys, paths, sources, patches,\n"
         "                          placeholders) and print the plan: points, units, blocks,\n"
-        "                          runs and each build's key, cached or to be made;\n"
-        "                          nothing is built or run\n"
+        "                          runs, each build's key, cached or to be made, and the\n"
+        "                          adaptive looks with their boundaries; nothing is built\n"
+        "                          or run. With --json FILE (- for stdout) the plan as\n"
+        "                          JSON (docs/json-schema.md, \"The plan\"). A plan that\n"
+        "                          can never decide is warned about, here and at the start\n"
+        "                          of a run, with the blocks that could\n"
         "%s"
         "  -h, --help              show this help\n"
         "\n"
@@ -186,6 +193,43 @@ static void print_estimate(const experiment *e, const char *store_path, FILE *ou
     fputs("; builds and setup not included\n", out);
 }
 
+/* --dry-run: the looks of an adaptive plan, each with its boundary. */
+static void print_looks(const experiment *e, const plan_looks *p, FILE *out)
+{
+    fprintf(out, "  looks (spending: %s", spending_name(e->spending));
+    if (p->comparisons > 1)
+        fprintf(out, "; %zu comparisons share each look's level", p->comparisons);
+    fputs("):\n", out);
+    for (size_t k = 0; k < p->n_looks; k++) {
+        const plan_look *l = &p->looks[k];
+        char level[64];
+        level_text(spending_look_confidence(&l->level), 4, level, sizeof level);
+        fprintf(out, "    %zu blocks: information %.3f, alpha spent %.4g, |z| >= %.3f (%s%%)",
+                l->blocks, l->level.fraction, l->level.alpha_spent, l->level.z, level);
+        if (!l->can_decide)
+            fprintf(out, "; cannot decide: the smallest p-value with %zu blocks is %.3g",
+                    l->blocks, l->smallest_p);
+        fputc('\n', out);
+    }
+}
+
+/* Before a plan runs: a warning when none of its looks can reach its adjusted level. */
+static void warn_undecidable(const experiment *e, const analysis_options *o,
+                             const plan_looks *p, FILE *out)
+{
+    if (p->decides_somewhere)
+        return;
+    const plan_look *last = &p->looks[p->n_looks - 1];
+    fprintf(out, "verdict run: warning: %s can never decide: with %zu blocks the smallest "
+            "p-value of %s is %.3g, above the %.3g the most significant of its %zu "
+            "comparison%s may use", e->path, last->blocks,
+            comparison_method_name(o->method, o->paired), last->smallest_p,
+            last->comparison_alpha, p->comparisons, p->comparisons == 1 ? "" : "s");
+    if (p->blocks_needed)
+        fprintf(out, "; %zu blocks or more could", p->blocks_needed);
+    fputs(" (docs/statistics.md, \"Alpha spending\")\n", out);
+}
+
 static int dry_run(const run_settings *s, experiment *e)
 {
     verdict_error err;
@@ -199,8 +243,22 @@ static int dry_run(const run_settings *s, experiment *e)
         rc = error_exit_status(err.kind);
     } else {
         char *default_store = s->store_path ? NULL : lab_default_store_path(e->path);
-        print_plan(e, cache, stdout);
-        print_estimate(e, s->store_path ? s->store_path : default_store, stdout);
+        FILE *out = report_exports_use_stdout(&s->report.exports) ? stderr : stdout;
+        analysis_options o = cli_analysis_of(e, &s->report);
+        plan_looks looks;
+        print_plan(e, cache, out);
+        print_estimate(e, s->store_path ? s->store_path : default_store, out);
+        if (plan_looks_of(e, &o, &looks, &err) == 0) {
+            if (e->adaptive)
+                print_looks(e, &looks, out);
+            warn_undecidable(e, &o, &looks, stderr);
+        }
+        if (err.kind == ERROR_NONE && s->report.exports.json)
+            report_write_plan_json(e, &o, &looks, s->report.exports.json, &err);
+        if (err.kind != ERROR_NONE) {
+            fprintf(stderr, "verdict run: %s\n", err.message);
+            rc = error_exit_status(err.kind);
+        }
         free(default_store);
     }
     free(default_cache);
@@ -220,6 +278,11 @@ static int run_file(const run_settings *s)
         experiment_free(&e);
         return rc;
     }
+    analysis_options o = cli_analysis_of(&e, &s->report);
+    plan_looks looks;
+    if (plan_looks_of(&e, &o, &looks, &err) == 0)
+        warn_undecidable(&e, &o, &looks, stderr);
+    error_clear(&err);
     char *default_store = s->store_path ? NULL : lab_default_store_path(s->experiment_path);
     char *default_cache = s->cache_dir ? NULL : lab_default_cache_dir();
     cli_run run = {.program = "verdict run", .e = &e,

@@ -25,7 +25,7 @@ uint64_t cli_fresh_seed(void)
            1000000000u;
 }
 
-static analysis_options analysis_of(const experiment *e, const report_choices *c)
+analysis_options cli_analysis_of(const experiment *e, const report_choices *c)
 {
     analysis_options o = lab_default_analysis(e);
     report_choices_override(c, &o);
@@ -42,16 +42,15 @@ void cli_print_run_summary(const experiment *e, const lab_outcome *o, const char
     if (o->samples_resumed)
         fprintf(out, "; %zu samples resumed from the store", o->samples_resumed);
     char look[64], kept[64];
-    double look_alpha = (1.0 - e->confidence) / (double)(o->looks_planned ? o->looks_planned : 1);
-    if (o->look_confidence >= 1.0 && look_alpha > 0) /* 1 - alpha/K rounded to 1 */
-        snprintf(look, sizeof look, "100 - %.3g", look_alpha * 100);
+    if (o->look_confidence >= 1.0 && o->look_alpha > 0) /* 1 - alpha rounded to 1 */
+        snprintf(look, sizeof look, "100 - %.3g", o->look_alpha * 100);
     else
         level_text(o->look_confidence, 4, look, sizeof look);
     level_text(e->confidence, 6, kept, sizeof kept);
     if (e->adaptive)
-        fprintf(out, "; adaptive: %zu looks taken of %zu planned per point, each at %s%% "
-                     "confidence so the run keeps %s%%", o->looks_taken, o->looks_planned, look,
-                kept);
+        fprintf(out, "; adaptive: %zu looks taken of %zu planned per point, spending alpha by "
+                     "%s (the last taken at %s%% confidence) so the run keeps %s%%",
+                o->looks_taken, o->looks_planned, spending_name(e->spending), look, kept);
     fputs(")\n", out);
 }
 
@@ -59,7 +58,7 @@ int cli_report(const char *program, store *db, int64_t experiment_id, const expe
                const report_choices *choices)
 {
     FILE *text = report_text_stream(choices);
-    lab_report_options o = {.analysis = analysis_of(e, choices), .exports = choices->exports,
+    lab_report_options o = {.analysis = cli_analysis_of(e, choices), .exports = choices->exports,
                             .text = text,
                             .text_style = text_choices_style(&choices->text, text)};
     analysis_result kept;
@@ -155,7 +154,7 @@ static int apply_extensions(const cli_run *r, store *db, int64_t experiment_id, 
     r->e->more_blocks = looks.blocks - looks.planned_blocks;
     if (r->more > 0) {
         char level[64];
-        level_text(lab_looks_confidence(&looks, r->e, r->e->confidence), 4, level,
+        level_text(lab_looks_confidence(&looks, r->e, r->e->confidence, 0), 4, level,
                    sizeof level);
         fprintf(stderr, "verdict: extending %s from %zu to %zu blocks per point: look %zu, "
                 "at %s%% confidence\n", r->e->name, looks.from_blocks, looks.blocks,
@@ -178,7 +177,7 @@ static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_ou
     lab_config c = {.e = r->e, .db = db, .experiment_id = experiment_id,
                     .build_logs = r->build_logs ? logs : NULL,
                     .cache_dir = r->cache_dir, .target = r->target,
-                    .analysis = analysis_of(r->e, r->report), .progress = progress_update,
+                    .analysis = cli_analysis_of(r->e, r->report), .progress = progress_update,
                     .progress_context = &progress, .notes = stderr,
                     .stop = stop_signal_flag(), .machine = machine, .worker = worker,
                     .lease_seconds = r->lease_seconds > 0 ? r->lease_seconds

@@ -50,6 +50,8 @@ int cli_parse_lease(const char *text, double *out, verdict_error *err);
 
 /* Runs (or resumes) and reports; returns the exit code, every message printed. */
 int cli_run_experiment(const cli_run *r);
+/* The analysis of e as the report group's options change it (--confidence, --method ...). */
+analysis_options cli_analysis_of(const experiment *e, const report_choices *c);
 
 /* Analyses what the store holds of the experiment and writes the report and the exports;
  * the exit code (--fail-if included), messages printed. */

@@ -198,10 +198,35 @@ void experiment_init(experiment *e)
     e->adaptive = true;
     e->min_blocks = 10;
     e->max_blocks = 100;
+    e->spending = STOPPING_DEFAULT_SPENDING;
     e->warmup = 1;
     e->confidence = 0.95;
     e->margin = 0.01;
     e->on_failure = FAILURE_ABORT;
+}
+
+stopping_rule experiment_stopping_rule(const experiment *e)
+{
+    stopping_rule rule = stopping_rule_growth(e->min_blocks, e->max_blocks, e->spending);
+    rule.looks = e->looks;
+    rule.n_looks = e->n_looks;
+    return rule;
+}
+
+int experiment_set_looks(experiment *e, const char *looks, const char *spending,
+                         verdict_error *err)
+{
+    if (spending && spending_from_name(spending, &e->spending, err) != 0)
+        return error_prefix(err, "--spending");
+    if (looks == NULL)
+        return 0;
+    free(e->looks);
+    e->looks = NULL;
+    if (stopping_parse_looks(looks, &e->looks, &e->n_looks, err) != 0)
+        return -1;
+    e->min_blocks = e->looks[0];
+    e->max_blocks = e->looks[e->n_looks - 1];
+    return 0;
 }
 
 size_t experiment_blocks(const experiment *e)
@@ -478,6 +503,7 @@ int experiment_load(const char *path, const target_table *targets, experiment *o
 
 void experiment_free(experiment *e)
 {
+    free(e->looks);
     for (size_t i = 0; i < e->n_parameters; i++) {
         free(e->parameters[i].name);
         for (size_t j = 0; j < e->parameters[i].n_values; j++)

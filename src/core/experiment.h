@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "core/stopping.h"
 
 typedef struct target_kind target_kind; /* core/target.h */
 
@@ -102,6 +103,11 @@ typedef struct experiment {
     size_t repetitions;     /* blocks per point; 0 when adaptive */
     bool adaptive;
     size_t min_blocks, max_blocks;
+    size_t *looks;          /* adaptive: the planned looks' block counts (`looks:`), the
+                             * first min_blocks and the last max_blocks; NULL: the growth
+                             * series from min_blocks (core/stopping.h) */
+    size_t n_looks;
+    spending_kind spending; /* adaptive: how the looks spend alpha */
     double max_seconds;     /* adaptive time budget per point; 0 for none */
     size_t warmup;
     double timeout;         /* per run; 0 for none */
@@ -151,6 +157,13 @@ const char *experiment_counters_name(experiment_counters counters);
 void experiment_init(experiment *e);
 /* An experiment file keeps this share of alpha for extensions unless it says otherwise. */
 #define EXPERIMENT_DEFAULT_RESERVE 0.2
+/* The looks of an adaptive plan (borrows e->looks). */
+stopping_rule experiment_stopping_rule(const experiment *e);
+/* Sets an adaptive plan's looks from the command line's --looks "10,20,30" (NULL: the growth
+ * series kept), which name the first and last block counts, and its --spending NAME (NULL:
+ * the default). 0, or -1 with ERROR_USAGE naming the option, or out of memory. */
+int experiment_set_looks(experiment *e, const char *looks, const char *spending,
+                         verdict_error *err);
 /* Blocks per point the plan has now: its repetitions (or adaptive budget) and extensions. */
 size_t experiment_blocks(const experiment *e);
 void experiment_free(experiment *e);

@@ -208,19 +208,70 @@ static int adaptive_time(experiment_loader *l, const yaml_field *f, void *target
     return yaml_duration(&l->r, f, &((experiment *)target)->max_seconds);
 }
 
+static int adaptive_spending(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const char *const names[] = {"obrien-fleming", "pocock", "equal"};
+    int kind;
+    if (yaml_choice(&l->r, f, names, 3, &kind) != 0)
+        return -1;
+    ((experiment *)target)->spending = (spending_kind)kind;
+    return 0;
+}
+
+/* looks: [10, 20, 30]: the planned looks' block counts, increasing. */
+static int adaptive_looks(experiment_loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    if (f->value == NULL || fy_node_get_type(f->value) != FYNT_SEQUENCE)
+        return yaml_fail_field(&l->r, f, "'looks' must be a list of block counts, such as "
+                               "[10, 20, 30]");
+    int count = fy_node_sequence_item_count(f->value);
+    if (count <= 0 || count > STOPPING_MAX_LOOKS)
+        return yaml_fail_field(&l->r, f, "'looks' lists %d block counts: give 1 to %d", count,
+                               STOPPING_MAX_LOOKS);
+    free(e->looks);
+    e->n_looks = 0;
+    if ((e->looks = calloc((size_t)count, sizeof *e->looks)) == NULL)
+        return yaml_fail_field(&l->r, f, "out of memory");
+    void *iter = NULL;
+    struct fy_node *item;
+    while ((item = fy_node_sequence_iterate(f->value, &iter)) != NULL) {
+        yaml_field one = {.key_node = f->key_node, .value = item};
+        snprintf(one.key, sizeof one.key, "looks");
+        if (yaml_count(&l->r, &one, true, &e->looks[e->n_looks]) != 0)
+            return -1;
+        if (e->n_looks > 0 && e->looks[e->n_looks] <= e->looks[e->n_looks - 1])
+            return yaml_fail(&l->r, item, "'looks' must increase: %zu follows %zu",
+                             e->looks[e->n_looks], e->looks[e->n_looks - 1]);
+        e->n_looks++;
+    }
+    return 0;
+}
+
 int loader_read_adaptive(experiment_loader *l, const yaml_field *f, void *target)
 {
     static const experiment_key rules[] = {
         {"min_blocks", adaptive_min, 1}, {"max_blocks", adaptive_max, 1},
-        {"max_time", adaptive_time, 1},
+        {"max_time", adaptive_time, 1},  {"looks", adaptive_looks, 1},
+        {"spending", adaptive_spending, 1},
     };
     experiment *e = target;
     if (l->has_repetitions)
         return yaml_fail(&l->r, f->key_node, "give either 'repetitions' or 'adaptive', not both");
     l->has_adaptive = true;
-    if (loader_need_mapping(l, f, "min_blocks, max_blocks, max_time") != 0 ||
-        loader_walk(l, f->value, rules, 3, " in 'adaptive'", e) != 0)
+    if (loader_need_mapping(l, f, "min_blocks, max_blocks, max_time, looks, spending") != 0 ||
+        loader_walk(l, f->value, rules, 5, " in 'adaptive'", e) != 0)
         return -1;
+    if (e->looks != NULL) {
+        /* the looks name the first and the last block counts themselves */
+        if (fy_node_mapping_lookup_by_string(f->value, "min_blocks", FY_NT) ||
+            fy_node_mapping_lookup_by_string(f->value, "max_blocks", FY_NT))
+            return yaml_fail_field(&l->r, f, "give either 'looks' or min_blocks and "
+                                   "max_blocks, not both: the looks' first and last block "
+                                   "counts are the minimum and the maximum");
+        e->min_blocks = e->looks[0];
+        e->max_blocks = e->looks[e->n_looks - 1];
+    }
     if (e->min_blocks > e->max_blocks)
         return yaml_fail_field(&l->r, f, "adaptive min_blocks %zu is above max_blocks %zu",
                                e->min_blocks, e->max_blocks);

@@ -423,6 +423,11 @@ static void hash_budget(uint64_t *h, const experiment *e)
     snprintf(seconds, sizeof seconds, "%.17g", e->adaptive ? e->max_seconds : 0.0);
     plan_hash_field(h, 't', seconds);
     plan_hash_number(h, 'W', e->warmup);
+    /* absent before spending functions: plans of the growth series keep their hash */
+    for (size_t k = 0; e->adaptive && k < e->n_looks; k++)
+        plan_hash_number(h, 'K', e->looks[k]);
+    if (e->adaptive && e->spending != STOPPING_DEFAULT_SPENDING)
+        plan_hash_number(h, 'G', (size_t)e->spending);
     if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
         snprintf(seconds, sizeof seconds, "%.17g", e->reserve_for_more);
         plan_hash_field(h, 'R', seconds); /* the levels of every look depend on it */

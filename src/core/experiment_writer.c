@@ -51,8 +51,17 @@ static void write_budget(strbuf *b, const experiment *e)
     if (e->has_seed)
         strbuf_appendf(b, "seed: %llu\n", (unsigned long long)e->seed);
     if (e->adaptive) {
-        strbuf_appendf(b, "adaptive: {min_blocks: %zu, max_blocks: %zu", e->min_blocks,
-                       e->max_blocks);
+        if (e->looks != NULL) {
+            strbuf_append(b, "adaptive: {looks: [");
+            for (size_t k = 0; k < e->n_looks; k++)
+                strbuf_appendf(b, "%s%zu", k ? ", " : "", e->looks[k]);
+            strbuf_append(b, "]");
+        } else {
+            strbuf_appendf(b, "adaptive: {min_blocks: %zu, max_blocks: %zu", e->min_blocks,
+                           e->max_blocks);
+        }
+        if (e->spending != STOPPING_DEFAULT_SPENDING)
+            strbuf_appendf(b, ", spending: %s", spending_name(e->spending));
         if (e->max_seconds > 0) {
             strbuf_append(b, ", max_time: ");
             experiment_write_number(b, e->max_seconds);

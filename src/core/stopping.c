@@ -1,10 +1,19 @@
-/* Planned looks at geometrically growing block counts, each at level 1 - alpha/K, and the
- * share of alpha kept for extensions: no false claim over all looks beyond alpha. */
+/* Planned looks at given or geometrically growing block counts, each at the boundary its
+ * spending function allows, and the share of alpha kept for extensions. */
 #include "core/stopping.h"
 
+#include <assert.h>
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "stats/distributions.h"
+
+stopping_rule stopping_rule_growth(size_t min_blocks, size_t max_blocks, spending_kind spending)
+{
+    return (stopping_rule){.min_blocks = min_blocks, .max_blocks = max_blocks,
+                           .growth = STOPPING_GROWTH, .spending = spending};
+}
 
 static size_t next_look(const stopping_rule *rule, size_t blocks)
 {
@@ -16,26 +25,124 @@ static size_t next_look(const stopping_rule *rule, size_t blocks)
 
 size_t stopping_looks(const stopping_rule *rule)
 {
+    if (rule->looks != NULL)
+        return rule->n_looks;
     size_t looks = 1;
     for (size_t b = rule->min_blocks; b < rule->max_blocks; b = next_look(rule, b))
         looks++;
     return looks;
 }
 
+size_t stopping_look_blocks(const stopping_rule *rule, size_t look)
+{
+    if (rule->looks != NULL) {
+        assert(look < rule->n_looks);
+        return rule->looks[look];
+    }
+    size_t b = rule->min_blocks;
+    for (size_t k = 0; k < look && b < rule->max_blocks; k++)
+        b = next_look(rule, b);
+    return b;
+}
+
 bool stopping_is_look(const stopping_rule *rule, size_t blocks)
 {
-    for (size_t b = rule->min_blocks; b <= rule->max_blocks; b = next_look(rule, b)) {
-        if (b == blocks)
-            return true;
-        if (b == rule->max_blocks || b > blocks)
-            break;
+    size_t looks = stopping_looks(rule);
+    for (size_t k = 0; k < looks; k++) {
+        size_t b = stopping_look_blocks(rule, k);
+        if (b >= blocks)
+            return b == blocks;
     }
     return false;
 }
 
-double stopping_look_confidence(double confidence, const stopping_rule *rule)
+/* The boundaries of looks at `blocks` (n of them) of a plan whose last look is at
+ * rule->max_blocks. */
+static int boundaries_at(const stopping_rule *rule, double alpha, const size_t *blocks,
+                         size_t n, spending_look *out, verdict_error *err)
 {
-    return 1.0 - (1.0 - confidence) / (double)stopping_looks(rule);
+    double fractions[STOPPING_MAX_LOOKS + 1];
+    assert(n <= STOPPING_MAX_LOOKS + 1 && rule->max_blocks > 0);
+    for (size_t k = 0; k < n; k++)
+        fractions[k] = (double)blocks[k] / (double)rule->max_blocks;
+    spending_plan plan = {rule->spending, alpha, 0.0};
+    return spending_boundaries(&plan, fractions, n, out, err);
+}
+
+int stopping_boundaries(const stopping_rule *rule, double alpha, spending_look *out,
+                        verdict_error *err)
+{
+    size_t n = stopping_looks(rule), blocks[STOPPING_MAX_LOOKS + 1];
+    if (n > STOPPING_MAX_LOOKS)
+        return error_set(err, ERROR_USAGE, "%zu looks planned: at most %d", n,
+                         STOPPING_MAX_LOOKS);
+    for (size_t k = 0; k < n; k++)
+        blocks[k] = stopping_look_blocks(rule, k);
+    return boundaries_at(rule, alpha, blocks, n, out, err);
+}
+
+int stopping_look_at(const stopping_rule *rule, double alpha, size_t blocks,
+                     spending_look *out, verdict_error *err)
+{
+    size_t n = stopping_looks(rule), taken[STOPPING_MAX_LOOKS + 1], k = 0;
+    spending_look looks[STOPPING_MAX_LOOKS + 1];
+    if (n > STOPPING_MAX_LOOKS)
+        return error_set(err, ERROR_USAGE, "%zu looks planned: at most %d", n,
+                         STOPPING_MAX_LOOKS);
+    while (k < n && stopping_look_blocks(rule, k) < blocks) {
+        taken[k] = stopping_look_blocks(rule, k);
+        k++;
+    }
+    taken[k++] = blocks > 0 ? blocks : 1;
+    if (boundaries_at(rule, alpha, taken, k, looks, err) != 0)
+        return -1;
+    *out = looks[k - 1];
+    return 0;
+}
+
+int stopping_check_looks(const size_t *looks, size_t n, verdict_error *err)
+{
+    if (n == 0 || n > STOPPING_MAX_LOOKS)
+        return error_set(err, ERROR_USAGE, "looks: give 1 to %d block counts, not %zu",
+                         STOPPING_MAX_LOOKS, n);
+    for (size_t k = 0; k < n; k++)
+        if (looks[k] == 0 || (k > 0 && looks[k] <= looks[k - 1]))
+            return error_set(err, ERROR_USAGE, "looks: block counts must be positive and "
+                             "increasing; %zu follows %zu", looks[k], k ? looks[k - 1] : 0);
+    return 0;
+}
+
+int stopping_parse_looks(const char *text, size_t **out, size_t *n, verdict_error *err)
+{
+    size_t *looks = calloc(STOPPING_MAX_LOOKS + 1, sizeof *looks), count = 0;
+    if (looks == NULL)
+        return error_no_memory(err);
+    int rc = -1;
+    for (const char *p = text; count <= STOPPING_MAX_LOOKS; p++) {
+        char *end;
+        errno = 0;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (v == 0 || errno != 0 || (*end != ',' && *end != '\0')) {
+            error_set(err, ERROR_USAGE, "--looks '%s': expected block counts such as "
+                      "10,20,30", text);
+            goto done;
+        }
+        looks[count++] = (size_t)v;
+        if (*end == '\0')
+            break;
+        p = end;
+    }
+    if (stopping_check_looks(looks, count, err) != 0) {
+        error_prefix(err, "--looks '%s'", text);
+        goto done;
+    }
+    *out = looks;
+    *n = count;
+    looks = NULL;
+    rc = 0;
+done:
+    free(looks);
+    return rc;
 }
 
 double stopping_planned_alpha(double alpha, double reserve, size_t looks)
@@ -46,11 +153,12 @@ double stopping_planned_alpha(double alpha, double reserve, size_t looks)
 double stopping_extension_alpha(double alpha, double reserve, size_t planned, size_t from,
                                 size_t to)
 {
-    if (planned == 0 || from < planned || to <= from)
+    if (planned == 0 || from < planned || to <= from || !(reserve > 0))
         return 0.0;
-    double spent_before = 1.0 - (double)planned / (double)from;
-    double spent_after = 1.0 - (double)planned / (double)to;
-    return reserve * alpha * (spent_after - spent_before);
+    /* beyond the planned information every spending function spends the reserve alike */
+    spending_plan plan = {STOPPING_DEFAULT_SPENDING, alpha, reserve};
+    return spending_extension_alpha(&plan, (double)from / (double)planned,
+                                    (double)to / (double)planned);
 }
 
 static double two_sided_z(double alpha)

@@ -1,32 +1,63 @@
 /* Adaptive stopping that keeps its error rates: the data are looked at only at planned
- * block counts, and each look spends an equal share of alpha (Bonferroni over looks). */
+ * block counts, and each look spends alpha by a Lan-DeMets spending function. */
 #ifndef VERDICT_CORE_STOPPING_H
 #define VERDICT_CORE_STOPPING_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/error.h"
+#include "stats/spending.h"
+
 /* Each adaptive look at about this times the previous block count (docs/statistics.md). */
 #define STOPPING_GROWTH 1.5
+/* How the looks spend alpha unless told: chosen by the blocks it takes to decide in the
+ * simulation of docs/statistics.md ("Alpha spending"). */
+#define STOPPING_DEFAULT_SPENDING SPENDING_POCOCK
+/* The most looks a plan may name (`adaptive: {looks: [...]}`, `--looks`). */
+#define STOPPING_MAX_LOOKS 64
 
 typedef struct {
-    size_t min_blocks;   /* first look */
-    size_t max_blocks;   /* last look: the budget */
-    double growth;       /* each look at about growth times the previous block count */
+    size_t min_blocks;      /* first look */
+    size_t max_blocks;      /* last look: the budget */
+    double growth;          /* each look at about growth times the previous block count */
+    const size_t *looks;    /* the looks' block counts, increasing (borrowed); NULL: the
+                               series from min_blocks by growth up to max_blocks */
+    size_t n_looks;
+    spending_kind spending;
 } stopping_rule;
+
+/* The rule of an adaptive plan with the growth series. */
+stopping_rule stopping_rule_growth(size_t min_blocks, size_t max_blocks, spending_kind spending);
 
 /* Number of planned looks (including the last one at max_blocks). */
 size_t stopping_looks(const stopping_rule *rule);
+/* The block count of the look'th (0-based) planned look. */
+size_t stopping_look_blocks(const stopping_rule *rule, size_t look);
 /* True when an analysis is planned after this many complete blocks. */
 bool stopping_is_look(const stopping_rule *rule, size_t blocks);
-/* Confidence each look must use so that the whole sequence keeps `confidence`. */
-double stopping_look_confidence(double confidence, const stopping_rule *rule);
+/* The boundaries of the planned looks (stopping_looks(rule) of them), at information
+ * fractions blocks / max_blocks, spending two-sided alpha by the rule's function. */
+int stopping_boundaries(const stopping_rule *rule, double alpha, spending_look *out,
+                        verdict_error *err);
+/* The look of an analysis after `blocks` blocks: a planned look's boundary, or for an
+ * analysis between planned looks (a point cut short by its time budget, an interrupted run)
+ * the boundary of a look at its own information after the planned looks before it — a
+ * spending function lets a look fall where it does (Lan & DeMets 1983). */
+int stopping_look_at(const stopping_rule *rule, double alpha, size_t blocks,
+                     spending_look *out, verdict_error *err);
+
+/* Block counts "10,20,30" (--looks): increasing, positive, at most STOPPING_MAX_LOOKS;
+ * *out allocated. -1 with ERROR_USAGE naming the value otherwise. */
+int stopping_parse_looks(const char *text, size_t **out, size_t *n, verdict_error *err);
+/* The same checks of looks already read: 0, or -1 with ERROR_USAGE. */
+int stopping_check_looks(const size_t *looks, size_t n, verdict_error *err);
 
 /* Extensions (`verdict run --more N`) are looks nobody planned, so a share `reserve` of
  * alpha is kept for them from the start: the planned looks spend alpha * (1 - reserve)
- * between them, and the extensions spend the rest along S(n) = reserve * alpha *
- * (1 - planned / n), n the blocks per point after an extension. S never reaches
- * reserve * alpha, so any number of extensions, of any size, keep the error rate
+ * between them, and the extensions spend the rest by spending_extension_alpha: S(n) =
+ * reserve * alpha * (1 - planned / n), n the blocks per point after an extension. S never
+ * reaches reserve * alpha, so any number of extensions, of any size, keep the error rate
  * (docs/statistics.md, "Running more"). */
 /* The alpha of each of `looks` planned looks (0 or 1 look: one). */
 double stopping_planned_alpha(double alpha, double reserve, size_t looks);

@@ -384,7 +384,7 @@ static int enter_point(engine *g, const engine_source_kind *kind, void *source, 
         return -1;
     g->at = (point_run){.point = point, .position = ++g->out->points_started, .active = true,
                         .start = runner_monotonic_seconds(),
-                        .rule = {g->e->min_blocks, g->e->max_blocks, STOPPING_GROWTH}};
+                        .rule = experiment_stopping_rule(g->e)};
     return fill_table(g, point) == 0 ? 0 : error_no_memory(err);
 }
 
@@ -562,11 +562,15 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
     g.table.values = lab_block_table_make(g.n_units, g.n_metrics);
     memset(out, 0, sizeof *out);
     error_clear(err);
-    stopping_rule rule = {e->min_blocks, e->max_blocks, STOPPING_GROWTH};
+    stopping_rule rule = experiment_stopping_rule(e);
     out->looks_planned = e->adaptive ? stopping_looks(&rule) : 0;
-    out->look_confidence = e->adaptive ? stopping_look_confidence(c->analysis.confidence, &rule)
-                                       : c->analysis.confidence;
-    int rc = prepare_engine(&g, err);
+    spending_look last = {.nominal_alpha = 1.0 - c->analysis.confidence};
+    int rc = e->adaptive ? stopping_look_at(&rule, last.nominal_alpha, e->max_blocks, &last, err)
+                         : 0;
+    out->look_confidence = spending_look_confidence(&last);
+    out->look_alpha = last.nominal_alpha;
+    if (rc == 0)
+        rc = prepare_engine(&g, err);
     out->n_points = g.points.n;
     if (rc == 0)
         rc = open_target(&g, err);

@@ -54,7 +54,9 @@ typedef struct {
     size_t complete_blocks;          /* over all points */
     size_t points_started, n_points;
     size_t looks_taken, looks_planned; /* looks_planned: per point, 0 for fixed counts */
-    double look_confidence;          /* the level every interval must use */
+    double look_confidence;          /* adaptive: the level of the last look taken (before
+                                        any: of the last planned); else the family's */
+    double look_alpha;               /* 1 - look_confidence, exact where that rounds to 1 */
     bool budget_spent;               /* adaptive: some point undecided at its last look */
     double elapsed;
     int64_t run_id;

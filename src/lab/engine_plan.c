@@ -32,8 +32,14 @@ static bool look_decides(engine *g, size_t blocks)
                         .analysed
                     ? g->n_units : 0;
     analysis_options o = g->c->analysis;
-    o.confidence = g->out->look_confidence;
     verdict_error err = {0};
+    spending_look look;
+    /* it fails only for more looks than STOPPING_MAX_LOOKS, a plan lab_run refused */
+    decided = decided && stopping_look_at(&p->rule, 1.0 - o.confidence, blocks, &look, &err) == 0;
+    if (decided) {
+        o.confidence = g->out->look_confidence = spending_look_confidence(&look);
+        g->out->look_alpha = look.nominal_alpha;
+    }
     if (p->have_latest)
         analysis_result_free(&p->latest);
     p->have_latest = decided && used > 0 &&

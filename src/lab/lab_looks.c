@@ -1,5 +1,5 @@
-/* The looks of an experiment: planned ones spend alpha * (1 - reserve) between them, each
- * extension a part of the reserve (core/stopping.h), so no sequence of them spends more. */
+/* The looks of an experiment: planned ones spend alpha by the plan's spending function,
+ * each extension a part of the reserve (core/stopping.h), so no sequence of them spends more. */
 #include "lab/lab_looks.h"
 
 #include <limits.h>
@@ -11,7 +11,7 @@ static size_t planned_looks(const experiment *e)
 {
     if (!e->adaptive)
         return 1;
-    stopping_rule rule = {e->min_blocks, e->max_blocks, STOPPING_GROWTH};
+    stopping_rule rule = experiment_stopping_rule(e);
     return stopping_looks(&rule);
 }
 
@@ -59,12 +59,22 @@ int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t mor
     return 0;
 }
 
-double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence)
+double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence,
+                            size_t blocks)
 {
     double alpha = 1.0 - confidence;
-    double reserve = e->adaptive ? 0.0 : e->reserve_for_more;
+    if (e->adaptive) {
+        stopping_rule rule = experiment_stopping_rule(e);
+        spending_look look;
+        verdict_error err = {0};
+        /* the loader checked the looks: only a plan of more than STOPPING_MAX_LOOKS fails,
+         * and it is refused before it runs */
+        if (stopping_look_at(&rule, alpha, blocks ? blocks : e->max_blocks, &look, &err) != 0)
+            return 1.0 - stopping_planned_alpha(alpha, 0.0, looks->planned_looks);
+        return spending_look_confidence(&look);
+    }
     if (looks->extensions == 0)
-        return 1.0 - stopping_planned_alpha(alpha, reserve, looks->planned_looks);
-    return 1.0 - stopping_extension_alpha(alpha, reserve, looks->planned_blocks,
+        return 1.0 - stopping_planned_alpha(alpha, e->reserve_for_more, 1);
+    return 1.0 - stopping_extension_alpha(alpha, e->reserve_for_more, looks->planned_blocks,
                                           looks->from_blocks, looks->blocks);
 }

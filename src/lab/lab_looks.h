@@ -27,7 +27,9 @@ int lab_looks_load(store *db, int64_t experiment_id, const experiment *e, lab_lo
 int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t more,
                      lab_looks *looks, verdict_error *err);
 /* The level the current look's intervals need for the family to keep `confidence` over
- * every look the experiment took and may take. */
-double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence);
+ * every look the experiment took and may take; for an adaptive experiment, of the look at
+ * `blocks` blocks per point (0: its last planned look). */
+double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence,
+                            size_t blocks);
 
 #endif

@@ -110,6 +110,18 @@ static int add_run_warnings(const experiment *e, const lab_results *r, analysis_
     return rc | warn_disturbed(e, r, a) | warn_too_short(e, r, a) | warn_failed_machines(r, a);
 }
 
+/* The blocks of the furthest look any point reached: its level is the report's. A point that
+ * stopped earlier was decided at a stricter level, and the same data keep that verdict at a
+ * looser one. */
+static size_t last_look_blocks(const lab_results *r)
+{
+    size_t blocks = 0;
+    for (size_t i = 0; i < r->n_series; i++)
+        if (r->series[i].n > blocks)
+            blocks = r->series[i].n;
+    return blocks;
+}
+
 int lab_report(store *db, int64_t experiment_id, const experiment *e,
                const lab_report_options *o, analysis_result *kept, verdict_error *err)
 {
@@ -123,7 +135,8 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
         return -1;
     }
     analysis_options options = o->analysis;
-    options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence);
+    options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence,
+                                              last_look_blocks(&r));
     int rc = analysis_run(r.series, r.n_series, &options, kept, err);
     if (rc == 0 && add_run_warnings(e, &r, kept) != 0)
         rc = error_no_memory(err);

@@ -11,7 +11,6 @@
 
 #include "common/error.h"
 #include "report/json_text.h"
-#include "report/output_file.h"
 #include "report/phrases.h"
 #include "report/report_query.h"
 #include "stats/verdict_rules.h"
@@ -292,6 +291,10 @@ static int comparison_numbers(json_t *item, const analysis_comparison *c)
                                                         : json_null());
     int rc = numbers != NULL ? json_object_update(item, numbers) : -1;
     json_decref(numbers);
+    /* inconclusive for a too wide interval: the smallest change it could have found */
+    if (rc == 0)
+        rc = json_object_set_new(item, "minimum_detectable_effect",
+                                 number_or_null(query_detectable_effect(r)));
     return rc;
 }
 
@@ -450,23 +453,5 @@ static json_t *document_json(const report_input *in)
 
 int report_write_json(const report_input *in, const char *path, verdict_error *err)
 {
-    json_t *doc = document_json(in);
-    if (doc == NULL) {
-        error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document (out of memory)");
-        return -1;
-    }
-    output_file out;
-    int rc = output_open(&out, path, err);
-    if (rc == 0) {
-        size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER;
-        if (json_dumpf(doc, out.stream, flags) != 0 || fputc('\n', out.stream) == EOF) {
-            error_set(err, ERROR_INTERNAL, "%s: cannot write JSON", path);
-            output_abandon(&out);
-            rc = -1;
-        } else {
-            rc = output_commit(&out, err);
-        }
-    }
-    json_decref(doc);
-    return rc;
+    return json_text_write(document_json(in), path, err);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "report/output_file.h"
 
 #define BASE64_SUFFIX "_base64"
 
@@ -117,5 +118,25 @@ int json_text_set_key(json_t *object, const char *key, json_t *value)
     json_decref(value);
     free(valid);
     free(unique);
+    return rc;
+}
+
+int json_text_write(json_t *doc, const char *path, verdict_error *err)
+{
+    if (doc == NULL)
+        return error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document (out of memory)");
+    output_file out;
+    int rc = output_open(&out, path, err);
+    if (rc == 0) {
+        size_t flags = JSON_INDENT(1) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER;
+        if (json_dumpf(doc, out.stream, flags) != 0 || fputc('\n', out.stream) == EOF) {
+            error_set(err, ERROR_INTERNAL, "%s: cannot write JSON", path);
+            output_abandon(&out);
+            rc = -1;
+        } else {
+            rc = output_commit(&out, err);
+        }
+    }
+    json_decref(doc);
     return rc;
 }

@@ -6,6 +6,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "common/error.h"
+
 /* A JSON string of text; bytes that are not valid UTF-8 become U+FFFD. NULL only when out
  * of memory. */
 json_t *json_text_string(const char *text);
@@ -23,5 +25,10 @@ int json_text_set_words(json_t *object, const char *field, const char *const *wo
  * there (two names that differed only in invalid bytes) gets " (2)", " (3)", ... so that
  * no value is lost. 0, or -1 out of memory. */
 int json_text_set_key(json_t *object, const char *key, json_t *value);
+
+/* Writes doc (the reference is taken) to path, "-" for standard output, as every JSON
+ * document of verdict is written: indented, doubles to 17 digits, keys in order, atomic for
+ * a file (output_file.h). NULL doc: out of memory. 0, or -1 with err. */
+int json_text_write(json_t *doc, const char *path, verdict_error *err);
 
 #endif

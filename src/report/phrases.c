@@ -174,22 +174,31 @@ static void what_decides(const report_input *in, const analysis_comparison *c,
 {
     const verdict_decision *d = &c->result.decision;
     size_t more = more_blocks_to_decide(in, c);
+    double detectable = query_detectable_effect(&c->result);
+    char could[PHRASES_NUMBER + 64] = "";
+    if (isfinite(detectable)) {
+        format_percent(100 * detectable, decimals_of(100 * detectable), false, p->detectable,
+                       sizeof p->detectable);
+        snprintf(could, sizeof could, "could have detected a change of %s or more; ",
+                 p->detectable);
+    }
     if (d->reason == UNDECIDED_RESOLUTION)
         snprintf(p->decide, sizeof p->decide,
                  "more runs of this metric cannot decide: measure with more digits");
     else if (c->across_layouts && c->layouts.needed_layouts >= 0)
-        snprintf(p->decide, sizeof p->decide, "about %ld layouts per variant needed (more runs "
-                 "of these layouts cannot remove their spread)", c->layouts.needed_layouts);
+        snprintf(p->decide, sizeof p->decide, "%sabout %ld layouts per variant needed (more "
+                 "runs of these layouts cannot remove their spread)", could,
+                 c->layouts.needed_layouts);
     else if (d->needed_blocks >= 0 && more > 0)
-        snprintf(p->decide, sizeof p->decide, "about %ld more run%s per side needed at this "
-                 "level; at the stricter level of an extension: verdict run --more %zu",
+        snprintf(p->decide, sizeof p->decide, "%sabout %ld more run%s per side needed at this "
+                 "level; at the stricter level of an extension: verdict run --more %zu", could,
                  d->needed_blocks, d->needed_blocks == 1 ? "" : "s", more);
     else if (d->needed_blocks >= 0)
-        snprintf(p->decide, sizeof p->decide, "about %ld more run%s per side needed",
+        snprintf(p->decide, sizeof p->decide, "%sabout %ld more run%s per side needed", could,
                  d->needed_blocks, d->needed_blocks == 1 ? "" : "s");
     else
         snprintf(p->decide, sizeof p->decide,
-                 "the spread gives no estimate of how many more runs would decide");
+                 "%sthe spread gives no estimate of how many more runs would decide", could);
 }
 
 /* Why an analysed comparison is undecided. */

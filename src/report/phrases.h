@@ -61,6 +61,9 @@ typedef struct {
                                          samples that never varied mean, or "" */
     char reason[PHRASES_SENTENCE];    /* equivalent: what it rules out; inconclusive: why;
                                          !ok: why it could not be computed; else "" */
+    char detectable[PHRASES_NUMBER];  /* inconclusive, the interval too wide: the minimum
+                                         detectable effect, "3.1%" (query_detectable_effect),
+                                         which decide begins with; else "" */
     char decide[PHRASES_SENTENCE];    /* inconclusive: what would decide it, or "" */
 } phrases_comparison;
 

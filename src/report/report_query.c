@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stats/descriptive.h"
+#include "stats/detectable.h"
 
 size_t query_metrics(const report_input *in, const char **names, size_t capacity)
 {
@@ -107,6 +108,15 @@ void query_metric_label(const char *metric, char *buf, size_t len)
 double query_percent(double ratio)
 {
     return (ratio - 1.0) * 100.0;
+}
+
+double query_detectable_effect(const comparison *r)
+{
+    if (r->decision.kind != VERDICT_INCONCLUSIVE ||
+        r->decision.reason != UNDECIDED_WIDE_INTERVAL)
+        return NAN;
+    double level = r->achieved_confidence > 0 ? r->achieved_confidence : r->confidence;
+    return detectable_effect(r->ci_low, r->ci_high, level, DETECTABLE_POWER);
 }
 
 const char *query_low_bracket(const comparison *r)

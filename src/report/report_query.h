@@ -34,6 +34,10 @@ const char *query_metric_unit(const char *metric);
 void query_metric_label(const char *metric, char *buf, size_t len);
 /* Change of a ratio in percent: 1.031 -> 3.1. */
 double query_percent(double ratio);
+/* The minimum detectable effect an inconclusive comparison states (stats/detectable.h, at
+ * DETECTABLE_POWER and the interval's own level): the interval too wide to decide; NaN for
+ * any other comparison, whose interval did decide or was not its data's to narrow. */
+double query_detectable_effect(const comparison *r);
 /* The interval's brackets: "(" or ")" where that end is excluded (it rests exactly on a tied
  * difference the test rejects, usually a ratio of 1), "[" or "]" otherwise. */
 const char *query_low_bracket(const comparison *r);

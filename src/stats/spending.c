@@ -50,7 +50,7 @@ static double spending_function(spending_kind kind, double alpha, double t, size
 {
     switch (kind) {
     case SPENDING_OBRIEN_FLEMING:
-        return t <= 0 ? 0.0 : 4.0 * dist_pnorm_upper(dist_qnorm(1.0 - alpha / 4.0) / sqrt(t));
+        return t <= 0 ? 0.0 : 4.0 * dist_pnorm_upper(-dist_qnorm(alpha / 4.0) / sqrt(t));
     case SPENDING_POCOCK:
         return alpha * log(1.0 + (M_E - 1.0) * t);
     case SPENDING_EQUAL:
@@ -83,7 +83,7 @@ double spending_look_z(double nominal_alpha)
 {
     if (!(nominal_alpha > 0))
         return INFINITY;
-    return dist_qnorm(1.0 - nominal_alpha / 2.0);
+    return -dist_qnorm(nominal_alpha / 2.0); /* accurate for the smallest levels */
 }
 
 double spending_look_confidence(const spending_look *look)

@@ -422,7 +422,7 @@ static int copy_parameters(const command_line_spec *s, experiment *e, verdict_er
 
 /* ---- the experiment ---- */
 
-static void set_budget(const command_line_spec *s, experiment *e)
+static int set_budget(const command_line_spec *s, experiment *e, verdict_error *err)
 {
     e->adaptive = s->runs == 0;
     e->repetitions = s->runs;
@@ -437,14 +437,16 @@ static void set_budget(const command_line_spec *s, experiment *e)
     e->margin = s->margin;
     e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
     e->counters = s->counters;
+    return e->adaptive ? experiment_set_looks(e, s->looks, s->spending, err) : 0;
 }
 
 int command_experiment(const command_line_spec *s, experiment *e, verdict_error *err)
 {
     experiment_init(e);
     e->target = &command_target;
-    set_budget(s, e);
     e->path = strdup("command line");
+    if (set_budget(s, e, err) != 0)
+        return -1;
     e->name = strdup("verdict");
     e->variants = calloc(s->n_commands + 1, sizeof *e->variants);
     e->metrics = calloc((s->n_metrics ? s->n_metrics : 1) + 1, sizeof *e->metrics);

@@ -41,6 +41,8 @@ typedef struct {
     size_t n_parameters;
     size_t runs;                   /* fixed blocks; 0: adaptive */
     size_t min_runs, max_runs;
+    const char *looks;             /* adaptive: --looks "10,20,30", or NULL (min, max) */
+    const char *spending;          /* adaptive: --spending NAME, or NULL (the default) */
     double max_seconds, timeout;
     size_t warmup;
     uint64_t seed;

@@ -571,6 +571,8 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
     e->repetitions = s->runs;
     e->min_blocks = e->adaptive ? s->min_runs : 0;
     e->max_blocks = e->adaptive ? s->max_runs : 0;
+    if (e->adaptive && experiment_set_looks(e, s->looks, s->spending, err) != 0)
+        return -1;
     e->warmup = s->warmup;
     e->seed = s->seed;
     e->has_seed = s->has_seed;

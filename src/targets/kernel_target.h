@@ -32,6 +32,8 @@ typedef struct {
     const char *sweep;           /* "NAME=V1,V2": a point per value, or NULL */
     size_t runs;                 /* fixed blocks per point; 0: adaptive */
     size_t min_runs, max_runs;
+    const char *looks;           /* adaptive: --looks "10,20,30", or NULL (min, max) */
+    const char *spending;        /* adaptive: --spending NAME, or NULL (the default) */
     double sample_seconds;
     uint64_t iterations;
     size_t warmup;

@@ -146,7 +146,7 @@ YAML
     [[ "$output" != *"100%"* ]]
     run "$VERDICT" --confidence 0.9999999999999999 --max-runs 15 -w 0 true true
     [ "$status" -eq 0 ]
-    [[ "$output" == *"each at 100 - 5.55e-15% confidence so the run keeps 99.99999999999999%"* ]]
+    [[ "$output" == *"(the last taken at 100 - 2.66e-15% confidence) so the run keeps 99.99999999999999%"* ]]
 }
 
 # Item 12: an interruption before the first complete block wrote no JSON at all.

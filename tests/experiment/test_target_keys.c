@@ -826,6 +826,10 @@ static void assert_same_budget(const experiment *a, const experiment *b)
     assert_int_equal(a->repetitions, b->repetitions);
     assert_int_equal(a->min_blocks, b->min_blocks);
     assert_int_equal(a->max_blocks, b->max_blocks);
+    assert_int_equal(a->n_looks, b->n_looks);
+    for (size_t k = 0; k < a->n_looks; k++)
+        assert_int_equal(a->looks[k], b->looks[k]);
+    assert_int_equal(a->spending, b->spending);
     assert_true(a->max_seconds == b->max_seconds);
     assert_int_equal(a->warmup, b->warmup);
     assert_true(a->timeout == b->timeout);
@@ -897,6 +901,74 @@ static void assert_runs_as(const experiment *e, size_t v, size_t w, const char *
         fail_msg("variant %zu word %zu: %s", v, w, err.message);
     assert_string_equal(word, expected);
     free(word);
+}
+
+/* adaptive: {looks, spending} (issue 27): read, written back the same, in the plan's hash;
+ * wrong lists and names refused with the key at fault. */
+static void test_adaptive_looks_and_spending(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_expect_ok("variants: {A: a, B: b}\nadaptive: {looks: [10, 20, 30, 40, 50], spending: "
+                    "obrien-fleming, max_time: 5m}\n", &e);
+    assert_true(e.adaptive);
+    assert_int_equal(e.n_looks, 5);
+    assert_int_equal(e.looks[4], 50);
+    assert_int_equal(e.min_blocks, 10);
+    assert_int_equal(e.max_blocks, 50);
+    assert_int_equal(e.spending, SPENDING_OBRIEN_FLEMING);
+    stopping_rule rule = experiment_stopping_rule(&e);
+    assert_int_equal(stopping_looks(&rule), 5);
+    assert_true(stopping_is_look(&rule, 30));
+    assert_false(stopping_is_look(&rule, 15)); /* the growth series' look, not these */
+    char *written = experiment_to_yaml(&e);
+    assert_non_null(written);
+    assert_non_null(strstr(written, "adaptive: {looks: [10, 20, 30, 40, 50], spending: "
+                                    "obrien-fleming, max_time: 300s}"));
+    free(written);
+    uint64_t with_looks = experiment_plan_hash(&e);
+    experiment_free(&e);
+    /* without looks, the growth series and the default spending, hash as before them */
+    parse_expect_ok("variants: {A: a, B: b}\nadaptive: {min_blocks: 10, max_blocks: 50}\n", &e);
+    assert_null(e.looks);
+    assert_int_equal(e.spending, STOPPING_DEFAULT_SPENDING);
+    assert_int_not_equal(with_looks, experiment_plan_hash(&e));
+    experiment_free(&e);
+    /* the command line's --looks and --spending, written and read back the same */
+    const char *commands[] = {"true", "false"};
+    command_line_spec spec = {.commands = commands, .n_commands = 2, .looks = "4,8,16",
+                              .spending = "equal", .min_runs = 10, .max_runs = 100,
+                              .confidence = 0.95, .margin = 0.01};
+    experiment back;
+    command_round_trip(&spec, &back);
+    assert_int_equal(back.n_looks, 3);
+    assert_int_equal(back.max_blocks, 16);
+    assert_int_equal(back.spending, SPENDING_EQUAL);
+    experiment_free(&back);
+    verdict_error err = {0};
+    spec.looks = "4,x";
+    assert_int_equal(command_experiment(&spec, &e, &err), -1);
+    assert_non_null(strstr(err.message, "--looks '4,x'"));
+    experiment_free(&e);
+    spec.looks = NULL;
+    spec.spending = "linear";
+    assert_int_equal(command_experiment(&spec, &e, &err), -1);
+    assert_non_null(strstr(err.message, "--spending"));
+    experiment_free(&e);
+    parse_expect_fails("variants: {A: a, B: b}\nadaptive: {looks: [10, 30, 20]}\n",
+                       "spin.yaml:2:28: 'looks' must increase: 20 follows 30");
+    parse_expect_fails("variants: {A: a, B: b}\nadaptive: {looks: [10, 0]}\n",
+                       "spin.yaml:2:24: 'looks' must be a positive integer, not '0'");
+    parse_expect_fails("variants: {A: a, B: b}\nadaptive: {looks: 10}\n",
+                       "spin.yaml:2:19: 'looks' must be a list of block counts, such as "
+                       "[10, 20, 30]");
+    parse_expect_fails("variants: {A: a, B: b}\nadaptive: {looks: [10, 20], max_blocks: 30}\n",
+                       "spin.yaml:2:12: give either 'looks' or min_blocks and max_blocks, not "
+                       "both: the looks' first and last block counts are the minimum and the "
+                       "maximum");
+    parse_expect_fails("variants: {A: a, B: b}\nadaptive: {spending: linear}\n",
+                       "spin.yaml:2:22: 'spending' must be obrien-fleming, pocock or equal, "
+                       "not 'linear'");
 }
 
 static void test_command_line_round_trip(void **state)
@@ -1272,6 +1344,7 @@ int main(void)
         cmocka_unit_test(test_command_line_round_trip_counters),
         cmocka_unit_test(test_counters_key),
         cmocka_unit_test(test_kernel_line_round_trip),
+        cmocka_unit_test(test_adaptive_looks_and_spending),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,13 +191,23 @@ static void why_undecided_and_what_would_decide(void **state)
     analysis_comparison c = decided_as(0, 1.02, VERDICT_INCONCLUSIVE);
     c.result.decision = (verdict_decision){VERDICT_INCONCLUSIVE, false, UNDECIDED_WIDE_INTERVAL, 7};
     phrases_comparison p = phrases_for(&f, &c);
+    /* [0.98, 1.02] x 1.02 at 95%: a change of 2.9% was detectable with 80% power */
     assert_words(&p, "{the interval includes both no change and changes beyond \xC2\xB1" "1%}; "
-                     "{about 7 more runs per side needed}");
+                     "{could have detected a change of 2.9% or more; about 7 more runs per "
+                     "side needed}");
+    assert_string_equal(p.detectable, "2.9%");
     c.result.decision.needed_blocks = 1;
     p = phrases_for(&f, &c);
-    assert_string_equal(p.decide, "about 1 more run per side needed");
+    assert_string_equal(p.decide, "could have detected a change of 2.9% or more; about 1 more "
+                                  "run per side needed");
     c.result.decision.needed_blocks = -1;
     p = phrases_for(&f, &c);
+    assert_string_equal(p.decide, "could have detected a change of 2.9% or more; the spread "
+                                  "gives no estimate of how many more runs would decide");
+    /* an open end: no width to read a detectable change from */
+    c.result.ci_high = INFINITY;
+    p = phrases_for(&f, &c);
+    assert_string_equal(p.detectable, "");
     assert_string_equal(p.decide, "the spread gives no estimate of how many more runs would "
                                   "decide");
     c.result.decision = (verdict_decision){VERDICT_INCONCLUSIVE, false, UNDECIDED_CONFIDENCE, 4};

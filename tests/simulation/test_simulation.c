@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/analysis.h"
 #include "common/error.h"
@@ -194,17 +195,38 @@ static void test_family_wise_error(void **state)
     assert_true(any_raw > 0.12 * FAMILIES);
 }
 
+/* verdict's default looks (10, 15, ... 100) and their levels, by block count: 0 where no
+ * look is planned (the boundaries computed once, as the engine's looks use them). */
+typedef struct {
+    size_t max_blocks;
+    double level[101];
+} planned_levels;
+
+static void plan_levels(planned_levels *out)
+{
+    stopping_rule rule = stopping_rule_growth(10, 100, STOPPING_DEFAULT_SPENDING);
+    spending_look looks[STOPPING_MAX_LOOKS];
+    verdict_error err = {0};
+    assert_int_equal(stopping_boundaries(&rule, 0.05, looks, &err), 0);
+    memset(out, 0, sizeof *out);
+    out->max_blocks = rule.max_blocks;
+    for (size_t k = 0; k < stopping_looks(&rule); k++)
+        out->level[stopping_look_blocks(&rule, k)] = spending_look_confidence(&looks[k]);
+}
+
 /* One A/A run under a stopping rule: looks at planned block counts (verdict's rule), or
  * after every block from the fifth on at the full level (the naive rule). */
-static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const stopping_rule *rule,
+static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const planned_levels *rule,
                                     bool naive, double *baseline, double *candidate)
 {
     comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
-                            .confidence = naive ? 0.95 : stopping_look_confidence(0.95, rule)};
+                            .confidence = 0.95};
     draw_dataset(rng, model, true, rule->max_blocks, 0.0, baseline, candidate);
     for (size_t n = 5; n <= rule->max_blocks; n++) {
-        if (!naive && !stopping_is_look(rule, n))
+        if (!naive && rule->level[n] == 0)
             continue;
+        if (!naive)
+            o.confidence = rule->level[n];
         comparison c;
         assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
         if (c.decision.kind != VERDICT_INCONCLUSIVE || n == rule->max_blocks)
@@ -216,7 +238,8 @@ static verdict_kind adaptive_aa_run(gsl_rng *rng, noise_model model, const stopp
 static void test_adaptive_stopping_keeps_error_rate(void **state)
 {
     (void)state;
-    const stopping_rule rule = {10, 100, 1.5}; /* verdict's defaults */
+    planned_levels rule;
+    plan_levels(&rule);
     double baseline[100], candidate[100];
     for (int naive = 0; naive <= 1; naive++) {
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -241,9 +264,9 @@ static void test_adaptive_stopping_keeps_error_rate(void **state)
 static void test_adaptive_stopping_finds_effect(void **state)
 {
     (void)state;
-    const stopping_rule rule = {10, 100, 1.5};
-    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01,
-                            .confidence = stopping_look_confidence(0.95, &rule)};
+    planned_levels rule;
+    plan_levels(&rule);
+    comparison_options o = {.method = METHOD_WILCOXON, .paired = true, .margin = 0.01};
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     double baseline[100], candidate[100];
@@ -251,8 +274,9 @@ static void test_adaptive_stopping_finds_effect(void **state)
     for (int d = 0; d < 500; d++) {
         draw_dataset(rng, NOISE_LOGNORMAL, true, 100, log(1.05), baseline, candidate);
         for (size_t n = 10; n <= 100; n++) {
-            if (!stopping_is_look(&rule, n))
+            if (rule.level[n] == 0)
                 continue;
+            o.confidence = rule.level[n];
             comparison c;
             assert_int_equal(compare_samples(baseline, n, candidate, n, &o, &c), STATS_OK);
             if (c.decision.kind != VERDICT_INCONCLUSIVE) {
