@@ -360,10 +360,11 @@ static int top_postgres(experiment_loader *l, const yaml_field *f, void *target)
         {"pin", pg_pin, 1},     {"run_as", pg_run_as, 1},     {"cache_dir", pg_cache_dir, 1},
         {"warm_runs", pg_warm_runs, 1},
         {"init", postgres_read_init, 1}, {"init_variables", postgres_read_init_variables, 1},
+        {"counters", postgres_read_counters, 1},
     };
     (void)target;
     if (loader_need_mapping(l, f, "scale, settings, fresh, pin, warm_runs, run_as, cache_dir, "
-                            "init, init_variables") != 0)
+                            "init, init_variables, counters") != 0)
         return -1;
     return loader_walk(l, f->value, rules, sizeof rules / sizeof *rules, " in 'postgres'",
                        postgres_options_of(loader_experiment(l)));
@@ -524,7 +525,9 @@ int postgres_finish_file(experiment_loader *l)
         return yaml_fail(loader_reader(l), loader_target_node(l), "'target: postgres' needs "
                          "'workload: {pgbench: [arguments]}': what pgbench runs against each "
                          "variant's server");
-    return postgres_finish_analytic(l);
+    if (postgres_finish_analytic(l) != 0)
+        return -1;
+    return postgres_finish_counters(l);
 }
 
 const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS] = {
@@ -571,6 +574,8 @@ void postgres_hash_plan(uint64_t *h, const experiment *e)
     for (size_t i = 0; i < pg->n_workload; i++)
         plan_hash_field(h, 'l', pg->workload[i]);
     postgres_hash_analytic(h, pg);
+    if (pg->counters != PG_COUNTERS_NONE) /* absent from older plans: they stay resumable */
+        plan_hash_number(h, 'k', (uint64_t)pg->counters);
 }
 
 /* ---- freeing ---- */
