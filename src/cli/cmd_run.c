@@ -13,6 +13,7 @@
 #include "build/build.h"
 #include "cli/progress.h"
 #include "common/error.h"
+#include "common/strbuf.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
@@ -143,6 +144,12 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
     for (size_t m = 0; m < e->n_metrics; m++)
         fprintf(out, " %s", e->metrics[m].name);
     fputc('\n', out);
+    if (e->target->describe_plan) {
+        strbuf note = STRBUF_INIT;
+        e->target->describe_plan(e, &note);
+        fputs(strbuf_text(&note), out);
+        strbuf_free(&note);
+    }
     for (size_t v = 0; v < e->n_variants; v++)
         if (e->variants[v].build_key)
             fprintf(out, "  variant %s: build %.16s %s\n", e->variants[v].name,

@@ -88,6 +88,9 @@ struct target_kind {
      * store keeps; NULL: the first word of the variant's command */
     int (*measured_binary)(const experiment *e, const experiment_variant *v, size_t layout,
                            strbuf *path);
+    /* lines `verdict run --dry-run` adds to the plan, each ending in a newline: how the runs
+     * will be made when that changes their cost (a server under valgrind); NULL: none */
+    void (*describe_plan)(const experiment *e, strbuf *out);
     const target_metric *metrics;       /* builtin metrics; the first is the default */
     size_t n_metrics;
     bool regex_metrics;          /* NAME=/REGEX/ extractions from a run's output allowed */

@@ -190,6 +190,20 @@ int postgres_finish_counters(experiment_loader *l)
     return check_servers(l, e, pg);
 }
 
+void postgres_describe_plan(const experiment *e, strbuf *out)
+{
+    const postgres_options *pg = postgres_options_of(e);
+    if (pg->counters == PG_COUNTERS_PERF)
+        strbuf_appendf(out, "  counters: perf's, of the server's processes during each "
+                       "workload (the backends forked for it and the postmaster; not "
+                       "pgbench, not the processes started before it)\n");
+    else if (pg->counters == PG_COUNTERS_VALGRIND)
+        strbuf_appendf(out, "  counters: every server runs under valgrind (callgrind, each "
+                       "backend counted from PostgresMain on): much slower, tens of times "
+                       "(pgbench -S -c 1 -t 20 took 6-9 s a run here, a server's start a "
+                       "few seconds more); only counts are measured\n");
+}
+
 /* ---- opening ---- */
 
 static int add_event(pg_counting *c, const perf_counters_event *event)

@@ -124,6 +124,8 @@ int postgres_read_counters(experiment_loader *l, const yaml_field *f, void *targ
 /* At the file's end: the counting mode chosen, and the metrics, workload and variants
  * checked against it. */
 int postgres_finish_counters(experiment_loader *l);
+/* --dry-run's line on how the server is counted (target_kind's describe_plan). */
+void postgres_describe_plan(const experiment *e, strbuf *out);
 
 /* postgres_keys.c: the target's keys (its part of target_kind) */
 #define POSTGRES_N_TOP_KEYS 2

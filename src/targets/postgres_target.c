@@ -787,6 +787,7 @@ const target_kind postgres_target = {
     .hash_plan = postgres_hash_plan,
     .free_variant = postgres_free_variant,
     .free_options = postgres_free_options,
+    .describe_plan = postgres_describe_plan,
     .metrics = postgres_metrics,
     .n_metrics = ARRAY_SIZE(postgres_metrics),
     .regex_metrics = true,
