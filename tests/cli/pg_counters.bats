@@ -102,7 +102,7 @@ YAML
     [[ "$output" != *"preparing the template"* ]]
 }
 
-@test "the file is checked: -T under valgrind, autovacuum, /tx of queries, tps under valgrind, counters without a counter" {
+@test "the file is checked: -T under valgrind, autovacuum, tps or a kernel count under valgrind, /query of pgbench, a typo, counters without a counter" {
     experiment dur "counters: valgrind" '["-S", "-T", "5"]' '[instructions/tx]'
     run "$VERDICT" run "$DATA/dur.yaml" --dry-run --store "$DATA/x.db"
     echo "$output"
@@ -133,6 +133,12 @@ YAML
     echo "$output"
     [ "$status" -eq 2 ]
     [[ "$output" == *"instructions/tx"* ]]
+
+    experiment typo "" '["-S", "-t", "5"]' '[instructionz/tx]'
+    run "$VERDICT" run "$DATA/typo.yaml" --dry-run --store "$DATA/x.db"
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"did you mean 'instructions/tx'?"* ]]
 
     experiment none "counters: perf" '["-S", "-t", "5"]' '[tps]'
     run "$VERDICT" run "$DATA/none.yaml" --dry-run --store "$DATA/x.db"
