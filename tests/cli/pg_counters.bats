@@ -92,6 +92,38 @@ YAML
         awk -F'|' '{ print "# pgbench " $1 " s, server " $2 / 1e9 " s" > "/dev/fd/3"; if (!($2 / 1e9 < $1 / 2)) bad = 1; n++ } END { exit bad || n != 4 }'
 }
 
+@test "perf: a queries workload is counted per query (the run's total over its number of queries)" {
+    echo "select count(*) from pgbench_accounts;" > "$DATA/one.sql"
+    echo "select count(*) from pgbench_accounts a, generate_series(1, 2) g;" > "$DATA/two.sql"
+    chmod 644 "$DATA"/*.sql
+    cat > "$DATA/q.yaml" <<YAML
+name: q
+seed: 7
+repetitions: 2
+target: postgres
+postgres: { scale: 1, fresh: point, settings: { autovacuum: "off" }, cache_dir: $CACHE }
+variants:
+  A: { bindir: $BINDIR }
+  B: { bindir: $BINDIR }
+workload:
+  queries: [$DATA/one.sql]
+metrics: [task-clock/query, task-clock]
+YAML
+    run "$VERDICT" run "$DATA/q.yaml" --store "$DATA/q.db"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # one query a run: the count per query is the run's total
+    sqlite3 "$DATA/q.db" "select q.value, t.value from sample_metric q join sample_metric t on t.sample_id = q.sample_id where q.name = 'task-clock/query' and t.name = 'task-clock'" |
+        awk -F'|' '{ print "# task-clock/query " $1 " ns" > "/dev/fd/3"; if (!($1 > 0 && $1 == $2)) bad = 1; n++ } END { exit bad || n != 4 }'
+    sed -i "s|queries: \[.*\]|queries: [$DATA/one.sql, $DATA/two.sql]|" "$DATA/q.yaml"
+    run "$VERDICT" run "$DATA/q.yaml" --store "$DATA/q2.db"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    # two queries a run: the total divided by two
+    sqlite3 "$DATA/q2.db" "select q.value, t.value from sample_metric q join sample_metric t on t.sample_id = q.sample_id where q.name = 'task-clock/query' and t.name = 'task-clock'" |
+        awk -F'|' '{ if (!($1 > 0 && ($1 * 2 - $2) ^ 2 < 4)) bad = 1; n++ } END { exit bad || n != 4 }'
+}
+
 @test "perf: a hardware counter on a machine without a PMU stops before anything runs, naming counters: valgrind" {
     experiment hard "" '["-S", "-c", "1", "-t", "10"]' '[instructions/tx]'
     run "$VERDICT" run "$DATA/hard.yaml" --store "$DATA/hard.db"
