@@ -88,8 +88,7 @@ static bool workload_sets_duration(const postgres_options *pg)
 
 static bool autovacuum_off(const experiment_env *settings, size_t n)
 {
-    static const char *const off[] = {"off", "false", "no", "0", "of", "fals", "fal", "fa", "f",
-                                      "n"};
+    static const char *const off[] = {"off", "false", "no", "0"};
     for (size_t i = 0; i < n; i++)
         if (strcasecmp(settings[i].name, "autovacuum") == 0)
             for (size_t k = 0; k < sizeof off / sizeof *off; k++)

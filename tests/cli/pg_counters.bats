@@ -134,49 +134,25 @@ YAML
     [[ "$output" != *"preparing the template"* ]]
 }
 
+# name, counters line, workload, metrics, words the refusal must hold: the file is refused
+# (exit 2) before anything runs
+refused() {
+    experiment "$1" "$2" "$3" "$4"
+    if [ "$1" = av ]; then sed -i 's/autovacuum: "off"/work_mem: 4MB/' "$DATA/av.yaml"; fi
+    run "$VERDICT" run "$DATA/$1.yaml" --dry-run --store "$DATA/x.db"
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$5"* ]]
+}
+
 @test "the file is checked: -T under valgrind, autovacuum, tps or a kernel count under valgrind, /query of pgbench, a typo, counters without a counter" {
-    experiment dur "counters: valgrind" '["-S", "-T", "5"]' '[instructions/tx]'
-    run "$VERDICT" run "$DATA/dur.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"-t N instead of -T"* ]]
-
-    experiment av "counters: valgrind" '["-S", "-t", "5"]' '[instructions/tx]'
-    sed -i 's/autovacuum: "off"/work_mem: 4MB/' "$DATA/av.yaml"
-    run "$VERDICT" run "$DATA/av.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"autovacuum"* ]]
-
-    experiment tps "counters: valgrind" '["-S", "-t", "5"]' '[instructions/tx, tps]'
-    run "$VERDICT" run "$DATA/tps.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"metric 'tps' with 'counters: valgrind'"* ]]
-
-    experiment kernel "counters: valgrind" '["-S", "-t", "5"]' '[context-switches/tx]'
-    run "$VERDICT" run "$DATA/kernel.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"cachegrind counts: instructions"* ]]
-
-    experiment q "" '["-S", "-t", "5"]' '[instructions/query]'
-    run "$VERDICT" run "$DATA/q.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"instructions/tx"* ]]
-
-    experiment typo "" '["-S", "-t", "5"]' '[instructionz/tx]'
-    run "$VERDICT" run "$DATA/typo.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"did you mean 'instructions/tx'?"* ]]
-
-    experiment none "counters: perf" '["-S", "-t", "5"]' '[tps]'
-    run "$VERDICT" run "$DATA/none.yaml" --dry-run --store "$DATA/x.db"
-    echo "$output"
-    [ "$status" -eq 2 ]
-    [[ "$output" == *"none is measured"* ]]
+    refused dur "counters: valgrind" '["-S", "-T", "5"]' '[instructions/tx]' "-t N instead of -T"
+    refused av "counters: valgrind" '["-S", "-t", "5"]' '[instructions/tx]' "autovacuum"
+    refused tps "counters: valgrind" '["-S", "-t", "5"]' '[instructions/tx, tps]' "metric 'tps' with 'counters: valgrind'"
+    refused kernel "counters: valgrind" '["-S", "-t", "5"]' '[context-switches/tx]' "cachegrind counts: instructions"
+    refused q "" '["-S", "-t", "5"]' '[instructions/query]' "a pgbench workload counts per transaction: instructions/tx"
+    refused typo "" '["-S", "-t", "5"]' '[instructionz/tx]' "did you mean 'instructions/tx'?"
+    refused none "counters: perf" '["-S", "-t", "5"]' '[tps]' "none is measured"
 }
 
 @test "valgrind: the plan says so; instructions per transaction of one binary agree within 2% (A/A), stored" {
