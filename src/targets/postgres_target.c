@@ -664,6 +664,10 @@ static int postgres_facts(target *t, machine_facts *facts)
     rc |= machine_facts_set(facts, "pg.scale", scale);
     if (pg->init_sql)
         rc |= machine_facts_set(facts, "pg.init", pg->init_sql);
+    if (pg_counting_active(&t->counting)) /* how the server's counters were read */
+        rc |= machine_facts_set(facts, "pg.counters", pg->counters == PG_COUNTERS_VALGRIND
+                                                          ? "valgrind (callgrind from PostgresMain)"
+                                                          : "perf (inherited from the postmaster)");
     for (size_t v = 0; v < t->e->n_variants; v++) {
         const experiment_variant *ev = &t->e->variants[v];
         const postgres_variant *pv = postgres_variant_of(ev);
