@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "core/run_counters.h"
 #include "core/plan_looks.h"
+#include "common/strbuf.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_estimate.h"
 #include "lab/lab_store.h"
@@ -151,10 +152,16 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
     for (size_t m = 0; m < e->n_metrics; m++)
         fprintf(out, " %s", e->metrics[m].name);
     fputc('\n', out);
-    if (e->counters == EXPERIMENT_COUNTERS_VALGRIND)
+    if (e->counters == EXPERIMENT_COUNTERS_VALGRIND && e->target->counters)
         fprintf(out, "  counters: valgrind: every run under cachegrind; expect each run to "
                 "take about %dx longer than without it (20 to 100x)\n",
                 RUN_COUNTERS_CACHEGRIND_SLOWDOWN);
+    if (e->target->describe_plan) {
+        strbuf note = STRBUF_INIT;
+        e->target->describe_plan(e, &note);
+        fputs(strbuf_text(&note), out);
+        strbuf_free(&note);
+    }
     for (size_t v = 0; v < e->n_variants; v++)
         if (e->variants[v].build_key)
             fprintf(out, "  variant %s: build %.16s %s\n", e->variants[v].name,

@@ -148,12 +148,13 @@ const char *experiment_counters_name(experiment_counters counters)
 static int top_counters(experiment_loader *l, const yaml_field *f, void *target)
 {
     static const char *const names[] = {"perf", "valgrind"};
-    if (!l->e->target->counters)
+    if (!l->e->target->counters && !l->e->target->counters_key)
         return loader_refuse_key(l, f, "its runs are not counted (docs/metrics.md)");
     int which;
     if (yaml_choice(&l->r, f, names, ARRAY_SIZE(names), &which) != 0)
         return -1;
     ((experiment *)target)->counters = (experiment_counters)which;
+    ((experiment *)target)->counters_given = true;
     return 0;
 }
 

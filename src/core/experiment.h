@@ -128,6 +128,7 @@ typedef struct experiment {
     size_t layouts;                    /* the top-level `layouts:` (default of built variants) */
     machines_mode machines;            /* `machines: survey | share` */
     experiment_counters counters;      /* `counters: perf | valgrind` */
+    bool counters_given;               /* the file said which */
     const target_kind *target;         /* what a run is: a command, a server, a function */
     void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;

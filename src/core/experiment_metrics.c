@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "core/experiment_internal.h"
+#include "common/array.h"
+#include "common/edit_distance.h"
 #include "common/error.h"
 #include "core/metrics.h"
 #include "core/regex_budget.h"
@@ -32,6 +34,18 @@ static void builtin_names(const experiment_loader *l, char *out, size_t size)
     out[0] = '\0';
     for (size_t i = 0; i < k->n_metrics; i++)
         snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? ", " : "", k->metrics[i].name);
+}
+
+/* The target's builtin nearest to a mistyped name (a long list, as PostgreSQL's counters
+ * per transaction, is cut short in a message: the suggestion comes first). */
+static const char *closest_builtin(const experiment_loader *l, const char *name)
+{
+    const target_kind *k = l->e->target;
+    const char *names[128];
+    size_t n = 0;
+    for (size_t i = 0; i < k->n_metrics && n < ARRAY_SIZE(names); i++)
+        names[n++] = k->metrics[i].name;
+    return edit_distance_closest(name, names, n, strlen(name) > 5 ? 2 : 1); /* tps is no sys */
 }
 
 static int metric_name(experiment_loader *l, const yaml_field *f, void *target)
@@ -108,7 +122,7 @@ static int check_metric(experiment_loader *l, struct fy_node *where, metric_draf
     if (builtin && m->regex)
         return yaml_fail(&l->r, where, "'%s' is a builtin metric: give the extraction another "
                          "name", m->name);
-    char names[256];
+    char names[1024];
     builtin_names(l, names, sizeof names);
     bool counted = l->e->target->counters;
     if (counted && !builtin && m->regex == NULL &&
@@ -117,9 +131,13 @@ static int check_metric(experiment_loader *l, struct fy_node *where, metric_draf
     verdict_error why = {0};
     if (counted && builtin && metric_check_counted_by(m->name, l->e->counters, &why) != 0)
         return yaml_fail(&l->r, where, "%s", why.message);
-    if (!builtin && m->regex == NULL && !counted)
-        return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s%s)", m->name, names,
+    if (!builtin && m->regex == NULL && !counted) {
+        const char *closest = closest_builtin(l, m->name);
+        return yaml_fail(&l->r, where, "unknown metric '%s' (%s%s%sbuiltins: %s%s)", m->name,
+                         closest ? "did you mean '" : "", closest ? closest : "",
+                         closest ? "'? " : "", names,
                          l->e->target->regex_metrics ? "; or give a 'regex' to extract it" : "");
+    }
     if (m->regex && !l->e->target->regex_metrics)
         return yaml_fail(&l->r, where, "metric '%s': 'target: %s' has no output to extract "
                          "numbers from (builtins: %s)", m->name, l->e->target->name, names);
@@ -166,7 +184,7 @@ static int read_metric(experiment_loader *l, struct fy_node *item)
         if (rc == 0)
             rc = add_metric(l, item, &m);
     } else {
-        char names[256];
+        char names[1024];
         builtin_names(l, names, sizeof names);
         rc = yaml_fail(&l->r, item, "a metric is a builtin name (%s) or {name: ..., regex: ..., "
                        "better: higher|lower}", names);

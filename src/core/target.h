@@ -88,12 +88,18 @@ struct target_kind {
      * store keeps; NULL: the first word of the variant's command */
     int (*measured_binary)(const experiment *e, const experiment_variant *v, size_t layout,
                            strbuf *path);
+    /* lines `verdict run --dry-run` adds to the plan, each ending in a newline: how the runs
+     * will be made when that changes their cost (a server under valgrind); NULL: none */
+    void (*describe_plan)(const experiment *e, strbuf *out);
     const target_metric *metrics;       /* builtin metrics; the first is the default */
     size_t n_metrics;
     bool regex_metrics;          /* NAME=/REGEX/ extractions from a run's output allowed */
     bool measures_processes;     /* a run is a process (rusage kept; under 5 ms: a warning) */
     bool counters;               /* counters may be metrics (instructions, page-faults, ipc),
                                     and `counters: valgrind` chosen (docs/metrics.md) */
+    bool counters_key;           /* the top-level `counters:` key chooses how its own counter
+                                    metrics are read, although `counters` is false (PostgreSQL
+                                    counts its server's processes, not the run) */
 
     /* ---- running: open, then per point begin, measure every unit, end; close ---- */
     int (*open)(const experiment *e, const target_settings *s, target **out, verdict_error *err);

@@ -118,6 +118,12 @@ typedef struct perf_counters_session perf_counters_session;
  * reason (perf_counters_refusal's words). */
 int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
                        perf_counters_session **out, verdict_error *err);
+/* Opens specs[0..n) on pid, a process that runs already and will not exec (a server), enabled
+ * at once and inherited by every process it starts from now on: its own work from the open,
+ * and each child's, added back when that child ends (the children it started before are not
+ * counted). Read once the children of interest have ended. Groups as perf_counters_open. */
+int perf_counters_attach(pid_t pid, const perf_counters_spec *specs, size_t n,
+                         perf_counters_session **out, verdict_error *err);
 /* True when every kind of event (hardware, software) with more than one member got a group. */
 bool perf_counters_grouped(const perf_counters_session *session);
 /* Reads every counter into values[0..n) (the order of the specs): after the process and

@@ -24,6 +24,7 @@ struct perf_counters_session {
     int *fds;                /* one per spec; -1 where none is open */
     int *group;              /* per spec: the index of its group's leader, or -1 (alone) */
     bool grouped;
+    bool at_exec;            /* counting starts at the process's exec, else at the open */
 };
 
 static int event_open(struct perf_event_attr *attr, pid_t pid, int group_fd)
@@ -173,13 +174,15 @@ static void close_kind(perf_counters_session *s, int kind, const perf_counters_s
         }
 }
 
-/* Opens one event on pid: alone (group_fd -1, enabled at exec) or as a sibling of a group
- * (enabled with its leader). Every counter is inherited by the processes pid starts. */
-static int open_one(const perf_counters_spec *spec, pid_t pid, int group_fd, bool in_group)
+/* Opens one event on pid: alone or as a group's leader (group_fd -1: enabled at exec, or at
+ * once) or as a sibling (enabled with its leader). Every counter is inherited by the
+ * processes pid starts. */
+static int open_one(const perf_counters_spec *spec, pid_t pid, int group_fd, bool in_group,
+                    bool at_exec)
 {
     struct perf_event_attr attr = spec_attr(spec);
     attr.inherit = 1;
-    if (group_fd < 0) {
+    if (group_fd < 0 && at_exec) {
         attr.disabled = 1;
         attr.enable_on_exec = 1;
     }
@@ -198,7 +201,7 @@ static int open_group(perf_counters_session *s, int kind, const perf_counters_sp
         if (kind_of(&specs[i]) != kind)
             continue;
         int group_fd = leader < 0 ? -1 : s->fds[leader];
-        s->fds[i] = open_one(&specs[i], pid, group_fd, true);
+        s->fds[i] = open_one(&specs[i], pid, group_fd, true, s->at_exec);
         if (s->fds[i] < 0) {
             int errnum = errno;
             close_kind(s, kind, specs);
@@ -218,7 +221,7 @@ static int open_alone(perf_counters_session *s, int kind, const perf_counters_sp
     for (size_t i = 0; i < s->n; i++) {
         if (kind_of(&specs[i]) != kind)
             continue;
-        s->fds[i] = open_one(&specs[i], pid, -1, false);
+        s->fds[i] = open_one(&specs[i], pid, -1, false, s->at_exec);
         if (s->fds[i] < 0) {
             int errnum = errno;
             close_kind(s, kind, specs);
@@ -243,8 +246,8 @@ static int open_kind(perf_counters_session *s, int kind, const perf_counters_spe
     return open_alone(s, kind, specs, pid, err);
 }
 
-int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
-                       perf_counters_session **out, verdict_error *err)
+static int open_session(pid_t pid, const perf_counters_spec *specs, size_t n, bool at_exec,
+                        perf_counters_session **out, verdict_error *err)
 {
     assert(pid >= 0 && n > 0);
     *out = NULL;
@@ -256,7 +259,8 @@ int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
         free(group);
         return error_no_memory(err);
     }
-    *s = (perf_counters_session){.n = n, .fds = fds, .group = group, .grouped = true};
+    *s = (perf_counters_session){.n = n, .fds = fds, .group = group, .grouped = true,
+                                  .at_exec = at_exec};
     for (size_t i = 0; i < n; i++)
         fds[i] = group[i] = -1;
     for (int kind = 0; kind < KIND_COUNT; kind++)
@@ -266,6 +270,19 @@ int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
         }
     *out = s;
     return 0;
+}
+
+int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
+                       perf_counters_session **out, verdict_error *err)
+{
+    return open_session(pid, specs, n, true, out, err);
+}
+
+int perf_counters_attach(pid_t pid, const perf_counters_spec *specs, size_t n,
+                         perf_counters_session **out, verdict_error *err)
+{
+    assert(pid > 0);
+    return open_session(pid, specs, n, false, out, err);
 }
 
 bool perf_counters_grouped(const perf_counters_session *session)

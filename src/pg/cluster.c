@@ -17,8 +17,10 @@
 
 #include <libpq-fe.h>
 
+#include "common/array.h"
 #include "common/error.h"
 #include "common/hash.h"
+#include "common/strbuf.h"
 #include "pg/cluster_internal.h"
 
 /* Bump when the template's recipe changes, so old templates are not reused. */
@@ -35,6 +37,7 @@
 #define SOCKET_DIR_MAX 80
 #define ERROR_TAIL 1200
 #define KEY_TEXT_MAX 65536
+#define LAUNCHER_MAX 32
 
 /* What every entry point needs, resolved once: the bindir, the server user, and the cache
  * with its three directories held open (everything below is opened from these). */
@@ -44,6 +47,7 @@ typedef struct {
     int instances_fd, ports_fd, templates_fd;
     server_user user;
     const cpu_set_t *server_cpus;
+    const char *const *launcher; /* cluster_start's: a template's server runs plain */
 } cluster_context;
 
 static int program_path(const char *bindir, const char *program, char *out, size_t outlen)
@@ -394,6 +398,44 @@ static int make_socket_dir(const cluster_context *context, cluster_instance *c, 
     return 0;
 }
 
+/* A launcher's output directory, the server user's (launched programs write there). */
+static int make_tool_dir(const cluster_context *context, cluster_instance *c, verdict_error *err)
+{
+    size_t words = 0;
+    while (context->launcher && context->launcher[words])
+        words++;
+    if (words == 0)
+        return 0;
+    if (words > LAUNCHER_MAX)
+        return error_set(err, ERROR_INTERNAL, "a launcher of %zu words (at most %d)", words,
+                         LAUNCHER_MAX);
+    (void)path_format(c->tool_dir, sizeof c->tool_dir, "%s/tool", c->instance_dir);
+    if (make_server_dir(context, c->instance_fd, "tool", c->tool_dir, err) == 0)
+        return 0;
+    c->tool_dir[0] = '\0';
+    return -1;
+}
+
+/* The launcher's words into argv (allocated) with CLUSTER_TOOL_DIR replaced: how many, or
+ * SIZE_MAX when out of memory (nothing is left allocated). */
+static size_t launcher_words(const char *const *launcher, const char *tool_dir, char **argv)
+{
+    size_t n = 0;
+    for (; launcher && launcher[n]; n++) {
+        strbuf word = STRBUF_INIT;
+        const char *at = launcher[n], *mark;
+        for (; (mark = strstr(at, CLUSTER_TOOL_DIR)) != NULL; at = mark + strlen(CLUSTER_TOOL_DIR))
+            strbuf_appendf(&word, "%.*s%s", (int)(mark - at), at, tool_dir);
+        strbuf_appendf(&word, "%s", at);
+        if ((argv[n] = strbuf_detach(&word)) == NULL) {
+            while (n > 0)
+                free(argv[--n]);
+            return SIZE_MAX;
+        }
+    }
+    return n;
+}
+
 /* Records the server verdict started, before waiting for it: a reaper trusts this pid, not
  * postmaster.pid (which the server, or whoever can write there, writes). */
 static int write_instance_record(const cluster_instance *c, verdict_error *err)
@@ -461,7 +503,8 @@ static int wait_until_ready(cluster_instance *c, verdict_error *err)
  * when verdict dies; waits until it accepts connections. */
 static int launch_server(const cluster_context *context, cluster_instance *c, verdict_error *err)
 {
-    if (reserve_port(context, c, err) != 0 || make_socket_dir(context, c, err) != 0)
+    if (reserve_port(context, c, err) != 0 || make_socket_dir(context, c, err) != 0 ||
+        make_tool_dir(context, c, err) != 0)
         return -1;
     (void)path_format(c->log_path, sizeof c->log_path, "%s/server.log", c->instance_dir);
     (void)path_format(c->user, sizeof c->user, "%s", context->user.name);
@@ -474,14 +517,19 @@ static int launch_server(const cluster_context *context, cluster_instance *c, ve
     char postgres[CLUSTER_PATH_MAX], port[16];
     program_path(context->bindir, "postgres", postgres, sizeof postgres);
     snprintf(port, sizeof port, "%d", c->port);
-    char *const argv[] = {postgres, "-D", c->data_dir, "-p", port, "-k", c->socket_dir,
-                          "-c", "listen_addresses=", NULL};
+    char *const server[] = {postgres, "-D", c->data_dir, "-p", port, "-k", c->socket_dir,
+                            "-c", "listen_addresses=", NULL};
+    char *argv[LAUNCHER_MAX + ARRAY_SIZE(server)];
+    size_t n = launcher_words(context->launcher, c->tool_dir, argv);
+    memcpy(argv + n, server, sizeof server);
     spawn_request request = {.user = &context->user, .argv = argv, .output_fd = log_fd,
                              .new_session = true, .die_with_parent = true,
                              .cpus = context->server_cpus};
     pid_t pid;
-    int rc = spawn_program(&request, &pid, err);
+    int rc = n == SIZE_MAX ? error_no_memory(err) : spawn_program(&request, &pid, err);
     close(log_fd);
+    for (size_t i = 0; i < n && n != SIZE_MAX; i++)
+        free(argv[i]);
     if (rc != 0)
         return -1;
     c->postmaster_pid = pid;
@@ -926,6 +974,7 @@ int cluster_start(const char *template_dir, const cluster_template_spec *spec,
     cluster_context context;
     if (context_resolve(spec, &context, err) != 0)
         return -1;
+    context.launcher = spec->launcher;
     /* Checked through the descriptor it is then copied from. */
     int template_fd = -1;
     int rc = open_template(AT_FDCWD, template_dir, template_dir, &context.user, &template_fd,
@@ -939,6 +988,11 @@ int cluster_start(const char *template_dir, const cluster_template_spec *spec,
         close(template_fd);
     context_release(&context);
     return rc == 0 ? 0 : -1;
+}
+
+size_t cluster_processes(const cluster_instance *c, pid_t *pids, size_t max)
+{
+    return c->postmaster_pid > 0 ? processes_in_dir(c->data_dir, pids, max) : 0;
 }
 
 int cluster_stop(cluster_instance *c, verdict_error *err)

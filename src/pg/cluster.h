@@ -28,7 +28,16 @@ typedef struct {
     const char *const *init_variables; /* "name=value", psql -v name=value, in order */
     size_t n_init_variables;
     const cpu_set_t *server_cpus; /* CPUs the started servers may use; NULL: verdict's own */
+    const char *const *launcher; /* cluster_start only (never the template's key): words run
+                                    before postgres, the postmaster's program (valgrind and
+                                    its options), NULL-terminated; NULL: postgres itself.
+                                    CLUSTER_TOOL_DIR in a word becomes the instance's
+                                    tool_dir, where the launcher may write its files. */
 } cluster_template_spec;
+
+/* The placeholder of a launcher's words for its output directory (an environment
+ * variable would not do: the postmaster moves its environment for its process titles). */
+#define CLUSTER_TOOL_DIR "{tool_dir}"
 
 /* A started copy of a template. Everything it needs to stop is in here; nothing global. */
 typedef struct {
@@ -36,6 +45,8 @@ typedef struct {
     char data_dir[CLUSTER_PATH_MAX];     /* instance_dir/data */
     char socket_dir[CLUSTER_PATH_MAX];   /* instance_dir/socket, or /tmp/verdict-pg-XXXXXX */
     char log_path[CLUSTER_PATH_MAX];     /* the server's stderr: instance_dir/server.log */
+    char tool_dir[CLUSTER_PATH_MAX];     /* with a launcher: instance_dir/tool, the server
+                                            user's, for the launcher's files; else "" */
     char user[CLUSTER_USER_MAX];         /* database superuser (the server's OS user) */
     int port;
     pid_t postmaster_pid;                /* 0 once stopped */
@@ -84,6 +95,11 @@ int cluster_start(const char *template_dir, const cluster_template_spec *spec,
 /* libpq keyword/value connection string: host (the socket dir), port, user, dbname. Usable
  * as pgbench's or psql's dbname argument. */
 void cluster_conninfo(const cluster_instance *c, char *buf, size_t len);
+
+/* The processes of the running instance (the postmaster and every process it started that
+ * still runs: PostgreSQL's processes all work in the data directory), at most max of them;
+ * returns how many were found. */
+size_t cluster_processes(const cluster_instance *c, pid_t *pids, size_t max);
 
 /* Runs CHECKPOINT in the instance; 0, or -1 with a message. */
 int cluster_checkpoint(cluster_instance *c, verdict_error *err);

@@ -13,6 +13,7 @@
 #include "core/plan_hash.h"
 #include "core/target.h"
 #include "pg/query_timer.h"
+#include "targets/postgres_counters.h"
 #include "targets/postgres_options.h"
 
 #define INIT_SQL_LIMIT (64u << 20)
@@ -218,16 +219,21 @@ static int add_query_metric(experiment *e, const char *name)
 }
 
 /* verdict sends the queries itself, so pgbench's numbers do not exist; wall (the whole
- * run) does. */
+ * run) does, and the server's counters (instructions/query). */
 static int check_query_metrics(experiment_loader *l)
 {
     const experiment *e = loader_experiment(l);
-    for (size_t m = 0; m < e->n_metrics; m++)
-        if (strcmp(e->metrics[m].name, "wall") != 0)
+    for (size_t m = 0; m < e->n_metrics; m++) {
+        char event[64];
+        pg_counter_per per;
+        if (strcmp(e->metrics[m].name, "wall") != 0 &&
+            !postgres_counter_metric(e->metrics[m].name, event, sizeof event, &per))
             return yaml_fail(loader_reader(l), loader_target_node(l), "metric '%s': with "
                              "workload 'queries' the metrics are each query's latency and "
-                             "'%s' (leave out 'metrics'), or 'wall'", e->metrics[m].name,
+                             "'%s' (leave out 'metrics'), or 'wall', or the server's counters "
+                             "('instructions/query', ...)", e->metrics[m].name,
                              POSTGRES_GEOMEAN_METRIC);
+    }
     return 0;
 }
 

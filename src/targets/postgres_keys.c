@@ -524,7 +524,9 @@ int postgres_finish_file(experiment_loader *l)
         return yaml_fail(loader_reader(l), loader_target_node(l), "'target: postgres' needs "
                          "'workload: {pgbench: [arguments]}': what pgbench runs against each "
                          "variant's server");
-    return postgres_finish_analytic(l);
+    if (postgres_finish_analytic(l) != 0)
+        return -1;
+    return postgres_finish_counters(l);
 }
 
 const experiment_key postgres_top_keys[POSTGRES_N_TOP_KEYS] = {
@@ -571,6 +573,8 @@ void postgres_hash_plan(uint64_t *h, const experiment *e)
     for (size_t i = 0; i < pg->n_workload; i++)
         plan_hash_field(h, 'l', pg->workload[i]);
     postgres_hash_analytic(h, pg);
+    if (pg->counters != PG_COUNTERS_NONE) /* absent from older plans: they stay resumable */
+        plan_hash_number(h, 'k', (uint64_t)pg->counters);
 }
 
 /* ---- freeing ---- */

@@ -20,6 +20,9 @@
 typedef enum { PG_PIN_NONE, PG_PIN_SAME, PG_PIN_SPLIT } pg_pin_policy;
 /* A fresh cluster for every run, or one per variant and point. */
 typedef enum { PG_FRESH_RUN, PG_FRESH_POINT } pg_fresh_policy;
+/* How the server's counters are read (postgres_counters.c): none asked for, perf_event_open
+ * on the postmaster, or the server under Valgrind's callgrind. */
+typedef enum { PG_COUNTERS_NONE, PG_COUNTERS_PERF, PG_COUNTERS_VALGRIND } pg_counters_mode;
 
 /* One analytic query of the workload: an SQL file, timed as a whole (postgres_analytic.c).
  * Its name, the file's name without .sql, is its metric's. */
@@ -52,6 +55,8 @@ typedef struct {
     bool has_workload;
     postgres_query *queries;    /* workload queries: run in order by one pgbench -r script */
     size_t n_queries;
+    pg_counters_mode counters;  /* the top-level 'counters: perf|valgrind' when a counter
+                                   metric is measured (perf by default); NONE otherwise */
 } postgres_options;
 
 /* Exactly one of bindir (an installed build), a 'source' (the variant's generic key: built
@@ -107,6 +112,17 @@ int postgres_run_queries(const postgres_options *pg, const char *conninfo, doubl
  * other name. */
 double postgres_query_value(const postgres_options *pg, const char *name,
                             const double *latencies_ms);
+
+/* postgres_counters.c: the server's counters during the measured workload (docs/postgres.md,
+ * "Counters of the server") */
+/* The counter metrics: every perf name plain (the run's total), per transaction ("/tx") and
+ * per query ("/query"). */
+#define POSTGRES_COUNTER_METRIC(name) {name, false}, {name "/tx", false}, {name "/query", false}
+/* At the file's end: the counting mode chosen, and the metrics, workload and variants
+ * checked against it. */
+int postgres_finish_counters(experiment_loader *l);
+/* --dry-run's line on how the server is counted (target_kind's describe_plan). */
+void postgres_describe_plan(const experiment *e, strbuf *out);
 
 /* postgres_keys.c: the target's keys (its part of target_kind) */
 #define POSTGRES_N_TOP_KEYS 2

@@ -18,16 +18,24 @@
 #include "core/metrics.h"
 #include "pg/cluster.h"
 #include "pg/pgbench_output.h"
+#include "targets/postgres_counters.h"
 #include "targets/postgres_options.h"
 #include "targets/process_run.h"
 
 #define LOG_LIMIT (256u << 20)
 
-/* What pgbench reports (src/pg/pgbench_output.h), then the process's own readings; tps,
- * the first, is the default and the only one better when higher. */
+/* What pgbench reports (src/pg/pgbench_output.h), then the process's own readings, then the
+ * server's counters (postgres_counters.c); tps, the first, is the default and the only one
+ * better when higher. */
 static const target_metric postgres_metrics[] = {
     {"tps", true},  {"latency_avg", false}, {"p50", false}, {"p95", false}, {"p99", false},
     {"wall", false}, {"user", false},       {"sys", false}, {"cpu", false}, {"maxrss", false},
+    POSTGRES_COUNTER_METRIC("instructions"), POSTGRES_COUNTER_METRIC("cycles"),
+    POSTGRES_COUNTER_METRIC("branches"), POSTGRES_COUNTER_METRIC("branch-misses"),
+    POSTGRES_COUNTER_METRIC("cache-references"), POSTGRES_COUNTER_METRIC("cache-misses"),
+    POSTGRES_COUNTER_METRIC("L1-dcache-load-misses"), POSTGRES_COUNTER_METRIC("task-clock"),
+    POSTGRES_COUNTER_METRIC("page-faults"), POSTGRES_COUNTER_METRIC("context-switches"),
+    POSTGRES_COUNTER_METRIC("cpu-migrations"),
 };
 
 /* One variant's server and the words of its runs. */
@@ -63,6 +71,7 @@ struct target {
     cpu_set_t client_cpus, server_cpus;
     bool pin_client, pin_server;
     char client_cpu_list[64], server_cpu_list[64];
+    pg_counting counting;        /* the server's counters, when a metric asks */
 };
 
 static bool is_percentile(const char *name)
@@ -182,7 +191,8 @@ static int prepare_server(target *t, size_t u, const char *default_bindir, verdi
                                       t->pg->init_sql,
                                       (const char *const *)t->init_variables,
                                       t->pg->n_init_variables,
-                                      t->pin_server ? &t->server_cpus : NULL};
+                                      t->pin_server ? &t->server_cpus : NULL,
+                                      pg_counting_launcher(&t->counting)};
     return prepare_template(t, u, ev, err);
 }
 
@@ -371,6 +381,9 @@ static int ready_server(target *t, size_t u, const run_request *request,
     }
     if (build_argv(t, u, conninfo, t->want_log, &s->run_argv) != 0)
         return error_no_memory(err);
+    /* last: the counters see the workload's backends only, not the checkpoint's */
+    if (pg_counting_active(&t->counting) && pg_counting_begin(&t->counting, &s->instance, err) != 0)
+        return -1;
     return 0;
 }
 
@@ -424,8 +437,15 @@ static int pgbench_metric(const target *t, const char *name, const run_result *r
     if (pgbench_parse(run->stdout_text ? run->stdout_text : "", run->stdout_length,
                       run->exit_code, &r, err) != 0)
         return error_prefix(err, "pgbench output");
-    *value = strcmp(name, "tps") == 0 ? r.tps : r.latency_average_ms;
+    char event[64];
+    pg_counter_per per;
+    bool counter = postgres_counter_metric(name, event, sizeof event, &per);
+    *value = counter ? pg_counting_value(&t->counting, name, r.transactions_processed, 0)
+             : strcmp(name, "tps") == 0 ? r.tps : r.latency_average_ms;
     if (!isfinite(*value)) {
+        if (counter)
+            return error_set(err, ERROR_USAGE, "%s: pgbench printed no number of transactions "
+                             "processed", name);
         error_set(err, ERROR_USAGE, "pgbench printed no %s", name);
         return -1;
     }
@@ -521,6 +541,31 @@ static void postgres_end_point(target *t)
         stop_server(t, u);
 }
 
+/* After the workload: the server's counters read (its backends waited for), unless none
+ * are counted or the run failed already. 0, or -1 with out->failure saying why. A counter
+ * that did not run the whole time is never scaled: the sample is marked. */
+static int count_server(target *t, pg_server *s, int status, target_measurement *out)
+{
+    verdict_error why = {0};
+    if (!pg_counting_active(&t->counting))
+        return 0;
+    if (status != TARGET_MEASURED) {
+        pg_counting_abandon(&t->counting);
+        return 0;
+    }
+    if (pg_counting_end(&t->counting, &s->instance, &why) != 0) {
+        snprintf(out->failure, sizeof out->failure, "counting the server's processes: %s",
+                 why.message);
+        return -1;
+    }
+    if (t->counting.partial && !out->tainted) {
+        out->tainted = true;
+        snprintf(out->taint_reason, sizeof out->taint_reason,
+                 "a counter of the server ran only part of the time (multiplexed)");
+    }
+    return 0;
+}
+
 /* A run of the workload's queries, sent by verdict itself: each one's latency, their
  * geometric mean, and the run's wall time (connecting included). */
 static int measure_queries(target *t, pg_server *s, volatile sig_atomic_t *stop,
@@ -537,11 +582,16 @@ static int measure_queries(target *t, pg_server *s, volatile sig_atomic_t *stop,
     out->wall = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
     out->user = out->sys = out->maxrss_kib = NAN; /* no process of verdict's to read */
     out->exit_code = status == TARGET_MEASURED ? 0 : 1;
-    for (size_t m = 0; m < t->n_metrics; m++)
+    if (count_server(t, s, status, out) != 0)
+        status = TARGET_RUN_FAILED;
+    for (size_t m = 0; m < t->n_metrics; m++) {
+        const char *name = t->e->metrics[m].name;
+        double counted = pg_counting_value(&t->counting, name, -1, t->pg->n_queries);
         out->values[m] = status != TARGET_MEASURED ? NAN
-                         : strcmp(t->e->metrics[m].name, "wall") == 0
-                             ? out->wall
-                             : postgres_query_value(t->pg, t->e->metrics[m].name, latencies);
+                         : strcmp(name, "wall") == 0 ? out->wall
+                         : !isnan(counted)           ? counted
+                                                     : postgres_query_value(t->pg, name, latencies);
+    }
     return status;
 }
 
@@ -577,6 +627,8 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
     request.argv = s->run_argv.words;
     run_result result;
     int ran = process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err);
+    bool ended = ran == 0 && !result.interrupted && !result.timed_out && result.exit_code == 0;
+    bool counted = count_server(t, s, ended ? TARGET_MEASURED : TARGET_RUN_FAILED, out) == 0;
     if (t->pg->fresh == PG_FRESH_RUN)
         stop_server(t, u);
     if (ran != 0)
@@ -590,6 +642,8 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
         status = TARGET_RUN_INTERRUPTED;
     else if (result.exit_code != 0 || result.timed_out)
         status = TARGET_RUN_FAILED, process_describe_failure(&result, t->e->timeout, what, out);
+    else if (!counted)
+        status = TARGET_RUN_FAILED; /* count_server said why */
     else if (!read)
         status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what,
                                              why.message);
@@ -610,6 +664,10 @@ static int postgres_facts(target *t, machine_facts *facts)
     rc |= machine_facts_set(facts, "pg.scale", scale);
     if (pg->init_sql)
         rc |= machine_facts_set(facts, "pg.init", pg->init_sql);
+    if (pg_counting_active(&t->counting)) /* how the server's counters were read */
+        rc |= machine_facts_set(facts, "pg.counters", pg->counters == PG_COUNTERS_VALGRIND
+                                                          ? "valgrind (callgrind from PostgresMain)"
+                                                          : "perf (inherited from the postmaster)");
     for (size_t v = 0; v < t->e->n_variants; v++) {
         const experiment_variant *ev = &t->e->variants[v];
         const postgres_variant *pv = postgres_variant_of(ev);
@@ -667,6 +725,7 @@ static void postgres_close(target *t)
         free(t->init_variables[i]);
     free(t->init_variables);
     process_runner_close(&t->runner);
+    pg_counting_close(&t->counting);
     free(t);
 }
 
@@ -691,6 +750,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
     char default_bindir[1024] = "/usr/bin";
     cluster_find_bindir(default_bindir, sizeof default_bindir);
     int rc = process_metric_defs(e, t->metrics, t->process_metric, err);
+    if (rc == 0) /* before the templates: a machine that cannot count stops at once */
+        rc = pg_counting_open(&t->counting, e, err);
     if (rc == 0)
         rc = process_runner_open(&t->runner, s, e->seed, true, err);
     if (rc == 0)
@@ -730,10 +791,12 @@ const target_kind postgres_target = {
     .hash_plan = postgres_hash_plan,
     .free_variant = postgres_free_variant,
     .free_options = postgres_free_options,
+    .describe_plan = postgres_describe_plan,
     .metrics = postgres_metrics,
     .n_metrics = ARRAY_SIZE(postgres_metrics),
     .regex_metrics = true,
     .measures_processes = true, /* pgbench */
+    .counters_key = true,       /* the server's counters (postgres_counters.c) */
     .open = postgres_open,
     .facts = postgres_facts,
     .begin_point = postgres_begin_point,

@@ -212,6 +212,46 @@ static void test_postgres_workload_words(void **state)
                    "workload; parameters are: c");
 }
 
+/* The server's counters: a counter metric alone means perf; valgrind needs -t, autovacuum
+ * off, counts only; /tx and /query follow the workload; the mode is in the plan. */
+static void test_postgres_counters(void **state)
+{
+    (void)state;
+    experiment e;
+    const char *head = "target: postgres\nvariants: {A: {bindir: /b}}\n";
+    char text[512];
+    snprintf(text, sizeof text, "%sworkload: {pgbench: [-S]}\nmetrics: [instructions/tx, tps]\n",
+             head);
+    parse_expect_ok(text, &e);
+    assert_int_equal(postgres_options_of(&e)->counters, PG_COUNTERS_PERF);
+    assert_false(e.metrics[0].higher_is_better);
+    experiment_free(&e);
+    uint64_t perf = parse_expect_plan_hash(text);
+    snprintf(text, sizeof text, "%scounters: valgrind\npostgres: {settings: {autovacuum: "
+             "\"off\"}}\nworkload: {pgbench: [-S, -t, 20]}\nmetrics: [instructions/tx]\n", head);
+    parse_expect_ok(text, &e);
+    assert_int_equal(postgres_options_of(&e)->counters, PG_COUNTERS_VALGRIND);
+    experiment_free(&e);
+    assert_true(parse_expect_plan_hash(text) != perf);
+    snprintf(text, sizeof text, "%scounters: valgrind\npostgres: {settings: {autovacuum: "
+             "\"off\"}}\nworkload: {pgbench: \"-S -T5\"}\nmetrics: [instructions/tx]\n", head);
+    parse_expect_fails_with(text, "spin.yaml:1:1: 'counters: valgrind' needs a fixed number of "
+                            "transactions: give pgbench -t N instead of -T");
+    snprintf(text, sizeof text, "%scounters: valgrind\nworkload: {pgbench: [-S]}\n"
+             "metrics: [instructions/tx]\n", head);
+    parse_expect_fails_with(text, "spin.yaml:1:1: 'counters: valgrind' needs 'settings: "
+                            "{autovacuum: \"off\"}'");
+    snprintf(text, sizeof text, "%sworkload: {pgbench: [-S]}\nmetrics: [page-faults/query]\n",
+             head);
+    parse_expect_fails(text, "spin.yaml:1:1: metric 'page-faults/query' divides by the queries "
+                       "of a 'queries' workload; a pgbench workload counts per transaction: "
+                       "page-faults/tx");
+    snprintf(text, sizeof text, "target: postgres\nvariants: {A: {conninfo: x}}\n"
+             "workload: {pgbench: [-S]}\nmetrics: [task-clock]\n");
+    parse_expect_fails_with(text, "spin.yaml:1:1: variant A connects to a server verdict does "
+                            "not start (conninfo): its processes cannot be counted");
+}
+
 static void test_postgres_errors(void **state)
 {
     (void)state;
@@ -1327,6 +1367,7 @@ int main(void)
         cmocka_unit_test(test_postgres_example_model),
         cmocka_unit_test(test_postgres_keys_and_defaults),
         cmocka_unit_test(test_postgres_workload_words),
+        cmocka_unit_test(test_postgres_counters),
         cmocka_unit_test(test_postgres_errors),
         cmocka_unit_test(test_postgres_source_build),
         cmocka_unit_test(test_postgres_plan_hash),
