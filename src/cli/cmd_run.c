@@ -230,7 +230,7 @@ static void warn_undecidable(const experiment *e, const analysis_options *o,
     fprintf(out, "verdict run: warning: %s can never decide: with %zu blocks the smallest "
             "p-value of %s is %.3g, above the %.3g the most significant of its %zu "
             "comparison%s may use", e->path, last->blocks,
-            comparison_method_name(o->method, o->paired), last->smallest_p,
+            comparison_method_name(p->method, o->paired), last->smallest_p,
             last->comparison_alpha, p->comparisons, p->comparisons == 1 ? "" : "s");
     if (p->blocks_needed)
         fprintf(out, "; %zu blocks or more could", p->blocks_needed);

@@ -107,9 +107,13 @@ bool metric_counter_higher_is_better(const perf_counters_metric *counter)
 
 bool metric_counts_exactly(const char *name)
 {
+    /* A count per transaction or per query (PostgreSQL's instructions/tx) is a count divided
+     * by a count: as exact as its parts. */
+    char event_name[64];
+    snprintf(event_name, sizeof event_name, "%.*s", (int)strcspn(name, "/"), name);
     perf_counters_metric counter;
     verdict_error quiet = {0};
-    if (perf_counters_parse(name, &counter, &quiet) != 0) {
+    if (perf_counters_parse(event_name, &counter, &quiet) != 0) {
         error_clear(&quiet);
         return false;
     }

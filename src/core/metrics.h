@@ -49,9 +49,10 @@ int metric_counter_parse(const char *name, experiment_counters how, perf_counter
 int metric_check_counted_by(const char *name, experiment_counters how, verdict_error *err);
 /* A counter's direction: lower is better for every count, higher for ipc. */
 bool metric_counter_higher_is_better(const perf_counters_metric *counter);
-/* True when the metric named so is a counter of events (instructions, page-faults): whole
- * numbers, exact, analysed as counts (docs/statistics.md, "Exact and near-exact data");
- * false for a ratio (ipc), a clock (task-clock) and every other metric. */
+/* True when the metric named so is a counter of events (instructions, page-faults), or one
+ * per transaction or query (instructions/tx): exact, analysed as counts (docs/statistics.md,
+ * "Exact and near-exact data"); false for a ratio (ipc), a clock (task-clock) and every
+ * other metric. */
 bool metric_counts_exactly(const char *name);
 
 /* Builds a regex metric from its parts (experiment files). */

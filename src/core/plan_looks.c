@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/metrics.h"
+
 /* The blocks searched for the fewest that could decide: 2 / 2^n is below any level verdict
  * accepts long before. */
 #define PLAN_MAX_SEARCH 100000
@@ -52,10 +54,23 @@ static int adaptive_looks(const experiment *e, double alpha, plan_looks *out,
     return 0;
 }
 
+/* The method the analysis will use: counts get the t test unless one was asked for, and it
+ * has no floor; a time metric beside them keeps the rank test's. */
+static comparison_method plan_method(const experiment *e, const analysis_options *o)
+{
+    bool counts = e->n_metrics > 0;
+    for (size_t m = 0; m < e->n_metrics; m++)
+        counts &= e->metrics[m].regex == NULL && metric_counts_exactly(e->metrics[m].name);
+    analysis_series series = {.exact_counts = counts};
+    return analysis_method_for(o, &series, &series);
+}
+
 int plan_looks_of(const experiment *e, const analysis_options *o, plan_looks *out,
                   verdict_error *err)
 {
+    comparison_method method = plan_method(e, o);
     memset(out, 0, sizeof *out);
+    out->method = method;
     double alpha = 1.0 - o->confidence;
     if (e->adaptive ? adaptive_looks(e, alpha, out, err) != 0
                     : (out->n_looks = 1, fixed_look(e, alpha, &out->looks[0])) != 0)
@@ -64,14 +79,14 @@ int plan_looks_of(const experiment *e, const analysis_options *o, plan_looks *ou
     for (size_t k = 0; k < out->n_looks; k++) {
         plan_look *l = &out->looks[k];
         l->comparison_alpha = l->level.nominal_alpha / (double)out->comparisons;
-        l->smallest_p = plan_smallest_p(o->method, o->paired, l->blocks);
+        l->smallest_p = plan_smallest_p(method, o->paired, l->blocks);
         l->can_decide = l->comparison_alpha > 0 && l->smallest_p <= l->comparison_alpha;
         out->decides_somewhere |= l->can_decide;
     }
     double last = out->looks[out->n_looks - 1].comparison_alpha;
-    for (size_t n = 1; last > 0 && plan_smallest_p(o->method, o->paired, 1) > 0 &&
+    for (size_t n = 1; last > 0 && plan_smallest_p(method, o->paired, 1) > 0 &&
                        n <= PLAN_MAX_SEARCH; n++)
-        if (plan_smallest_p(o->method, o->paired, n) <= last) {
+        if (plan_smallest_p(method, o->paired, n) <= last) {
             out->blocks_needed = n;
             break;
         }

@@ -26,6 +26,8 @@ typedef struct {
     size_t n_looks;
     plan_look looks[STOPPING_MAX_LOOKS];
     size_t comparisons;    /* the family the report adjusts across */
+    comparison_method method; /* the one the analysis will use: the t test for counts when
+                                 no method was asked for (analysis_method_for) */
     bool decides_somewhere; /* some look can decide */
     size_t blocks_needed;  /* the fewest blocks whose smallest p-value reaches the last look's
                               comparison_alpha; 0 when the method has no floor */

@@ -54,7 +54,7 @@ static json_t *plan_json(const experiment *e, const analysis_options *o, const p
         e->adaptive ? json_string(spending_name(e->spending)) : json_null(), "min_blocks",
         json_integer((json_int_t)(e->adaptive ? e->min_blocks : e->repetitions)),
         "max_blocks", json_integer((json_int_t)experiment_blocks(e)), "confidence",
-        o->confidence, "method", comparison_method_name(o->method, o->paired), "paired",
+        o->confidence, "method", comparison_method_name(p->method, o->paired), "paired",
         o->paired, "adjust", adjust_method_name(o->adjust), "comparisons",
         (json_int_t)p->comparisons, "looks", looks_json(p), "can_decide",
         p->decides_somewhere, "blocks_needed",

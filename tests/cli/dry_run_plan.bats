@@ -108,3 +108,17 @@ z_near() {
         [ "$(jq '.comparisons[0].minimum_detectable_effect' "$DATA/out.json")" = "null" ]
     fi
 }
+
+@test "counts are planned with the t test they are analysed with: 4 blocks of 3 variants can decide" {
+    write_plan "repetitions: 4" "A B C"
+    run "$VERDICT" run "$DATA/plan.yaml" --dry-run --json "$DATA/time.json"
+    [[ "$output" == *"can never decide"* ]]
+    printf 'counters: valgrind\nmetrics: [instructions]\n' >> "$DATA/plan.yaml"
+    run "$VERDICT" run "$DATA/plan.yaml" --dry-run --json "$DATA/plan.json"
+    [ "$status" -eq 0 ]
+    [[ "$output" != *"can never decide"* ]]
+    [ "$(jq -r '.method + " " + (.can_decide | tostring)' "$DATA/plan.json")" = "paired-t true" ]
+    # a method asked for is the one planned, floor and all
+    run "$VERDICT" run "$DATA/plan.yaml" --dry-run --method wilcoxon
+    [[ "$output" == *"can never decide"* ]]
+}

@@ -45,6 +45,9 @@ static void counts_of_events_are_exact(void **state)
     assert_true(metric_counts_exactly("instructions:u"));
     assert_true(metric_counts_exactly("branch-misses"));
     assert_true(metric_counts_exactly("page-faults:uk"));
+    assert_true(metric_counts_exactly("instructions/tx"));
+    assert_true(metric_counts_exactly("branch-misses/query"));
+    assert_false(metric_counts_exactly("task-clock/tx"));
     assert_false(metric_counts_exactly("ipc"));
     assert_false(metric_counts_exactly("branch-miss-rate"));
     assert_false(metric_counts_exactly("task-clock"));
