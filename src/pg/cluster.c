@@ -109,6 +109,20 @@ static int open_cache(const cluster_template_spec *spec, cluster_context *contex
     return 0;
 }
 
+/* The server user runs the bindir's programs: a build in root's cache under /root (mode 0700
+ * on Debian) is out of its reach, which exec would only say as "Permission denied". */
+static int check_bindir_reachable(const cluster_context *context, verdict_error *err)
+{
+    if (server_user_check_access(&context->user, context->bindir, err) == 0)
+        return 0;
+    error_clear(err);
+    return error_set(err, ERROR_USAGE, "the server user '%s' cannot reach the PostgreSQL "
+                     "bindir %s: every directory above it must be searchable by it (a build "
+                     "in root's cache under /root is not: build into a cache it can reach, "
+                     "VERDICT_CACHE=/var/cache/verdict, or let it search /root: chmod o+x "
+                     "/root)", context->user.name, context->bindir);
+}
+
 static int context_resolve(const cluster_template_spec *spec, cluster_context *context,
                            verdict_error *err)
 {
@@ -123,7 +137,7 @@ static int context_resolve(const cluster_template_spec *spec, cluster_context *c
     context->server_cpus = spec->server_cpus;
     if (check_bindir(spec, context, err) != 0 ||
         server_user_resolve(spec->run_as, &context->user, err) != 0 ||
-        open_cache(spec, context, err) != 0) {
+        check_bindir_reachable(context, err) != 0 || open_cache(spec, context, err) != 0) {
         context_release(context);
         return -1;
     }
