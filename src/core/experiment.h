@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "stats/comparison.h"
 
 typedef struct target_kind target_kind; /* core/target.h */
 
@@ -101,6 +102,8 @@ typedef struct experiment {
     size_t warmup;
     double timeout;         /* per run; 0 for none */
     double confidence, margin;
+    comparison_method method; /* `method:`; METHOD_WILCOXON unless given */
+    double quantile;          /* `quantile:` of METHOD_QUANTILE; 0: the default (0.1) */
     double reserve_for_more;  /* share of alpha kept for `verdict run --more` (repetitions
                                * experiments; 0: none, and no extension) */
     size_t more_blocks;       /* blocks per point added by extensions (read from the store) */

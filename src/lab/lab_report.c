@@ -18,9 +18,9 @@
 
 analysis_options lab_default_analysis(const experiment *e)
 {
-    return (analysis_options){.method = METHOD_WILCOXON, .paired = true,
+    return (analysis_options){.method = e->method, .paired = true,
                               .confidence = e->confidence, .margin = e->margin,
-                              .adjust = ADJUST_HOLM, .seed = e->seed};
+                              .adjust = ADJUST_HOLM, .seed = e->seed, .quantile = e->quantile};
 }
 
 /* Disturbed runs per (point, variant), from the samples' taint. */

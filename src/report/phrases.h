@@ -72,6 +72,11 @@ typedef void (*phrases_escape)(FILE *out, const char *text);
  * <what would decide it>". */
 void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape escape);
 
+/* What the method compares, in one sentence, when it is not the usual location: for
+ * --method quantile "Compares the 10th percentile of each variant (Harrell-Davis): how fast
+ * each runs when undisturbed, as interference only adds time."; "" for the other methods. */
+void phrases_method_note(const analysis_options *o, char *buf, size_t len);
+
 /* A comparison pooled over the machines of a fleet. */
 typedef struct {
     phrases_estimate estimate;

@@ -420,6 +420,8 @@ static void set_budget(const command_line_spec *s, experiment *e)
     e->has_seed = s->has_seed;
     e->confidence = s->confidence;
     e->margin = s->margin;
+    e->method = s->method;
+    e->quantile = s->method == METHOD_QUANTILE ? s->quantile : 0.0;
     e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
 }
 

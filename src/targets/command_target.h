@@ -45,6 +45,8 @@ typedef struct {
     uint64_t seed;
     bool has_seed;                 /* false: the caller settles one before running */
     double confidence, margin;
+    comparison_method method;      /* --method (and --quantile), kept for `verdict report` */
+    double quantile;
     bool ignore_failure;
 } command_line_spec;
 
