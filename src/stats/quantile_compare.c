@@ -159,7 +159,7 @@ static double beyond(null_law *law, double estimate, double d, size_t k)
 
 /* One end of the interval (side -1: the lower end): the shift where beyond() turns positive,
  * bracketed by steps of the first critical value and then found by false position with the
- * Illinois rule. c(d) grows nearly as fast as d moves away from the estimate when the blocks
+ * Illinois rule, safeguarded by bisection. c(d) grows nearly as fast as d moves away from the estimate when the blocks
  * are few, so plain fixed-point iteration crawls; false position takes about ten steps. */
 static double interval_end(null_law *law, double estimate, double side, size_t k)
 {
@@ -177,10 +177,17 @@ static double interval_end(null_law *law, double estimate, double side, size_t k
     if (f_outside <= 0)
         return side * INFINITY;
     int kept = 0; /* which end was kept last time: halve its value (Illinois) */
+    double width = INFINITY;
     for (int i = 0; i < QUANTILE_MAX_ITERATIONS &&
                     fabs(outside - inside) > QUANTILE_END_TOLERANCE * (1.0 + fabs(outside));
          i++) {
-        double d = outside - f_outside * (outside - inside) / (f_outside - f_inside);
+        /* c(d) is a step function: where |T(d)| rests on a tied critical value over a range
+         * (rounded values), f is ~0 on one side and false position crawls, so a step that
+         * did not halve the bracket is followed by bisection */
+        bool halved = fabs(outside - inside) <= width / 2.0;
+        width = fabs(outside - inside);
+        double d = halved ? outside - f_outside * (outside - inside) / (f_outside - f_inside)
+                          : (inside + outside) / 2.0;
         double f = beyond(law, estimate, d, k);
         if (f > 0) {
             outside = d;
