@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/sort.h"
 #include "descriptive.h"
 #include "distributions.h"
 
@@ -178,11 +177,9 @@ stats_status tail_skewness(const double *x, size_t n, double *out)
     stats_status status = validate_series(x, n, 10);
     if (status != STATS_OK)
         return status;
-    double *sorted = malloc(n * sizeof *sorted);
-    if (sorted == NULL)
-        return STATS_ERR_NOMEM;
-    memcpy(sorted, x, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, compare_doubles);
+    double *sorted = NULL;
+    if ((status = stats_sorted_copy(x, n, &sorted)) != STATS_OK)
+        return status;
     double p10 = stats_quantile_sorted(sorted, n, 0.1), p50 = stats_quantile_sorted(sorted, n, 0.5);
     double p90 = stats_quantile_sorted(sorted, n, 0.9);
     free(sorted);

@@ -113,6 +113,19 @@ static char *strip_markup(const char *html)
     return text;
 }
 
+static const char *const names[] = {"text", "Markdown", "HTML"};
+
+/* The terminal, Markdown and HTML reports (the HTML as a reader sees it), in names' order;
+ * the caller frees each. */
+static void capture_three(const fixture *f, char *outputs[3])
+{
+    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
+    outputs[0] = capture_text(&f->in);
+    outputs[1] = capture_file(&f->in, report_write_markdown, f->dir, "r.md");
+    outputs[2] = strip_markup(html);
+    free(html);
+}
+
 /* The JSON's summary of the one comparison is the sentence. */
 static void assert_json_summary(const fixture *f, const char *sentence)
 {
@@ -135,11 +148,8 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
         fail_msg("reason \"%s\", to decide \"%s\"", p.reason, p.decide);
     char sentence[2 * PHRASES_SENTENCE + 32];
     snprintf(sentence, sizeof sentence, "inconclusive: %s; %s", p.reason, p.decide);
-    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
-    char *outputs[] = {capture_text(&f->in),
-                       capture_file(&f->in, report_write_markdown, f->dir, "r.md"),
-                       strip_markup(html)};
-    const char *names[] = {"text", "Markdown", "HTML"};
+    char *outputs[3];
+    capture_three(f, outputs);
     for (size_t i = 0; i < 3; i++) {
         if (strstr(outputs[i], sentence) == NULL)
             fail_msg("%s lacks \"%s\":\n%s", names[i], sentence, outputs[i]);
@@ -149,7 +159,6 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
                      outputs[i]);
         free(outputs[i]);
     }
-    free(html);
     assert_json_summary(f, sentence);
 }
 
@@ -208,17 +217,13 @@ static void the_quantile_sentence_reads_the_same_everywhere(void **state)
     phrases_method_note(&f->options, note, sizeof note);
     assert_non_null(strstr(note, "10th percentile"));
     assert_non_null(strstr(note, "undisturbed"));
-    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
-    char *outputs[] = {capture_text(&f->in),
-                       capture_file(&f->in, report_write_markdown, f->dir, "r.md"),
-                       strip_markup(html)};
-    const char *names[] = {"text", "Markdown", "HTML"};
+    char *outputs[3];
+    capture_three(f, outputs);
     for (size_t i = 0; i < 3; i++) {
         if (strstr(outputs[i], note) == NULL)
             fail_msg("%s lacks \"%s\":\n%s", names[i], note, outputs[i]);
         free(outputs[i]);
     }
-    free(html);
     json_t *doc = capture_json(&f->in, f->dir);
     const char *json_note =
         json_string_value(json_object_get(json_object_get(doc, "experiment"), "method_note"));
