@@ -360,6 +360,11 @@ static void test_method_keys(void **state)
     parse_expect_fails("variants: {A: ./a}\nmethod: welch\nquantile: 0.2\n",
                        "spin.yaml:3:1: 'quantile' is the quantile method's, and 'method: welch' "
                        "compares no quantile (use 'method: quantile' or leave 'method' out)");
+    /* layout twins are compared one location per layout: not the quantile's */
+    parse_expect_fails("layouts: 3\nvariants:\n  A: {source: ., command: ./a}\n"
+                       "  B: {source: ., command: ./b}\nmethod: quantile\n",
+                       "spin.yaml:5:1: 'method: quantile' does not compare across layout twins "
+                       "(variant A has 3 layouts): use 'method: wilcoxon' or 'welch'");
 }
 
 static void test_errors_keys_and_types(void **state)
