@@ -140,6 +140,17 @@ static void test_paired_matches_enumeration(void **state)
     check_enumerated("paired", true);
 }
 
+/* Drawn rearrangements (1999 of them): the same answer twice for one seed, an interval that
+ * holds the estimate, p below alpha exactly when the interval leaves out 0. */
+static void check_drawn(const quantile_comparison *x, const quantile_comparison *y)
+{
+    assert_false(x->shift.exact);
+    assert_int_equal(x->flips, 1999);
+    assert_true(x->shift.p_value == y->shift.p_value && x->shift.ci_low == y->shift.ci_low);
+    assert_true(x->shift.ci_low < x->shift.estimate && x->shift.estimate < x->shift.ci_high);
+    assert_true((x->shift.p_value <= 0.05) == (x->shift.ci_low > 0 || x->shift.ci_high < 0));
+}
+
 /* Beyond enumeration: drawn flips give the same answer for one seed, an interval that holds
  * the estimate, a p-value below alpha exactly when the interval leaves out 0, and swapping
  * the variants mirrors everything. */
@@ -161,11 +172,7 @@ static void test_paired_drawn_flips(void **state)
     assert_int_equal(quantile_compare_paired(b, a, N, &o, &mirrored, &err), 0);
     printf("30 blocks: %.5f [%.5f, %.5f] p %.5f\n", x.shift.estimate, x.shift.ci_low,
            x.shift.ci_high, x.shift.p_value);
-    assert_false(x.shift.exact);
-    assert_int_equal(x.flips, 1999);
-    assert_true(x.shift.p_value == y.shift.p_value && x.shift.ci_low == y.shift.ci_low);
-    assert_true(x.shift.ci_low < x.shift.estimate && x.shift.estimate < x.shift.ci_high);
-    assert_true((x.shift.p_value <= 0.05) == (x.shift.ci_low > 0 || x.shift.ci_high < 0));
+    check_drawn(&x, &y);
     assert_true(fabs(mirrored.shift.estimate + x.shift.estimate) < 1e-12);
     assert_true(fabs(mirrored.shift.ci_low + x.shift.ci_high) < 1e-5);
     assert_true(fabs(mirrored.shift.p_value - x.shift.p_value) < 1e-12);
@@ -232,11 +239,7 @@ static void test_unpaired_drawn_permutations(void **state)
     assert_int_equal(quantile_compare_unpaired(b, NB, a, NA, &o, &mirrored, &err), 0);
     printf("30 + 25 runs: %.5f [%.5f, %.5f] p %.5f\n", x.shift.estimate, x.shift.ci_low,
            x.shift.ci_high, x.shift.p_value);
-    assert_false(x.shift.exact);
-    assert_int_equal(x.flips, 1999);
-    assert_true(x.shift.p_value == y.shift.p_value && x.shift.ci_low == y.shift.ci_low);
-    assert_true(x.shift.ci_low < x.shift.estimate && x.shift.estimate < x.shift.ci_high);
-    assert_true((x.shift.p_value <= 0.05) == (x.shift.ci_low > 0 || x.shift.ci_high < 0));
+    check_drawn(&x, &y);
     assert_true(x.shift.ci_low > 0); /* a 3% change of the fast runs, which are 60% of them */
     assert_true(fabs(mirrored.shift.estimate + x.shift.estimate) < 1e-12);
 }
