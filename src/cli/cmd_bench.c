@@ -32,6 +32,10 @@ static command_line_spec spec_of(const bench_settings *s, int argc, char **argv)
         .timeout = s->timeout, .warmup = s->warmup, .seed = s->seed, .has_seed = s->has_seed,
         .confidence = s->report.confidence_set ? s->report.confidence : 0.95,
         .margin = s->report.margin_set ? s->report.margin : 0.01,
+        .method = s->report.quantile_set ? METHOD_QUANTILE
+                  : s->report.method_set ? s->report.method : METHOD_WILCOXON,
+        .quantile = s->report.quantile_set ? s->report.quantile : 0.0,
+        .method_given = s->report.quantile_set || s->report.method_set,
         .ignore_failure = s->ignore_failure, .counters = s->counters};
 }
 

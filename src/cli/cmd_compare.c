@@ -22,6 +22,7 @@ typedef struct {
     fail_if_rule fail_if;
     uint64_t seed;
     bool higher_is_better;
+    bool method_set;        /* --method given: --quantile may not override it */
     text_choices text;      /* --time-unit, --style, --sort */
 } compare_settings;
 
@@ -52,13 +53,17 @@ static void compare_usage(FILE *out)
         "      --paired            line i of every file was measured in the same block i\n"
         "      --method M          wilcoxon (default: signed-rank when paired, rank-sum\n"
         "                          otherwise; Go's allocs/op and B/op, exact counts: welch),\n"
-        "                          welch (t test on logs), bootstrap (BCa)\n"
+        "                          welch (t test on logs), bootstrap (BCa),\n"
+        "                          quantile (a low quantile: how fast each runs undisturbed;\n"
+        "                          swaps within blocks when paired, permutations otherwise)\n"
+        "      --quantile Q        the quantile --method quantile compares, in (0, 1)\n"
+        "                          (default 0.1; implies --method quantile)\n"
         "      --confidence C      confidence level, 0.95 or 95% (default 0.95)\n"
         "  -c P                    confidence level in percent, like ministat (-c 99)\n"
         "      --margin M          equivalence margin, 1% or 0.01 (default 1%)\n"
         "      --higher-is-better  bigger values are better (throughput, tps)\n"
         "      --adjust A          several comparisons: holm (default), bh or none\n"
-        "      --seed N            seed of the bootstrap (default 1)\n"
+        "      --seed N            seed of the bootstrap and the quantile method (default 1)\n"
         "      --json FILE         write the verdict/1 JSON document\n"
         "      --csv FILE          one row per sample\n"
         "      --markdown FILE     the comparisons as Markdown tables\n"
@@ -122,8 +127,18 @@ static int parse_compare_option(int opt, const char *arg, void *settings, verdic
     case 'M': s->input.metric = arg; return 0;
     case 'p': s->analysis.paired = true; return 0;
     case 'm':
+        s->method_set = true;
         s->analysis.method_given = true;
-        return parse_method(arg, &s->analysis.method, err);
+        if (parse_method(arg, &s->analysis.method, err) != 0)
+            return -1;
+        return check_quantile_method(s->analysis.quantile > 0, true, s->analysis.method, err);
+    case 'Q':
+        if (parse_quantile(arg, &s->analysis.quantile, err) != 0)
+            return -1;
+        if (!s->method_set)
+            s->analysis.method = METHOD_QUANTILE;
+        s->analysis.method_given = true;
+        return check_quantile_method(true, s->method_set, s->analysis.method, err);
     case 'c': return parse_percent_confidence(arg, &s->analysis.confidence, err);
     case 'K': return parse_confidence(arg, &s->analysis.confidence, err);
     case 'g': return parse_margin(arg, &s->analysis.margin, err);
@@ -151,6 +166,7 @@ static int parse_compare_args(int argc, char **argv, compare_settings *s, verdic
         {"delimiter", required_argument, NULL, 'd'}, {"format", required_argument, NULL, 'F'},
         {"metric", required_argument, NULL, 'M'},
         {"method", required_argument, NULL, 'm'}, {"confidence", required_argument, NULL, 'K'},
+        {"quantile", required_argument, NULL, 'Q'},
         {"margin", required_argument, NULL, 'g'}, {"higher-is-better", no_argument, NULL, 'H'},
         {"adjust", required_argument, NULL, 'a'}, {"seed", required_argument, NULL, 's'},
         {"json", required_argument, NULL, 'j'},   {"fail-if", required_argument, NULL, 'f'},

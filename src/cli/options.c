@@ -72,10 +72,35 @@ int parse_method(const char *text, comparison_method *out, verdict_error *err)
         *out = METHOD_WELCH;
     else if (strcmp(text, "bootstrap") == 0)
         *out = METHOD_BOOTSTRAP;
+    else if (strcmp(text, "quantile") == 0)
+        *out = METHOD_QUANTILE;
     else {
-        error_set(err, ERROR_USAGE, "--method '%s': expected wilcoxon, welch or bootstrap", text);
+        error_set(err, ERROR_USAGE, "--method '%s': expected wilcoxon, welch, bootstrap or "
+                  "quantile", text);
         return -1;
     }
+    return 0;
+}
+
+int parse_quantile(const char *text, double *out, verdict_error *err)
+{
+    double value;
+    if (parse_fraction(text, &value) != 0 || !(value > 0.0 && value < 1.0)) {
+        error_set(err, ERROR_USAGE, "--quantile '%s': must be strictly between 0 and 1, such as "
+                  "0.1 or 10%% (the 10th percentile)", text);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+int check_quantile_method(bool quantile_set, bool method_set, comparison_method method,
+                          verdict_error *err)
+{
+    if (quantile_set && method_set && method != METHOD_QUANTILE)
+        return error_set(err, ERROR_USAGE, "--quantile is the quantile method's; --method %s "
+                         "compares no quantile (use --method quantile, or leave --method out)",
+                         comparison_method_option(method));
     return 0;
 }
 
@@ -229,7 +254,10 @@ const char report_options_help[] =
     "      --confidence C      confidence level (default 0.95, or the experiment's)\n"
     "      --margin M          equivalence margin (default 1%, or the experiment's)\n"
     "      --method M          wilcoxon (default, signed-rank on blocks; exact counts\n"
-    "                          such as instructions: the t test), welch, bootstrap\n"
+    "                          such as instructions: the t test), welch, bootstrap,\n"
+    "                          quantile (a low quantile: how fast each runs undisturbed)\n"
+    "      --quantile Q        the quantile --method quantile compares, in (0, 1)\n"
+    "                          (default 0.1; implies --method quantile)\n"
     "      --adjust A          holm (default), bh or none, for several comparisons\n"
     "      --fail-if RULE      exit 4 when a comparison is worse (worse) or is not better\n"
     "                          (not-better): a CI gate\n"
@@ -264,7 +292,14 @@ int report_choice_apply(report_choices *c, int opt, const char *arg, verdict_err
         return parse_margin(arg, &c->margin, err);
     case REPORT_OPT_METHOD:
         c->method_set = true;
-        return parse_method(arg, &c->method, err);
+        if (parse_method(arg, &c->method, err) != 0)
+            return -1;
+        return check_quantile_method(c->quantile_set, true, c->method, err);
+    case REPORT_OPT_QUANTILE:
+        c->quantile_set = true;
+        if (parse_quantile(arg, &c->quantile, err) != 0)
+            return -1;
+        return check_quantile_method(true, c->method_set, c->method, err);
     case REPORT_OPT_ADJUST:
         c->adjust_set = true;
         return parse_adjust(arg, &c->adjust, err);
@@ -287,6 +322,11 @@ void report_choices_override(const report_choices *c, analysis_options *o)
     if (c->method_set) {
         o->method = c->method;
         o->method_given = true; /* kept for exact counts too */
+    }
+    if (c->quantile_set) {
+        o->method = METHOD_QUANTILE;
+        o->quantile = c->quantile;
+        o->method_given = true;
     }
     if (c->adjust_set)
         o->adjust = c->adjust;

@@ -34,6 +34,11 @@ int parse_margin(const char *text, double *out, verdict_error *err);
 /* A relative size above 0: "2%" or 0.02 (verdict plan --detect, --half-width, --power). */
 int parse_positive_share(const char *option, const char *text, double *out, verdict_error *err);
 int parse_method(const char *text, comparison_method *out, verdict_error *err);
+/* --quantile: 0.1 or 10%, strictly between 0 and 1. */
+int parse_quantile(const char *text, double *out, verdict_error *err);
+/* --quantile implies --method quantile: refused beside another --method (either order). */
+int check_quantile_method(bool quantile_set, bool method_set, comparison_method method,
+                          verdict_error *err);
 int parse_adjust(const char *text, adjust_method *out, verdict_error *err);
 int parse_fail_if(const char *text, fail_if_rule *out, verdict_error *err);
 int parse_u64(const char *option, const char *text, uint64_t *out, verdict_error *err);
@@ -49,8 +54,8 @@ int parse_pin_option(const char *text, cpu_set_t *out, verdict_error *err);
 /* The report group: how to analyse (each override remembered as given or not), what to
  * export and when to fail. Every analysing command takes these options alike. */
 typedef struct {
-    bool confidence_set, margin_set, method_set, adjust_set;
-    double confidence, margin;
+    bool confidence_set, margin_set, method_set, adjust_set, quantile_set;
+    double confidence, margin, quantile;
     comparison_method method;
     adjust_method adjust;
     report_exports exports;
@@ -61,13 +66,14 @@ typedef struct {
 enum {
     REPORT_OPT_CONFIDENCE = 0x1000, REPORT_OPT_MARGIN, REPORT_OPT_METHOD, REPORT_OPT_ADJUST,
     REPORT_OPT_FAIL_IF, REPORT_OPT_JSON, REPORT_OPT_CSV, REPORT_OPT_MARKDOWN, REPORT_OPT_HTML,
-    REPORT_OPT_SVG
+    REPORT_OPT_SVG, REPORT_OPT_QUANTILE
 };
 /* The group's entries of a getopt_long table. */
 #define REPORT_LONG_OPTIONS                                                                  \
     {"confidence", required_argument, NULL, REPORT_OPT_CONFIDENCE},                          \
     {"margin", required_argument, NULL, REPORT_OPT_MARGIN},                                  \
     {"method", required_argument, NULL, REPORT_OPT_METHOD},                                  \
+    {"quantile", required_argument, NULL, REPORT_OPT_QUANTILE},                              \
     {"adjust", required_argument, NULL, REPORT_OPT_ADJUST},                                  \
     {"fail-if", required_argument, NULL, REPORT_OPT_FAIL_IF},                                \
     {"json", required_argument, NULL, REPORT_OPT_JSON},                                      \

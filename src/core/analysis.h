@@ -46,6 +46,7 @@ typedef struct {
     adjust_method adjust;
     uint64_t seed;
     bool method_given;    /* method was asked for: kept for exact counts too */
+    double quantile;      /* METHOD_QUANTILE: the quantile compared; 0 = 0.1 */
 } analysis_options;
 
 typedef struct {
@@ -67,6 +68,13 @@ typedef struct {
     double *candidate_locations; /* holds both: candidate's follow the baseline's */
 } analysis_layouts;
 
+/* One decile of the shift function (Doksum; Wilcox): each variant's Harrell-Davis estimate
+ * of quantile q and their ratio, to show where two distributions differ. */
+#define ANALYSIS_DECILES 9
+typedef struct {
+    double q, baseline, candidate, ratio;
+} analysis_decile;
+
 typedef struct {
     size_t baseline, candidate; /* indices into the series (layout 0 of each variant) */
     bool ok;                    /* false: the comparison could not be computed */
@@ -75,6 +83,8 @@ typedef struct {
     double p_adjusted;
     bool across_layouts;        /* result is the layout-aware comparison; layouts is set */
     analysis_layouts layouts;
+    bool has_shift_function;    /* METHOD_QUANTILE: the deciles 0.1 .. 0.9 below are set */
+    analysis_decile shift_function[ANALYSIS_DECILES];
 } analysis_comparison;
 
 /* A candidate's effect across all points of a sweep (geometric mean of the ratios). */

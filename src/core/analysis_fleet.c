@@ -82,6 +82,12 @@ static void pool_one(const analysis_series *series, const analysis_options *o, d
         f->error = strdup("fewer than two machines have a result to pool");
         return;
     }
+    if (o->method == METHOD_QUANTILE) { /* the pool is of mean log ratios: not a quantile's */
+        f->error = strdup("--method quantile compares each machine on its own; the fleet's "
+                          "pooled ratio is of mean log ratios and is not computed with it (use "
+                          "--method wilcoxon or welch for the pooled verdict)");
+        return;
+    }
     if (meta_random_effects(yi, vi, k, META_TAU2_REML, level, &m, &why) != 0) {
         f->error = strdup(why.message);
         return;

@@ -102,6 +102,51 @@ static int top_margin(experiment_loader *l, const yaml_field *f, void *target)
                          &((experiment *)target)->margin);
 }
 
+/* `method:` names the comparison as --method does; `quantile:` is that method's, and
+ * implies it (another method beside it is refused where the two meet, in fill_defaults). */
+static int top_method(experiment_loader *l, const yaml_field *f, void *target)
+{
+    static const comparison_method methods[] = {METHOD_WILCOXON, METHOD_WELCH, METHOD_BOOTSTRAP,
+                                                METHOD_QUANTILE};
+    const char *names[ARRAY_SIZE(methods)];
+    for (size_t i = 0; i < ARRAY_SIZE(methods); i++)
+        names[i] = comparison_method_option(methods[i]);
+    int which;
+    if (yaml_choice(&l->r, f, names, ARRAY_SIZE(names), &which) != 0)
+        return -1;
+    ((experiment *)target)->method = methods[which];
+    l->method_key = f->key_node;
+    return 0;
+}
+
+static int top_quantile(experiment_loader *l, const yaml_field *f, void *target)
+{
+    l->quantile_key = f->key_node;
+    return yaml_fraction(&l->r, f, 0, 1, true, "a quantile strictly between 0 and 1, such as "
+                         "0.1 or \"10%\"", &((experiment *)target)->quantile);
+}
+
+/* The quantile method's conditions: `quantile:` only with it (and it implies it), and no
+ * layout twins (their comparison is of one location per layout, not of runs). */
+static int check_method(experiment_loader *l)
+{
+    experiment *e = l->e;
+    if (l->quantile_key && l->method_key && e->method != METHOD_QUANTILE)
+        return yaml_fail(&l->r, l->quantile_key, "'quantile' is the quantile method's, and "
+                         "'method: %s' compares no quantile (use 'method: quantile' or leave "
+                         "'method' out)", comparison_method_option(e->method));
+    if (l->quantile_key)
+        e->method = METHOD_QUANTILE;
+    e->method_given = l->method_key != NULL || l->quantile_key != NULL;
+    for (size_t i = 0; e->method == METHOD_QUANTILE && i < e->n_variants; i++)
+        if (e->variants[i].n_layouts > 1)
+            return yaml_fail(&l->r, l->method_key ? l->method_key : l->quantile_key,
+                             "'method: quantile' does not compare across layout twins "
+                             "(variant %s has %zu layouts): use 'method: wilcoxon' or 'welch'",
+                             e->variants[i].name, e->variants[i].n_layouts);
+    return 0;
+}
+
 static int top_reserve(experiment_loader *l, const yaml_field *f, void *target)
 {
     l->reserve_key = f->key_node;
@@ -187,6 +232,7 @@ static const experiment_key generic_top_keys[] = {
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
     {"layouts", loader_read_top_layouts, 1}, {"machines", top_machines, 1},
     {"counters", top_counters, 0},
+    {"method", top_method, 1},       {"quantile", top_quantile, 1},
 };
 
 enum { MAX_TOP_KEYS = 48 };
@@ -306,7 +352,7 @@ static int fill_defaults(experiment_loader *l)
         return yaml_fail(&l->r, l->root, "out of memory");
     if (e->target->finish_file && e->target->finish_file(l) != 0)
         return -1;
-    if (loader_check_layouts(l) != 0)
+    if (loader_check_layouts(l) != 0 || check_method(l) != 0)
         return -1;
     if (e->adaptive && l->reserve_key)
         return yaml_fail(&l->r, l->reserve_key, "'reserve_for_more' keeps alpha for `verdict "

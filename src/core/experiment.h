@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "core/stopping.h"
+#include "stats/comparison.h"
 
 typedef struct target_kind target_kind; /* core/target.h */
 
@@ -112,6 +113,10 @@ typedef struct experiment {
     size_t warmup;
     double timeout;         /* per run; 0 for none */
     double confidence, margin;
+    comparison_method method; /* `method:`; METHOD_WILCOXON unless given */
+    double quantile;          /* `quantile:` of METHOD_QUANTILE; 0: the default (0.1) */
+    bool method_given;        /* `method:` or `quantile:` said so: kept for exact counts too,
+                                 which otherwise get the t test (analysis_method_for) */
     double reserve_for_more;  /* share of alpha kept for `verdict run --more` (repetitions
                                * experiments; 0: none, and no extension) */
     size_t more_blocks;       /* blocks per point added by extensions (read from the store) */

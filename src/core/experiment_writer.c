@@ -78,6 +78,13 @@ static void write_budget(strbuf *b, const experiment *e)
     strbuf_append(b, "\nmargin: ");
     experiment_write_number(b, e->margin);
     strbuf_append(b, "\n");
+    if (e->method != METHOD_WILCOXON || e->method_given)
+        strbuf_appendf(b, "method: %s\n", comparison_method_option(e->method));
+    if (e->method == METHOD_QUANTILE && e->quantile > 0) {
+        strbuf_append(b, "quantile: ");
+        experiment_write_number(b, e->quantile);
+        strbuf_append(b, "\n");
+    }
     if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
         strbuf_append(b, "reserve_for_more: ");
         experiment_write_number(b, e->reserve_for_more);

@@ -20,9 +20,10 @@
 
 analysis_options lab_default_analysis(const experiment *e)
 {
-    return (analysis_options){.method = METHOD_WILCOXON, .paired = true,
+    return (analysis_options){.method = e->method, .paired = true,
                               .confidence = e->confidence, .margin = e->margin,
-                              .adjust = ADJUST_HOLM, .seed = e->seed};
+                              .adjust = ADJUST_HOLM, .seed = e->seed, .quantile = e->quantile,
+                              .method_given = e->method_given};
 }
 
 /* True when every metric is a count of events: other work on the machine delays a run but

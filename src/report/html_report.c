@@ -194,6 +194,11 @@ static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
               "the per-point ratios.</p>\n", out);
         html_overall_table(out, in);
     }
+    if (html_has_shift_function(in)) {
+        fputs("<h2>Shift function</h2>\n<p class=\"note\">Each decile of both variants "
+              "(Harrell-Davis) and their change: where the distributions differ.</p>\n", out);
+        html_shift_functions(out, in);
+    }
     int rc = write_fleet(out, in);
     rc |= write_overview_charts(out, in, sw);
     rc |= write_points(out, in, unrun);

@@ -49,6 +49,13 @@ void html_settings(FILE *out, const report_input *in)
     if (in->has_seed)
         fprintf(out, " · seed %llu", (unsigned long long)in->seed);
     fputs("</p>\n", out);
+    char note[PHRASES_SENTENCE];
+    phrases_method_note(o, note, sizeof note);
+    if (note[0]) {
+        fputs("<p class=\"settings\">", out);
+        markup_write_escaped(out, note);
+        fputs("</p>\n", out);
+    }
 }
 
 /* The change, its interval and the p beside it; dashes when it could not be computed. */
@@ -270,4 +277,47 @@ void html_variants(FILE *out, const report_input *in)
         fputs("</code></td></tr>\n", out);
     }
     fputs("</tbody>\n</table>\n", out);
+}
+
+bool html_has_shift_function(const report_input *in)
+{
+    for (size_t k = 0; k < in->analysis->n_comparisons; k++)
+        if (in->analysis->comparisons[k].has_shift_function)
+            return true;
+    return false;
+}
+
+/* One small table per comparison: each decile of both variants and their change, so a reader
+ * sees where the distributions differ (a change of the fast runs alone, or of the slow tail). */
+void html_shift_functions(FILE *out, const report_input *in)
+{
+    for (size_t k = 0; k < in->analysis->n_comparisons; k++) {
+        const analysis_comparison *c = &in->analysis->comparisons[k];
+        if (!c->has_shift_function)
+            continue;
+        const analysis_series *b = &in->series[c->baseline], *x = &in->series[c->candidate];
+        fputs("<table class=\"shift\">\n<caption>", out);
+        markup_write_escaped(out, x->variant);
+        fputs(" vs ", out);
+        markup_write_escaped(out, b->variant);
+        fputs(" · ", out);
+        markup_write_escaped(out, b->point);
+        fputs(" · ", out);
+        markup_write_escaped(out, b->metric);
+        fputs("</caption>\n<thead><tr><th>decile</th><th>", out);
+        markup_write_escaped(out, b->variant);
+        fputs("</th><th>", out);
+        markup_write_escaped(out, x->variant);
+        fputs("</th><th>change</th></tr></thead>\n<tbody>\n", out);
+        for (size_t d = 0; d < ANALYSIS_DECILES; d++) {
+            const analysis_decile *q = &c->shift_function[d];
+            char change[PHRASES_NUMBER];
+            phrases_percent(q->ratio, change, sizeof change);
+            fprintf(out, "<tr><td class=\"num\">%.1f</td>", q->q);
+            number_cell(out, q->baseline);
+            number_cell(out, q->candidate);
+            fprintf(out, "<td class=\"num\">%s</td></tr>\n", change);
+        }
+        fputs("</tbody>\n</table>\n", out);
+    }
 }

@@ -22,5 +22,9 @@ void html_summary_table(FILE *out, const report_input *in, size_t first, size_t 
 void html_warnings(FILE *out, const report_input *in, const query_point_set *unrun);
 void html_environment(FILE *out, const report_input *in);
 void html_variants(FILE *out, const report_input *in);
+/* The quantile method's shift functions (analysis_comparison.shift_function), one table per
+ * comparison; html_has_shift_function says whether there is any. */
+bool html_has_shift_function(const report_input *in);
+void html_shift_functions(FILE *out, const report_input *in);
 
 #endif

@@ -86,9 +86,16 @@ static json_t *experiment_json(const report_input *in, int *rc)
         "seed", in->has_seed ? json_integer((json_int_t)in->seed) : json_null(),
         "confidence", o->confidence, "margin", o->margin, "metrics", metrics_json(in, rc),
         "paired", o->paired,
-        "method", o->method == METHOD_WILCOXON ? "wilcoxon"
-                  : o->method == METHOD_WELCH  ? "welch" : "bootstrap",
+        "method", comparison_method_option(o->method),
         "adjust", adjust_method_name(o->adjust)));
+    char note[PHRASES_SENTENCE];
+    phrases_method_note(o, note, sizeof note);
+    if (item != NULL && o->method == METHOD_QUANTILE &&
+        (json_object_set_new(item, "quantile", json_real(o->quantile > 0
+                                                             ? o->quantile
+                                                             : COMPARISON_DEFAULT_QUANTILE)) != 0 ||
+         json_text_set(item, "method_note", note) != 0))
+        *rc = -1;
     /* the looks: the share of alpha kept for --more, and the extensions taken (their
      * level is each comparison's "confidence") */
     if (item != NULL &&
@@ -298,6 +305,28 @@ static int comparison_numbers(json_t *item, const analysis_comparison *c)
     return rc;
 }
 
+/* The quantile method's: "quantile" compared and the shift function, each decile's
+ * {q, baseline, candidate, ratio}. */
+static int add_quantile_json(json_t *item, const analysis_comparison *c)
+{
+    if (!c->has_shift_function)
+        return 0;
+    json_t *deciles = json_array();
+    int rc = deciles ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < ANALYSIS_DECILES; k++) {
+        const analysis_decile *d = &c->shift_function[k];
+        rc = json_array_append_new(deciles, json_pack(
+            "{s:f, s:o, s:o, s:o}", "q", d->q, "baseline", number_or_null(d->baseline),
+            "candidate", number_or_null(d->candidate), "ratio", number_or_null(d->ratio)));
+    }
+    if (rc == 0)
+        rc = json_object_set_new(item, "quantile", json_real(c->result.quantile));
+    if (rc == 0)
+        return json_object_set_new(item, "shift_function", deciles);
+    json_decref(deciles);
+    return -1;
+}
+
 /* JSON escapes the text itself (json_text_set). */
 static void write_raw(FILE *out, const char *text)
 {
@@ -347,6 +376,10 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     }
     if (c->ok)
         add_layouts_json(item, c);
+    if (c->ok && add_quantile_json(item, c) != 0) {
+        json_decref(item);
+        return NULL;
+    }
     if (in->n_machines > 1) /* a fleet's comparison is one machine's */
         json_text_set(item, "machine", analysis_comparison_machine(in->series, c));
     return item;

@@ -215,6 +215,10 @@ static void write_document(FILE *f, const report_input *in, const query_point_se
                 interval);
     }
     fputs("\n\n", f);
+    char note[PHRASES_SENTENCE];
+    phrases_method_note(in->options, note, sizeof note);
+    if (note[0])
+        fprintf(f, "%s\n\n", note);
     if (line[0] != '\0')
         fprintf(f, "%s.\n\n", line);
     write_comparisons(f, in, unrun);

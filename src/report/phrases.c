@@ -350,3 +350,34 @@ int phrases_add_disagreements(const report_input *in, analysis_result *result)
     }
     return 0;
 }
+
+/* "10th", "1st", "22nd", "12.5th": the percentile of quantile q. */
+static void percentile_words(double q, char *buf, size_t len)
+{
+    double percent = q * 100.0;
+    long whole = lround(percent);
+    if (fabs(percent - (double)whole) > 1e-9) {
+        snprintf(buf, len, "%gth", percent);
+        return;
+    }
+    long tens = whole % 100, ones = whole % 10;
+    const char *suffix = tens >= 11 && tens <= 13 ? "th"
+                         : ones == 1              ? "st"
+                         : ones == 2              ? "nd"
+                         : ones == 3              ? "rd"
+                                                  : "th";
+    snprintf(buf, len, "%ld%s", whole, suffix);
+}
+
+void phrases_method_note(const analysis_options *o, char *buf, size_t len)
+{
+    if (o->method != METHOD_QUANTILE) {
+        snprintf(buf, len, "%s", "");
+        return;
+    }
+    char percentile[32];
+    percentile_words(o->quantile > 0 ? o->quantile : COMPARISON_DEFAULT_QUANTILE, percentile,
+                     sizeof percentile);
+    snprintf(buf, len, "Compares the %s percentile of each variant (Harrell-Davis): how fast "
+             "each runs when undisturbed, as interference only adds time.", percentile);
+}

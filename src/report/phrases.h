@@ -85,6 +85,10 @@ void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape 
  * words for each such pair, added to result (the analysis in->analysis points to). 0, or -1
  * when out of memory. */
 int phrases_add_disagreements(const report_input *in, analysis_result *result);
+/* What the method compares, in one sentence, when it is not the usual location: for
+ * --method quantile "Compares the 10th percentile of each variant (Harrell-Davis): how fast
+ * each runs when undisturbed, as interference only adds time."; "" for the other methods. */
+void phrases_method_note(const analysis_options *o, char *buf, size_t len);
 
 /* A comparison pooled over the machines of a fleet. */
 typedef struct {

@@ -43,6 +43,10 @@ static void print_settings(const report_input *in, FILE *out)
         fprintf(out, " · %zu comparisons, %s-adjusted", in->analysis->n_comparisons,
                 o->adjust == ADJUST_HOLM ? "Holm" : "BH");
     fputs("\n", out);
+    char note[PHRASES_SENTENCE];
+    phrases_method_note(o, note, sizeof note);
+    if (note[0])
+        fprintf(out, "%s\n", note);
 }
 
 /* Runs of one variant in blocks that did not measure it: they are kept (on_failure: record,

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "bootstrap.h"
+#include "common/error.h"
+#include "quantile_compare.h"
 #include "rank_tests.h"
 #include "resolution.h"
 #include "t_tests.h"
@@ -27,8 +29,43 @@ const char *comparison_method_name(comparison_method method, bool paired)
     case METHOD_WILCOXON: return paired ? "wilcoxon-signed-rank" : "wilcoxon-rank-sum";
     case METHOD_WELCH: return paired ? "paired-t" : "welch";
     case METHOD_BOOTSTRAP: return paired ? "bootstrap-bca-paired" : "bootstrap-bca";
+    case METHOD_QUANTILE: return paired ? "quantile-hd-swap" : "quantile-hd-permutation";
     }
     return "unknown";
+}
+
+const char *comparison_method_option(comparison_method method)
+{
+    switch (method) {
+    case METHOD_WILCOXON: return "wilcoxon";
+    case METHOD_WELCH: return "welch";
+    case METHOD_BOOTSTRAP: return "bootstrap";
+    case METHOD_QUANTILE: return "quantile";
+    }
+    return "unknown";
+}
+
+static double quantile_of(const comparison_options *o)
+{
+    return o->quantile > 0 ? o->quantile : COMPARISON_DEFAULT_QUANTILE;
+}
+
+/* The quantile method compares the values themselves (its estimate is the log ratio of two
+ * quantiles, not a location of the log differences): swaps within blocks when paired,
+ * permutations of the pooled runs otherwise (stats/quantile_compare.h). */
+static stats_status run_quantile(const double *baseline, size_t nb, const double *candidate,
+                                 size_t nc, const comparison_options *o, shift_result *shift)
+{
+    quantile_options qo = {.q = quantile_of(o), .confidence = o->confidence,
+                           .flips = o->resamples, .seed = o->seed};
+    quantile_comparison qc;
+    verdict_error err = {0};
+    int rc = o->paired ? quantile_compare_paired(baseline, candidate, nb, &qo, &qc, &err)
+                       : quantile_compare_unpaired(baseline, nb, candidate, nc, &qo, &qc, &err);
+    if (rc != 0)
+        return error_is(&err, ERROR_NO_MEMORY) ? STATS_ERR_NOMEM : STATS_ERR_DOMAIN;
+    *shift = qc.shift;
+    return STATS_OK;
 }
 
 static stats_status logs_of(const double *x, size_t n, double **out)
@@ -79,6 +116,7 @@ static stats_status run_unpaired(const double *log_b, size_t nb, const double *l
     case METHOD_BOOTSTRAP:
         return bootstrap_bca_median_shift(log_c, nc, log_b, nb, o->confidence, o->seed,
                                           o->resamples ? o->resamples : DEFAULT_RESAMPLES, shift);
+    case METHOD_QUANTILE: /* run_quantile's, never here */
     case METHOD_WILCOXON: break;
     }
     return wilcoxon_rank_sum(log_c, nc, log_b, nb, o->confidence, shift);
@@ -223,6 +261,7 @@ static size_t method_min_n(const comparison_options *o)
     switch (o->method) {
     case METHOD_WILCOXON: return rank_test_min_n(o->confidence, o->paired);
     case METHOD_BOOTSTRAP: return BOOTSTRAP_MIN_N;
+    case METHOD_QUANTILE: return quantile_compare_min_n(o->confidence, o->paired);
     case METHOD_WELCH: break;
     }
     return 2;
@@ -234,6 +273,7 @@ static void fill_comparison(const shift_result *shift, const stats_resolution *r
 {
     *out = (comparison){
         .method_name = comparison_method_name(o->method, o->paired),
+        .quantile = o->method == METHOD_QUANTILE ? quantile_of(o) : 0.0,
         .paired = o->paired, .exact = shift->exact, .n_baseline = nb, .n_candidate = nc,
         .ratio = exp(shift->estimate), .ci_low = exp(shift->ci_low), .ci_high = exp(shift->ci_high),
         .low_open = shift->low_open, .high_open = shift->high_open,
@@ -261,7 +301,8 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
                              const double *candidate, size_t n_candidate,
                              const comparison_options *options, comparison *out)
 {
-    if (!(options->confidence > 0.0 && options->confidence < 1.0) || !(options->margin >= 0.0))
+    if (!(options->confidence > 0.0 && options->confidence < 1.0) || !(options->margin >= 0.0) ||
+        !(options->quantile >= 0.0 && options->quantile < 1.0))
         return STATS_ERR_DOMAIN;
     if (options->paired && n_baseline != n_candidate)
         return STATS_ERR_DOMAIN;
@@ -277,7 +318,9 @@ stats_status compare_samples(const double *baseline, size_t n_baseline,
     bool settled = st == STATS_OK && settle_without_variation(log_b, n_baseline, log_c,
                                                               n_candidate, options, &shift,
                                                               &min_n);
-    if (st == STATS_OK && !settled)
+    if (st == STATS_OK && !settled && options->method == METHOD_QUANTILE)
+        st = run_quantile(baseline, n_baseline, candidate, n_candidate, options, &shift);
+    else if (st == STATS_OK && !settled)
         st = options->paired ? run_paired(log_b, log_c, n_baseline, options, &shift)
                              : run_unpaired(log_b, n_baseline, log_c, n_candidate, options, &shift);
     if (st == STATS_OK && !settled && options->method == METHOD_BOOTSTRAP &&

@@ -12,8 +12,13 @@
 typedef enum {
     METHOD_WILCOXON,  /* signed-rank when paired, rank-sum otherwise */
     METHOD_WELCH,     /* t test on logs (paired t when paired) */
-    METHOD_BOOTSTRAP  /* BCa interval for the ratio of medians */
+    METHOD_BOOTSTRAP, /* BCa interval for the ratio of medians */
+    METHOD_QUANTILE   /* ratio of a low Harrell-Davis quantile: swaps within blocks when
+                         paired, permutations of the pooled runs otherwise (issue 27) */
 } comparison_method;
+
+/* The quantile METHOD_QUANTILE compares when comparison_options.quantile is 0. */
+#define COMPARISON_DEFAULT_QUANTILE 0.1
 
 typedef struct {
     comparison_method method;
@@ -21,8 +26,9 @@ typedef struct {
     double confidence;         /* level of this interval (already adjusted for multiplicity) */
     double margin;             /* equivalence margin, relative (0.01 = 1%) */
     bool higher_is_better;
-    uint64_t seed;             /* bootstrap only */
-    size_t resamples;          /* bootstrap only; 0 = default */
+    uint64_t seed;             /* bootstrap and quantile only */
+    size_t resamples;          /* bootstrap resamples or quantile flips; 0 = default */
+    double quantile;           /* quantile only: in (0, 1); 0 = COMPARISON_DEFAULT_QUANTILE */
     bool exact_counts;         /* the values are exact counts (instructions, allocs/op), not
                                   rounded measurements: no rounding allowance, and counts that
                                   never varied decide from 3 runs at 95% (docs/statistics.md,
@@ -31,6 +37,7 @@ typedef struct {
 
 typedef struct {
     const char *method_name;   /* "wilcoxon-signed-rank", "wilcoxon-rank-sum", "welch", ... */
+    double quantile;           /* the quantile compared (METHOD_QUANTILE); 0 otherwise */
     bool paired, exact;
     size_t n_baseline, n_candidate;
     double ratio, ci_low, ci_high; /* candidate / baseline, from the log-scale shift */
@@ -53,6 +60,8 @@ typedef struct {
 } comparison;
 
 const char *comparison_method_name(comparison_method method, bool paired);
+/* The option's own word: "wilcoxon", "welch", "bootstrap" or "quantile". */
+const char *comparison_method_option(comparison_method method);
 
 /* Compares positive samples; paired needs n_baseline == n_candidate. */
 stats_status compare_samples(const double *baseline, size_t n_baseline,

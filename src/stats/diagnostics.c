@@ -1,5 +1,5 @@
 /* Diagnostics of one series in measurement order: Mann–Kendall trend, Sarle's bimodality
- * coefficient and a count of MAD-based outliers; each feeds one warning of the analysis. */
+ * coefficient, Kelly's tail skewness and a count of MAD-based outliers; each feeds a warning. */
 #include "diagnostics.h"
 
 #include <math.h>
@@ -167,6 +167,25 @@ stats_status bimodality_coefficient(const double *x, size_t n, double *out)
     double skew = g1 * sqrt(nd * (nd - 1.0)) / (nd - 2.0);
     double kurt = ((nd + 1.0) * g2 + 6.0) * (nd - 1.0) / small_sample;
     *out = (skew * skew + 1.0) / (kurt + 3.0 * (nd - 1.0) * (nd - 1.0) / small_sample);
+    return STATS_OK;
+}
+
+/* Kelly's skewness from R's type-7 deciles: how much further the slow tail reaches from the
+ * median than the fast one does, robust to the few extreme values moments chase. */
+stats_status tail_skewness(const double *x, size_t n, double *out)
+{
+    stats_status status = validate_series(x, n, 10);
+    if (status != STATS_OK)
+        return status;
+    double *sorted = NULL;
+    if ((status = stats_sorted_copy(x, n, &sorted)) != STATS_OK)
+        return status;
+    double p10 = stats_quantile_sorted(sorted, n, 0.1), p50 = stats_quantile_sorted(sorted, n, 0.5);
+    double p90 = stats_quantile_sorted(sorted, n, 0.9);
+    free(sorted);
+    if (!(p90 > p10))
+        return STATS_ERR_DEGENERATE;
+    *out = (p90 + p10 - 2.0 * p50) / (p90 - p10);
     return STATS_OK;
 }
 

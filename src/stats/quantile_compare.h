@@ -1,5 +1,5 @@
-/* The paired comparison of a low quantile: the log ratio of the two variants' Harrell-Davis
- * quantiles, its p-value from swapping the variants within blocks, its interval by inversion. */
+/* The comparison of a low quantile: the log ratio of the two variants' Harrell-Davis
+ * quantiles, its p-value from rearranging the runs under H0, its interval by inversion. */
 #ifndef VERDICT_STATS_QUANTILE_COMPARE_H
 #define VERDICT_STATS_QUANTILE_COMPARE_H
 
@@ -53,5 +53,21 @@ typedef struct {
 int quantile_compare_paired(const double *baseline, const double *candidate, size_t n,
                             const quantile_options *options, quantile_comparison *out,
                             verdict_error *err);
+
+/* The same for two unpaired samples (runs not measured in blocks), nb, nc >= 2.
+ *
+ * Test: under H0 the runs of both variants are exchangeable, so every assignment of the pooled
+ * runs to the two sides (nb to the baseline) is equally likely: p is the share of them whose
+ * statistic is at least as far from 0 as the observed one, every C(nb + nc, nb) enumerated when
+ * there are no more than flips + 1, else `flips` drawn (p = (1 + as extreme) / (flips + 1)).
+ * Interval: the test inverted over the shift of the candidate, as for the paired comparison.
+ * Errors as quantile_compare_paired's. */
+int quantile_compare_unpaired(const double *baseline, size_t nb, const double *candidate,
+                              size_t nc, const quantile_options *options,
+                              quantile_comparison *out, verdict_error *err);
+
+/* The fewest blocks (paired) or runs a side (unpaired, equal sides) whose smallest p-value
+ * reaches 1 - confidence with the default number of flips. */
+size_t quantile_compare_min_n(double confidence, bool paired);
 
 #endif

@@ -435,6 +435,9 @@ static int set_budget(const command_line_spec *s, experiment *e, verdict_error *
     e->has_seed = s->has_seed;
     e->confidence = s->confidence;
     e->margin = s->margin;
+    e->method = s->method;
+    e->quantile = s->method == METHOD_QUANTILE ? s->quantile : 0.0;
+    e->method_given = s->method_given;
     e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
     e->counters = s->counters;
     return e->adaptive ? experiment_set_looks(e, s->looks, s->spending, err) : 0;

@@ -48,6 +48,9 @@ typedef struct {
     uint64_t seed;
     bool has_seed;                 /* false: the caller settles one before running */
     double confidence, margin;
+    comparison_method method;      /* --method (and --quantile), kept for `verdict report` */
+    double quantile;
+    bool method_given;             /* --method or --quantile: kept for exact counts too */
     bool ignore_failure;
     experiment_counters counters;  /* --counters perf (default) or valgrind */
 } command_line_spec;

@@ -261,3 +261,50 @@ values() {
     ! cmp -s "$DATA/ci.0" "$DATA/ci.4294967297"
     ! cmp -s "$DATA/ci.4357" "$DATA/ci.4294967297"
 }
+
+@test "--method quantile names the method, the quantile and a shift function of 9 deciles" {
+    values 100 0.05 30 > "$DATA/a"
+    values 104 0.05 30 | awk 'NR % 3 == 0 { $1 = $1 * 1.2 } { print }' > "$DATA/b"
+    output=$("$VERDICT" compare --method quantile --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    jq -e '.experiment.method == "quantile" and .experiment.quantile == 0.1' <<< "$output"
+    jq -e '.experiment.method_note | test("10th percentile")' <<< "$output"
+    c=$(jq -c '.comparisons[0]' <<< "$output")
+    jq -e '.method == "quantile-hd-permutation" and .paired == false and .quantile == 0.1' <<< "$c"
+    jq -e '.shift_function | length == 9' <<< "$c"
+    jq -e '[.shift_function[].q] == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]' <<< "$c"
+    jq -e '[.shift_function[].baseline] | . == sort' <<< "$c"
+    jq -e '.ci[0] <= .estimate and .estimate <= .ci[1]' <<< "$c"
+    # paired, another quantile: the swap test
+    output=$("$VERDICT" compare --paired --quantile 25% --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    jq -e '.comparisons[0].method == "quantile-hd-swap" and .comparisons[0].quantile == 0.25' <<< "$output"
+    # the sentence of what it compares, in the terminal report
+    run "$VERDICT" compare --method quantile "$DATA/a" "$DATA/b"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Compares the 10th percentile of each variant"* ]]
+}
+
+@test "--quantile refuses values outside (0, 1) and another --method, naming them" {
+    values 100 0.05 > "$DATA/a"
+    values 101 0.05 > "$DATA/b"
+    for bad in 0 1 1.5 -0.1 abc 100%; do
+        run "$VERDICT" compare --quantile "$bad" "$DATA/a" "$DATA/b"
+        [ "$status" -eq 2 ]
+        [[ "$output" == *"--quantile '$bad'"* ]]
+    done
+    run "$VERDICT" compare --quantile 0.2 --method welch "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--method welch compares no quantile"* ]]
+    run "$VERDICT" compare --method median "$DATA/a" "$DATA/b"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"expected wilcoxon, welch, bootstrap or quantile"* ]]
+}
+
+@test "skewed runs suggest the quantile method; it is never switched on" {
+    values 100 0.01 30 | awk 'NR % 3 == 0 { $1 = $1 * 1.3 } { print }' > "$DATA/a"
+    values 101 0.01 30 | awk 'NR % 3 == 1 { $1 = $1 * 1.3 } { print }' > "$DATA/b"
+    output=$("$VERDICT" compare --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    jq -e '[.warnings[].code] | index("try-quantile") != null' <<< "$output"
+    jq -e '.experiment.method == "wilcoxon" and (.comparisons[0] | has("shift_function") | not)' <<< "$output"
+    output=$("$VERDICT" compare --method quantile --json - "$DATA/a" "$DATA/b" 2>/dev/null)
+    jq -e '[.warnings[].code] | index("try-quantile") == null' <<< "$output"
+}

@@ -220,3 +220,19 @@ ROUNDS=6000000
     jq -e '(.samples | length) == 400' "$DATA/many.json"
     jq -e '(.comparisons | length) == 199' "$DATA/many.json"
 }
+
+@test "--method quantile -r 12: the method in the JSON, 9 increasing deciles, kept by verdict report" {
+    run "$VERDICT" --method quantile -r 12 -w 0 --store "$DATA/q.db" --json "$DATA/q.json" \
+        "$SPIN 200000" "$SPIN 400000"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"Compares the 10th percentile"* ]]
+    jq -e '.experiment.method == "quantile" and .comparisons[0].method == "quantile-hd-swap"' "$DATA/q.json"
+    jq -e '.comparisons[0].shift_function | length == 9' "$DATA/q.json"
+    jq -e '[.comparisons[0].shift_function[].baseline] | . == sort' "$DATA/q.json"
+    # the stored experiment says the method: the report reads it back without --method
+    "$VERDICT" report "$DATA/q.db" --json "$DATA/r.json" >/dev/null 2>&1
+    jq -e '.experiment.method == "quantile" and .comparisons[0].method == "quantile-hd-swap"' "$DATA/r.json"
+    # and can re-analyse the same runs with another method
+    "$VERDICT" report "$DATA/q.db" --method wilcoxon --json "$DATA/w.json" >/dev/null 2>&1
+    jq -e '.comparisons[0].method == "wilcoxon-signed-rank"' "$DATA/w.json"
+}

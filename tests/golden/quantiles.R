@@ -7,7 +7,8 @@
 # several quantiles. Part 2: the paired comparison with every within-block swap enumerated
 # (n <= 12): the statistic log hd(candidate) - log hd(baseline), its exact p-value, and the
 # interval of shifts d the swap test does not reject when the candidate is divided by
-# exp(d), each end found by bisection on the enumerated p-value.
+# exp(d), each end found by bisection on the enumerated p-value. Part 3: the same for two
+# unpaired samples, every assignment of the pooled runs to the two sides enumerated (combn).
 suppressMessages(library(Hmisc))
 options(digits = 17)
 set.seed(27)
@@ -60,13 +61,13 @@ p_at <- function(a, b, d, q, flips) {
 }
 # The end of the non-rejected set on one side, by bisection between the estimate (p = 1) and
 # a shift far enough to be rejected.
-end_of <- function(a, b, q, flips, alpha, estimate, side) {
+end_of <- function(a, b, q, flips, alpha, estimate, side, p_fun = p_at) {
   inside <- estimate; step <- 0.01
-  while (p_at(a, b, estimate + side * step, q, flips) > alpha) { inside <- estimate + side * step; step <- step * 2 }
+  while (p_fun(a, b, estimate + side * step, q, flips) > alpha) { inside <- estimate + side * step; step <- step * 2 }
   outside <- estimate + side * step
   for (i in 1:60) {
     mid <- (inside + outside) / 2
-    if (p_at(a, b, mid, q, flips) > alpha) inside <- mid else outside <- mid
+    if (p_fun(a, b, mid, q, flips) > alpha) inside <- mid else outside <- mid
   }
   (inside + outside) / 2
 }
@@ -93,8 +94,45 @@ comparisons <- sapply(paired, function(case) {
           case$id, num(a), num(b), q, 1 - alpha, estimate, p, fmt(low), fmt(high))
 })
 
+# Part 3: the permutation statistics for candidate divided by exp(d): every assignment of
+# the pooled runs (columns of combn: the runs that go to the baseline side, the observed one
+# among them, as the p-value counts it).
+permutation_statistics <- function(a, b, d, q, combos) {
+  pooled <- c(a, b * exp(-d))
+  wa <- hd_weights(length(a), q); wb <- hd_weights(length(b), q)
+  apply(combos, 2, function(idx) log(sum(sort(pooled[-idx]) * wb)) - log(sum(sort(pooled[idx]) * wa)))
+}
+permutation_p_at <- function(a, b, d, q, combos) {
+  s <- permutation_statistics(a, b, d, q, combos)
+  observed <- log(hdquantile(b * exp(-d), q, names = FALSE)) - log(hdquantile(a, q, names = FALSE))
+  mean(abs(s) >= abs(observed) * (1 - 1e-12))
+}
+unpaired <- list(
+  list(id = "two-mode-unpaired-6-6-shift-5pct", na = 6, nb = 6, shift = 1.05),
+  list(id = "two-mode-unpaired-5-8-shift-3pct", na = 5, nb = 8, shift = 1.03),
+  list(id = "rounded-unpaired-7-7-shift-4pct", na = 7, nb = 7, shift = 1.04, digits = 2),
+  list(id = "two-mode-unpaired-aa-4-6", na = 4, nb = 6, shift = 1),
+  list(id = "two-mode-unpaired-3-3", na = 3, nb = 3, shift = 1.1)
+)
+unpaired_comparisons <- sapply(unpaired, function(case) {
+  a <- slow_mode(case$na); b <- slow_mode(case$nb) * case$shift
+  if (!is.null(case$digits)) { a <- signif(a, case$digits); b <- signif(b, case$digits) }
+  q <- 0.1; alpha <- 0.05; combos <- combn(case$na + case$nb, case$na)
+  estimate <- log(hdquantile(b, q, names = FALSE)) - log(hdquantile(a, q, names = FALSE))
+  p <- permutation_p_at(a, b, 0, q, combos)
+  smallest <- (if (case$na == case$nb) 2 else 1) / ncol(combos)
+  reachable <- smallest <= alpha
+  low <- if (reachable) end_of(a, b, q, combos, alpha, estimate, -1, permutation_p_at) else -Inf
+  high <- if (reachable) end_of(a, b, q, combos, alpha, estimate, +1, permutation_p_at) else Inf
+  fmt <- function(v) if (is.finite(v)) sprintf("%.17g", v) else "null"
+  sprintf(paste0('{"id": "%s", "baseline": %s, "candidate": %s, "q": %s, "confidence": %s, ',
+                 '"estimate": %.17g, "p_value": %.17g, "ci_low": %s, "ci_high": %s}'),
+          case$id, num(a), num(b), q, 1 - alpha, estimate, p, fmt(low), fmt(high))
+})
+
 writeLines(paste0('{"generator": "tests/golden/quantiles.R", "R": "', R.version.string,
                   '", "Hmisc": "', packageVersion("Hmisc"), '",\n"quantiles": [\n',
                   paste(entries, collapse = ",\n"), '\n],\n"paired": [\n',
-                  paste(comparisons, collapse = ",\n"), "\n]}"),
+                  paste(comparisons, collapse = ",\n"), '\n],\n"unpaired": [\n',
+                  paste(unpaired_comparisons, collapse = ",\n"), "\n]}"),
            "tests/golden/r-quantiles.json")

@@ -1,5 +1,6 @@
 /* One voice (issue 25): a resolution-limited comparison and one across layouts give the same
- * reason, advice and numbers in the terminal, Markdown and HTML reports (and JSON's summary). */
+ * reason, advice and numbers in the terminal, Markdown and HTML reports (and JSON's summary);
+ * the quantile method's sentence (issue 27) is the same in all four. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,7 +41,7 @@ typedef struct {
 typedef double (*value_of)(size_t v, size_t k, size_t r);
 
 /* Two variants with `layouts` layout twins each (1: none), RUNS blocks, analysed. */
-static fixture *make_fixture(size_t layouts, value_of value)
+static fixture *make_fixture(size_t layouts, value_of value, comparison_method method)
 {
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -64,7 +65,7 @@ static fixture *make_fixture(size_t layouts, value_of value)
                 .n_layouts = layouts > 1 ? layouts : 0, .values = f->values[n], .n = RUNS};
         }
     }
-    f->options = (analysis_options){.method = METHOD_WILCOXON, .paired = true,
+    f->options = (analysis_options){.method = method, .paired = true,
                                     .confidence = 0.95, .margin = 0.01, .adjust = ADJUST_HOLM,
                                     .seed = 1};
     verdict_error err = {0};
@@ -83,6 +84,19 @@ static void free_fixture(fixture *f)
     capture_remove_dir(f->dir);
     analysis_result_free(&f->analysis);
     free(f);
+}
+
+static const char *const names[] = {"text", "Markdown", "HTML"};
+
+/* The terminal, Markdown and HTML reports (the HTML as a reader sees it), in names' order;
+ * the caller frees each. */
+static void capture_three(const fixture *f, char *outputs[3])
+{
+    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
+    outputs[0] = capture_text(&f->in);
+    outputs[1] = capture_file(&f->in, report_write_markdown, f->dir, "r.md");
+    outputs[2] = capture_plain(html);
+    free(html);
 }
 
 /* The JSON's summary of the one comparison is the sentence. */
@@ -107,11 +121,8 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
         fail_msg("reason \"%s\", to decide \"%s\"", p.reason, p.decide);
     char sentence[2 * PHRASES_SENTENCE + 32];
     snprintf(sentence, sizeof sentence, "inconclusive: %s; %s", p.reason, p.decide);
-    char *html = capture_file(&f->in, report_write_html, f->dir, "r.html");
-    char *outputs[] = {capture_text(&f->in),
-                       capture_file(&f->in, report_write_markdown, f->dir, "r.md"),
-                       capture_plain(html)};
-    const char *names[] = {"text", "Markdown", "HTML"};
+    char *outputs[3];
+    capture_three(f, outputs);
     for (size_t i = 0; i < 3; i++) {
         if (strstr(outputs[i], sentence) == NULL)
             fail_msg("%s lacks \"%s\":\n%s", names[i], sentence, outputs[i]);
@@ -121,7 +132,6 @@ static void assert_one_voice(const fixture *f, const char *expected, const char 
                      outputs[i]);
         free(outputs[i]);
     }
-    free(html);
     assert_json_summary(f, sentence);
 }
 
@@ -135,7 +145,7 @@ static double alternating(size_t v, size_t k, size_t r)
 static void a_resolution_limited_comparison_reads_the_same_everywhere(void **state)
 {
     (void)state;
-    fixture *f = make_fixture(1, alternating);
+    fixture *f = make_fixture(1, alternating, METHOD_WILCOXON);
     assert_int_equal(f->analysis.comparisons[0].result.decision.reason, UNDECIDED_RESOLUTION);
     /* HTML said "the interval includes both no change and ..." here */
     assert_one_voice(f, "the values are rounded (to 1 significant digit)",
@@ -154,7 +164,7 @@ static double layout_spread(size_t v, size_t k, size_t r)
 static void a_layouts_comparison_reads_the_same_everywhere(void **state)
 {
     (void)state;
-    fixture *f = make_fixture(3, layout_spread);
+    fixture *f = make_fixture(3, layout_spread, METHOD_WILCOXON);
     const analysis_comparison *c = &f->analysis.comparisons[0];
     assert_true(c->ok && c->across_layouts);
     assert_int_equal(c->result.decision.reason, UNDECIDED_CONFIDENCE);
@@ -164,11 +174,50 @@ static void a_layouts_comparison_reads_the_same_everywhere(void **state)
     free_fixture(f);
 }
 
+/* B 5% slower in every block, a slow run in every third. */
+static double slow_episodes(size_t v, size_t k, size_t r)
+{
+    (void)k;
+    return (v ? 1.05 : 1.0) * (1.0 + 0.003 * (double)(r % 4)) * ((r + v) % 3 == 0 ? 1.3 : 1.0);
+}
+
+/* What the quantile method compares, said once in phrases.c, reads the same everywhere. */
+static void the_quantile_sentence_reads_the_same_everywhere(void **state)
+{
+    (void)state;
+    fixture *f = make_fixture(1, slow_episodes, METHOD_QUANTILE);
+    char note[PHRASES_SENTENCE];
+    phrases_method_note(&f->options, note, sizeof note);
+    assert_non_null(strstr(note, "10th percentile"));
+    assert_non_null(strstr(note, "undisturbed"));
+    char *outputs[3];
+    capture_three(f, outputs);
+    for (size_t i = 0; i < 3; i++) {
+        if (strstr(outputs[i], note) == NULL)
+            fail_msg("%s lacks \"%s\":\n%s", names[i], note, outputs[i]);
+        free(outputs[i]);
+    }
+    json_t *doc = capture_json(&f->in, f->dir);
+    const char *json_note =
+        json_string_value(json_object_get(json_object_get(doc, "experiment"), "method_note"));
+    assert_non_null(json_note);
+    assert_string_equal(json_note, note);
+    json_decref(doc);
+    f->options.quantile = 0.25; /* the words follow the quantile */
+    phrases_method_note(&f->options, note, sizeof note);
+    assert_non_null(strstr(note, "25th percentile"));
+    f->options.method = METHOD_WELCH; /* the other methods: nothing to add */
+    phrases_method_note(&f->options, note, sizeof note);
+    assert_string_equal(note, "");
+    free_fixture(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_resolution_limited_comparison_reads_the_same_everywhere),
         cmocka_unit_test(a_layouts_comparison_reads_the_same_everywhere),
+        cmocka_unit_test(the_quantile_sentence_reads_the_same_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for core/analysis.c: the levels intervals get under each adjustment, BH's
- * unselected comparisons, and comparisons of several machines pooled (analysis_fleet.c). */
+ * unselected comparisons, comparisons of several machines pooled (analysis_fleet.c), and the
+ * quantile method's shift function, suggestion and refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,6 +198,108 @@ static void test_stats_status_as_error(void **state)
     assert_non_null(strstr(err.message, "adjusting the p-values: "));
 }
 
+static bool has_warning(const analysis_result *r, const char *code)
+{
+    for (size_t i = 0; i < r->n_warnings; i++)
+        if (strcmp(r->warnings[i].code, code) == 0)
+            return true;
+    return false;
+}
+
+/* Two-mode runs (every third slowed by 25%), B 3% slower in every run. */
+static void two_mode_values(double *a, double *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0.042 * (1.0 + 0.002 * (double)(i % 7)) * (i % 3 == 0 ? 1.25 : 1.0);
+        b[i] = 0.042 * 1.03 * (1.0 + 0.002 * (double)((i + 3) % 7)) * (i % 3 == 1 ? 1.25 : 1.0);
+    }
+}
+
+/* METHOD_QUANTILE: the comparison is the quantile's, with the shift function beside it
+ * (increasing deciles of each variant and their ratios); the default method on the same
+ * skewed runs suggests it (try-quantile), the quantile method itself does not. */
+static void test_quantile_method(void **state)
+{
+    (void)state;
+    double a[30], b[30];
+    two_mode_values(a, b, 30);
+    analysis_series series[2] = {
+        {.point = "p", .metric = "wall", .variant = "A", .values = a, .n = 30},
+        {.point = "p", .metric = "wall", .variant = "B", .values = b, .n = 30}};
+    analysis_options o = {.method = METHOD_QUANTILE, .paired = true, .confidence = 0.95,
+                          .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1, .quantile = 0.2};
+    analysis_result r;
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, 2, &o, &r, &err), 0);
+    const analysis_comparison *c = &r.comparisons[0];
+    assert_true(c->ok);
+    assert_string_equal(c->result.method_name, "quantile-hd-swap");
+    assert_true(c->result.quantile == 0.2);
+    assert_int_equal(c->result.decision.kind, VERDICT_WORSE);
+    assert_true(c->has_shift_function);
+    for (size_t k = 0; k < ANALYSIS_DECILES; k++) {
+        const analysis_decile *d = &c->shift_function[k];
+        assert_true(fabs(d->q - 0.1 * (double)(k + 1)) < 1e-12);
+        assert_true(fabs(d->ratio - d->candidate / d->baseline) < 1e-15);
+        if (k > 0)
+            assert_true(d->baseline > c->shift_function[k - 1].baseline);
+    }
+    assert_false(has_warning(&r, "try-quantile"));
+    analysis_result_free(&r);
+
+    o.method = METHOD_WILCOXON;
+    assert_int_equal(analysis_run(series, 2, &o, &r, &err), 0);
+    assert_false(r.comparisons[0].has_shift_function);
+    assert_true(has_warning(&r, "try-quantile"));
+    analysis_result_free(&r);
+
+    for (size_t i = 0; i < 30; i++) /* symmetric runs: nothing to suggest */
+        a[i] = b[i] = 0.042 * (1.0 + 0.001 * (double)((i * 7) % 30));
+    assert_int_equal(analysis_run(series, 2, &o, &r, &err), 0);
+    assert_false(has_warning(&r, "try-quantile"));
+    analysis_result_free(&r);
+}
+
+/* Layout twins and a fleet's pooled ratio are not the quantile's: refused by name, never
+ * computed with another method. */
+static void test_quantile_refusals(void **state)
+{
+    (void)state;
+    double v[4][BLOCKS];
+    for (size_t s = 0; s < 4; s++)
+        for (size_t i = 0; i < BLOCKS; i++)
+            v[s][i] = 1.0 + 0.01 * (double)((i * (s + 3)) % 11) + 0.05 * (double)(s / 2);
+    analysis_series series[4];
+    for (size_t s = 0; s < 4; s++)
+        series[s] = (analysis_series){.point = "p", .metric = "wall",
+                                      .variant = s < 2 ? "A" : "B", .layout = s % 2,
+                                      .n_layouts = 2, .values = v[s], .n = BLOCKS};
+    analysis_options o = {.method = METHOD_QUANTILE, .paired = true, .confidence = 0.95,
+                          .margin = 0.01, .adjust = ADJUST_HOLM, .seed = 1};
+    analysis_result r;
+    verdict_error err = {0};
+    assert_int_equal(analysis_run(series, 4, &o, &r, &err), 0);
+    assert_int_equal(r.n_comparisons, 1);
+    assert_false(r.comparisons[0].ok);
+    assert_non_null(strstr(r.comparisons[0].error, "--method quantile does not compare across "
+                                                   "layout twins"));
+    analysis_result_free(&r);
+
+    double values[3][2][BLOCKS];
+    const double effect[] = {0.20, 0.23, 0.25};
+    const char *const machines[] = {"m1", "m2", "m3"};
+    analysis_series fleet[6];
+    build_fleet(fleet, values, effect, machines, 3);
+    assert_int_equal(analysis_run(fleet, 6, &o, &r, &err), 0);
+    assert_int_equal(r.n_comparisons, 3);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(r.comparisons[k].ok && r.comparisons[k].has_shift_function);
+    assert_int_equal(r.n_fleet, 1);
+    assert_false(r.fleet[0].ok);
+    assert_non_null(strstr(r.fleet[0].error, "--method quantile"));
+    analysis_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +308,8 @@ int main(void)
         cmocka_unit_test(test_fleet_pools_the_machines),
         cmocka_unit_test(test_fleet_counts_disagreement_and_needs_two_machines),
         cmocka_unit_test(test_stats_status_as_error),
+        cmocka_unit_test(test_quantile_method),
+        cmocka_unit_test(test_quantile_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

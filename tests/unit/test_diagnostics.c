@@ -212,6 +212,31 @@ static void bimodality_separates_one_and_two_modes(void **state)
     assert_true(golden_close(bc, 0.39988892635054984, 1e-12));
 }
 
+/* Kelly's tail skewness against R:
+ *   k <- function(x) { q <- quantile(x, c(.1, .5, .9), type = 7)
+ *                      (q[3] + q[1] - 2 * q[2]) / (q[3] - q[1]) }
+ * symmetric 0, exponential about 0.45, a fast mode of 30 and a slow one of 20 near 0.87: the
+ * try-quantile suggestion's rule (over 0.3) tells the last two from the first. */
+static void tail_skewness_against_r(void **state)
+{
+    (void)state;
+    double normal[50], exponential[50], two_modes[50], k;
+    normal_scores(normal, 50, 0.0);
+    for (size_t i = 0; i < 50; i++) /* qexp(ppoints(50)) */
+        exponential[i] = -log(1.0 - ((double)i + 1.0 - 0.5) / 50.0);
+    for (size_t i = 0; i < 50; i++)
+        two_modes[i] = i < 30 ? 42.0 * (1 + 0.001 * (double)i) : 54.0 * (1 + 0.001 * (double)(i - 30));
+    assert_int_equal(tail_skewness(normal, 50, &k), STATS_OK);
+    assert_true(fabs(k) < 1e-12);
+    assert_int_equal(tail_skewness(exponential, 50, &k), STATS_OK);
+    assert_true(golden_close(k, 0.45193813015918921, 1e-12));
+    assert_int_equal(tail_skewness(two_modes, 50, &k), STATS_OK);
+    assert_true(golden_close(k, 0.86887126063270526, 1e-12));
+    const double flat[10] = {3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    assert_int_equal(tail_skewness(flat, 10, &k), STATS_ERR_DEGENERATE);
+    assert_int_equal(tail_skewness(flat, 9, &k), STATS_ERR_TOO_FEW);
+}
+
 static void bimodality_edge_cases(void **state)
 {
     (void)state;
@@ -262,6 +287,7 @@ int main(void)
         cmocka_unit_test(mann_kendall_handles_a_million_values),
         cmocka_unit_test(bimodality_separates_one_and_two_modes),
         cmocka_unit_test(bimodality_edge_cases),
+        cmocka_unit_test(tail_skewness_against_r),
         cmocka_unit_test(outliers_counted),
         cmocka_unit_test(outliers_when_mad_is_zero),
     };

@@ -325,6 +325,54 @@ static void test_hashes(void **state)
     experiment_free(&b);
 }
 
+/* `method:` and `quantile:` (issue 27): read, implied, written back, kept out of the plan,
+ * and refused with the file and line where they are wrong. */
+static void test_method_keys(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_expect_ok("variants: {A: ./a, B: ./b}\n", &e);
+    assert_int_equal(e.method, METHOD_WILCOXON);
+    assert_true(e.quantile == 0);
+    assert_false(e.method_given); /* counts will get the t test */
+    uint64_t plan = experiment_plan_hash(&e);
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a, B: ./b}\nmethod: quantile\n", &e);
+    assert_int_equal(e.method, METHOD_QUANTILE);
+    assert_true(e.quantile == 0);
+    assert_int_equal(experiment_plan_hash(&e), plan); /* how to analyse, not what to run */
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a, B: ./b}\nquantile: 20%\n", &e);
+    assert_int_equal(e.method, METHOD_QUANTILE); /* quantile implies the method */
+    assert_true(e.quantile == 0.2);
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a}\nmethod: welch\n", &e);
+    assert_int_equal(e.method, METHOD_WELCH);
+    experiment_free(&e);
+    /* a method the file names is kept for counts too, the default one included */
+    parse_expect_ok("variants: {A: ./a}\nmethod: wilcoxon\n", &e);
+    assert_int_equal(e.method, METHOD_WILCOXON);
+    assert_true(e.method_given);
+    experiment_free(&e);
+    parse_expect_fails("variants: {A: ./a}\nmethod: median\n",
+                       "spin.yaml:2:9: 'method' must be wilcoxon, welch, bootstrap or quantile, "
+                       "not 'median'");
+    parse_expect_fails("variants: {A: ./a}\nquantile: 1.5\n",
+                       "spin.yaml:2:11: 'quantile' must be a quantile strictly between 0 and 1, "
+                       "such as 0.1 or \"10%\", not '1.5'");
+    parse_expect_fails("variants: {A: ./a}\nquantile: 0\n",
+                       "spin.yaml:2:11: 'quantile' must be a quantile strictly between 0 and 1, "
+                       "such as 0.1 or \"10%\", not '0'");
+    parse_expect_fails("variants: {A: ./a}\nmethod: welch\nquantile: 0.2\n",
+                       "spin.yaml:3:1: 'quantile' is the quantile method's, and 'method: welch' "
+                       "compares no quantile (use 'method: quantile' or leave 'method' out)");
+    /* layout twins are compared one location per layout: not the quantile's */
+    parse_expect_fails("layouts: 3\nvariants:\n  A: {source: ., command: ./a}\n"
+                       "  B: {source: ., command: ./b}\nmethod: quantile\n",
+                       "spin.yaml:5:1: 'method: quantile' does not compare across layout twins "
+                       "(variant A has 3 layouts): use 'method: wilcoxon' or 'welch'");
+}
+
 static void test_errors_keys_and_types(void **state)
 {
     (void)state;
@@ -338,7 +386,7 @@ static void test_errors_keys_and_types(void **state)
                 "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
                 "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
                 "margin, reserve_for_more, warmup, timeout, on_failure, setup, teardown, "
-                "prepare, target, layouts, machines, counters)");
+                "prepare, target, layouts, machines, counters, method, quantile)");
     parse_expect_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
                 "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
     parse_expect_fails("variants: {A: ./a}\nrepetitions: eight\n",
@@ -624,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_points_order_and_ids),
         cmocka_unit_test(test_substitution),
         cmocka_unit_test(test_hashes),
+        cmocka_unit_test(test_method_keys),
         cmocka_unit_test(test_errors_keys_and_types),
         cmocka_unit_test(test_errors_variants_and_parameters),
         cmocka_unit_test(test_tree_placeholder),

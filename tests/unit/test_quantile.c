@@ -1,5 +1,6 @@
-/* Harrell-Davis quantiles and the paired quantile comparison against R (tests/golden/
- * quantiles.R, r-quantiles.json), with their invariances and refusals. */
+/* Harrell-Davis quantiles and the paired and unpaired quantile comparisons against R
+ * (tests/golden/quantiles.R, r-quantiles.json), their invariances and refusals, and
+ * compare_samples with METHOD_QUANTILE. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "golden.h"
+#include "stats/comparison.h"
 #include "stats/quantile.h"
 #include "stats/quantile_compare.h"
 
@@ -89,26 +92,28 @@ static bool same_end(double got, const json_t *want)
     return fabs(got - json_number_value(want)) <= 2e-5;
 }
 
-/* With every swap enumerated the p-value is R's exactly, and the interval ends are where R's
- * bisection on the enumerated p-value puts them. */
-static void test_paired_matches_enumeration(void **state)
+/* Every case of one section of the reference, compared with every rearrangement enumerated:
+ * the p-value is R's exactly, and the interval ends are where R's bisection on the enumerated
+ * p-value puts them. */
+static void check_enumerated(const char *section, bool paired)
 {
-    (void)state;
     json_t *doc = reference();
-    json_t *cases = json_object_get(doc, "paired"), *c;
+    json_t *cases = json_object_get(doc, section), *c;
     size_t i;
     assert_true(json_array_size(cases) >= 4);
     json_array_foreach(cases, i, c) {
         size_t n, m;
         double *a = golden_numbers(json_object_get(c, "baseline"), &n);
         double *b = golden_numbers(json_object_get(c, "candidate"), &m);
-        assert_int_equal(n, m);
         quantile_options o = {.q = json_number_value(json_object_get(c, "q")),
                               .confidence = json_number_value(json_object_get(c, "confidence")),
                               .seed = 1};
         quantile_comparison got;
         verdict_error err = {0};
-        assert_int_equal(quantile_compare_paired(a, b, n, &o, &got, &err), 0);
+        if (paired)
+            assert_int_equal(n, m);
+        assert_int_equal(paired ? quantile_compare_paired(a, b, n, &o, &got, &err)
+                                : quantile_compare_unpaired(a, n, b, m, &o, &got, &err), 0);
         double estimate = json_number_value(json_object_get(c, "estimate"));
         double p = json_number_value(json_object_get(c, "p_value"));
         printf("%s: estimate %.6f (R %.6f), p %.6f (R %.6f), [%.6f, %.6f] (R [%.6f, %.6f])\n",
@@ -118,6 +123,7 @@ static void test_paired_matches_enumeration(void **state)
                json_number_value(json_object_get(c, "ci_high")));
         assert_true(got.shift.exact);
         assert_true(fabs(got.shift.estimate - estimate) < 1e-12);
+        assert_true(fabs(log(got.candidate_quantile / got.baseline_quantile) - estimate) < 1e-12);
         assert_true(fabs(got.shift.p_value - p) < 1e-12);
         assert_true(same_end(got.shift.ci_low, json_object_get(c, "ci_low")));
         assert_true(same_end(got.shift.ci_high, json_object_get(c, "ci_high")));
@@ -125,6 +131,24 @@ static void test_paired_matches_enumeration(void **state)
         free(b);
     }
     json_decref(doc);
+}
+
+/* Paired: every swap within blocks enumerated (quantiles.R, part 2). */
+static void test_paired_matches_enumeration(void **state)
+{
+    (void)state;
+    check_enumerated("paired", true);
+}
+
+/* Drawn rearrangements (1999 of them): the same answer twice for one seed, an interval that
+ * holds the estimate, p below alpha exactly when the interval leaves out 0. */
+static void check_drawn(const quantile_comparison *x, const quantile_comparison *y)
+{
+    assert_false(x->shift.exact);
+    assert_int_equal(x->flips, 1999);
+    assert_true(x->shift.p_value == y->shift.p_value && x->shift.ci_low == y->shift.ci_low);
+    assert_true(x->shift.ci_low < x->shift.estimate && x->shift.estimate < x->shift.ci_high);
+    assert_true((x->shift.p_value <= 0.05) == (x->shift.ci_low > 0 || x->shift.ci_high < 0));
 }
 
 /* Beyond enumeration: drawn flips give the same answer for one seed, an interval that holds
@@ -148,11 +172,7 @@ static void test_paired_drawn_flips(void **state)
     assert_int_equal(quantile_compare_paired(b, a, N, &o, &mirrored, &err), 0);
     printf("30 blocks: %.5f [%.5f, %.5f] p %.5f\n", x.shift.estimate, x.shift.ci_low,
            x.shift.ci_high, x.shift.p_value);
-    assert_false(x.shift.exact);
-    assert_int_equal(x.flips, 1999);
-    assert_true(x.shift.p_value == y.shift.p_value && x.shift.ci_low == y.shift.ci_low);
-    assert_true(x.shift.ci_low < x.shift.estimate && x.shift.estimate < x.shift.ci_high);
-    assert_true((x.shift.p_value <= 0.05) == (x.shift.ci_low > 0 || x.shift.ci_high < 0));
+    check_drawn(&x, &y);
     assert_true(fabs(mirrored.shift.estimate + x.shift.estimate) < 1e-12);
     assert_true(fabs(mirrored.shift.ci_low + x.shift.ci_high) < 1e-5);
     assert_true(fabs(mirrored.shift.p_value - x.shift.p_value) < 1e-12);
@@ -186,6 +206,118 @@ static void test_paired_limits(void **state)
     assert_int_equal(quantile_compare_paired(a, b, 5, &o, &c, &err), -1);
 }
 
+/* Unpaired: every assignment of the pooled runs enumerated (quantiles.R, part 3). */
+static void test_unpaired_matches_enumeration(void **state)
+{
+    (void)state;
+    check_enumerated("unpaired", false);
+}
+
+/* Two unpaired samples of 30 and 25 runs, the candidate 3% slower in its fast runs. */
+static void unpaired_samples(double *a, size_t na, double *b, size_t nb)
+{
+    for (size_t i = 0; i < na; i++)
+        a[i] = 42.0 * (1.0 + 0.01 * sin((double)i)) * ((i * 7) % 5 < 2 ? 1.27 : 1.0);
+    for (size_t i = 0; i < nb; i++)
+        b[i] = 42.0 * 1.03 * (1.0 + 0.01 * cos((double)i * 1.3)) * ((i * 3) % 5 < 2 ? 1.22 : 1.0);
+}
+
+/* Beyond enumeration: drawn permutations give the same answer for one seed, an interval that
+ * holds the estimate, a p-value below alpha exactly when the interval leaves out 0, and
+ * exchanging the samples mirrors the estimate. */
+static void test_unpaired_drawn_permutations(void **state)
+{
+    (void)state;
+    enum { NA = 30, NB = 25 };
+    double a[NA], b[NB];
+    unpaired_samples(a, NA, b, NB);
+    quantile_options o = {.q = 0.1, .confidence = 0.95, .flips = 1999, .seed = 9};
+    quantile_comparison x, y, mirrored;
+    verdict_error err = {0};
+    assert_int_equal(quantile_compare_unpaired(a, NA, b, NB, &o, &x, &err), 0);
+    assert_int_equal(quantile_compare_unpaired(a, NA, b, NB, &o, &y, &err), 0);
+    assert_int_equal(quantile_compare_unpaired(b, NB, a, NA, &o, &mirrored, &err), 0);
+    printf("30 + 25 runs: %.5f [%.5f, %.5f] p %.5f\n", x.shift.estimate, x.shift.ci_low,
+           x.shift.ci_high, x.shift.p_value);
+    check_drawn(&x, &y);
+    assert_true(x.shift.ci_low > 0); /* a 3% change of the fast runs, which are 60% of them */
+    assert_true(fabs(mirrored.shift.estimate + x.shift.estimate) < 1e-12);
+}
+
+/* Three runs a side cannot reach 5% (2 / C(6, 3) = 0.1): an unbounded interval; the
+ * refusals name the side and the run; the fewest runs that can decide. */
+static void test_unpaired_limits(void **state)
+{
+    (void)state;
+    double a[3] = {10, 11, 12}, b[3] = {20, 22, 24};
+    quantile_options o = {.q = 0.1, .confidence = 0.95};
+    quantile_comparison c;
+    verdict_error err = {0};
+    assert_int_equal(quantile_compare_unpaired(a, 3, b, 3, &o, &c, &err), 0);
+    assert_true(c.shift.exact);
+    assert_true(fabs(c.shift.min_p_value - 2.0 / 20.0) < 1e-15);
+    assert_true(fabs(c.shift.p_value - 2.0 / 20.0) < 1e-15); /* the most extreme there is */
+    assert_true(isinf(c.shift.ci_low) && isinf(c.shift.ci_high));
+    double bad[3] = {10, NAN, 12};
+    assert_int_equal(quantile_compare_unpaired(a, 3, bad, 3, &o, &c, &err), -1);
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    assert_non_null(strstr(err.message, "candidate run 2"));
+    assert_int_equal(quantile_compare_unpaired(a, 1, b, 3, &o, &c, &err), -1);
+    assert_non_null(strstr(err.message, "1 baseline runs"));
+    assert_int_equal(quantile_compare_min_n(0.95, true), 6);   /* 2 / 64 <= 0.05 < 2 / 32 */
+    assert_int_equal(quantile_compare_min_n(0.95, false), 4);  /* 2 / 70 <= 0.05 < 2 / 20 */
+    assert_int_equal(quantile_compare_min_n(0.995, true), 9);  /* 2 / 512 <= 0.005 */
+}
+
+/* compare_samples with METHOD_QUANTILE: the paired and unpaired comparisons' numbers, the
+ * default quantile, the verdict rules (a clear change called, too few blocks never), and the
+ * refusals of options out of range. */
+static void test_compare_samples_quantile(void **state)
+{
+    (void)state;
+    enum { N = 25 };
+    double a[30], b[N];
+    unpaired_samples(a, 30, b, N);
+    comparison_options co = {.method = METHOD_QUANTILE, .paired = true, .confidence = 0.95,
+                             .margin = 0.01, .seed = 3};
+    comparison c;
+    assert_int_equal(compare_samples(a, N, b, N, &co, &c), STATS_OK);
+    assert_string_equal(c.method_name, "quantile-hd-swap");
+    assert_true(c.quantile == 0.1);
+    quantile_options qo = {.q = 0.1, .confidence = 0.95, .seed = 3};
+    quantile_comparison q;
+    verdict_error err = {0};
+    assert_int_equal(quantile_compare_paired(a, b, N, &qo, &q, &err), 0);
+    assert_true(fabs(log(c.ratio) - q.shift.estimate) < 1e-12);
+    assert_true(fabs(c.p_value - q.shift.p_value) < 1e-15);
+    assert_int_equal(c.decision.kind, VERDICT_WORSE);
+
+    co.paired = false;
+    co.quantile = 0.25;
+    assert_int_equal(compare_samples(a, 30, b, N, &co, &c), STATS_OK);
+    assert_string_equal(c.method_name, "quantile-hd-permutation");
+    assert_true(c.quantile == 0.25);
+    qo.q = 0.25;
+    assert_int_equal(quantile_compare_unpaired(a, 30, b, N, &qo, &q, &err), 0);
+    assert_true(fabs(log(c.ratio) - q.shift.estimate) < 1e-12);
+    assert_int_equal(c.n_baseline, 30);
+
+    co.paired = true; /* five blocks: 2 / 32 > 0.05, never a verdict */
+    co.quantile = 0;
+    assert_int_equal(compare_samples(a, 5, b, 5, &co, &c), STATS_OK);
+    assert_int_equal(c.decision.kind, VERDICT_INCONCLUSIVE);
+    assert_int_equal(c.decision.reason, UNDECIDED_CONFIDENCE);
+
+    assert_int_equal(compare_samples(a, 25, b, 20, &co, &c), STATS_ERR_DOMAIN);
+    co.quantile = 1.5;
+    assert_int_equal(compare_samples(a, N, b, N, &co, &c), STATS_ERR_DOMAIN);
+    co.quantile = 0.1;
+    double zero[N];
+    for (size_t i = 0; i < N; i++)
+        zero[i] = i == 3 ? 0.0 : b[i];
+    assert_int_equal(compare_samples(a, N, zero, N, &co, &c), STATS_ERR_DOMAIN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +326,10 @@ int main(void)
         cmocka_unit_test(test_paired_matches_enumeration),
         cmocka_unit_test(test_paired_drawn_flips),
         cmocka_unit_test(test_paired_limits),
+        cmocka_unit_test(test_unpaired_matches_enumeration),
+        cmocka_unit_test(test_unpaired_drawn_permutations),
+        cmocka_unit_test(test_unpaired_limits),
+        cmocka_unit_test(test_compare_samples_quantile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
