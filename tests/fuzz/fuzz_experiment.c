@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/experiment.h"
+#include "core/metrics.h"
 #include "common/error.h"
 #include "targets/command_target.h"
 #include "targets/command_variant.h"
@@ -13,6 +14,20 @@
 #include "targets/postgres_options.h"
 #include "targets/postgres_target.h"
 #include "targets/targets.h"
+
+/* A metric the loader accepted: the target's builtin, an extraction, or a counter of a
+ * target whose runs are counted (instructions, ipc:k), as counted by e->counters. */
+static bool known_metric(const experiment *e, const experiment_metric *m)
+{
+    if (m->regex != NULL || target_find_metric(e->target, m->name) != NULL)
+        return true;
+    perf_counters_metric counter;
+    verdict_error quiet = {0};
+    bool counted = e->target->counters &&
+                   metric_counter_parse(m->name, e->counters, &counter, &quiet) == 0;
+    error_clear(&quiet);
+    return counted;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -154,9 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 0; i < e.n_variants; i++)
             check_variant(&e, &e.variants[i]);
         for (size_t m = 0; m < e.n_metrics; m++)
-            if (e.metrics[m].name == NULL ||
-                (e.metrics[m].regex == NULL && target_find_metric(e.target, e.metrics[m].name) == NULL))
-                abort(); /* a metric is a builtin of the target or an extraction */
+            if (e.metrics[m].name == NULL || !known_metric(&e, &e.metrics[m]))
+                abort(); /* a builtin of the target, an extraction, or a counter it counts */
         check_target_options(&e);
         check_points(&e);
         (void)experiment_plan_hash(&e);
