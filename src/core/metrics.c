@@ -123,6 +123,19 @@ bool metric_counts_exactly(const char *name)
            strcmp(event, "cpu-clock") != 0;
 }
 
+bool metric_is_count(const experiment_metric *metric)
+{
+    return metric->regex == NULL && metric_counts_exactly(metric->name);
+}
+
+bool metric_counts_only(const experiment *e)
+{
+    for (size_t m = 0; m < e->n_metrics; m++)
+        if (!metric_is_count(&e->metrics[m]))
+            return false;
+    return e->n_metrics > 0;
+}
+
 static int parse_regex_spec(const char *spec, metric_def *out, verdict_error *err)
 {
     const char *equals = strchr(spec, '=');

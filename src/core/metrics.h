@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "core/experiment.h"
+#include "core/experiment.h"
 #include "core/runner.h"
 #include "env/perf_counters.h"
 
@@ -54,6 +55,10 @@ bool metric_counter_higher_is_better(const perf_counters_metric *counter);
  * "Exact and near-exact data"); false for a ratio (ipc), a clock (task-clock) and every
  * other metric. */
 bool metric_counts_exactly(const char *name);
+/* The same for a metric of an experiment (an extraction is never a count), and whether every
+ * metric of e is one (what is measured is counts only: timing noise cannot touch it). */
+bool metric_is_count(const experiment_metric *metric);
+bool metric_counts_only(const experiment *e);
 
 /* Builds a regex metric from its parts (experiment files). */
 int metric_from_regex(const char *name, const char *pattern, bool higher_is_better,

@@ -58,10 +58,7 @@ static int adaptive_looks(const experiment *e, double alpha, plan_looks *out,
  * has no floor; a time metric beside them keeps the rank test's. */
 static comparison_method plan_method(const experiment *e, const analysis_options *o)
 {
-    bool counts = e->n_metrics > 0;
-    for (size_t m = 0; m < e->n_metrics; m++)
-        counts &= e->metrics[m].regex == NULL && metric_counts_exactly(e->metrics[m].name);
-    analysis_series series = {.exact_counts = counts};
+    analysis_series series = {.exact_counts = metric_counts_only(e)};
     return analysis_method_for(o, &series, &series);
 }
 

@@ -26,21 +26,11 @@ analysis_options lab_default_analysis(const experiment *e)
                               .method_given = e->method_given};
 }
 
-/* True when every metric is a count of events: other work on the machine delays a run but
- * does not change what it counts, so a disturbed run is no warning. */
-static bool lab_counts_only(const experiment *e)
-{
-    for (size_t m = 0; m < e->n_metrics; m++)
-        if (e->metrics[m].regex != NULL || !metric_counts_exactly(e->metrics[m].name))
-            return false;
-    return e->n_metrics > 0;
-}
-
 /* Disturbed runs per (point, variant), from the samples' taint. */
 static int warn_disturbed(const experiment *e, const lab_results *r, analysis_result *a)
 {
     int rc = 0;
-    if (lab_counts_only(e))
+    if (metric_counts_only(e)) /* other work delays a run, it does not change its counts */
         return 0;
     for (size_t p = 0; p < r->n_points; p++)
         for (size_t v = 0; v < r->n_variants; v++) {

@@ -142,7 +142,7 @@ lab_series_shape lab_series_build(const experiment *e, const lab_block_table *t,
             .n_layouts = experiment_variant_layouts(v), .built = v->source.path != NULL,
             .values = values + u * blocks, .n = shape.complete,
             .higher_is_better = e->metrics[m].higher_is_better,
-            .exact_counts = e->metrics[m].regex == NULL && metric_counts_exactly(e->metrics[m].name),
+            .exact_counts = metric_is_count(&e->metrics[m]),
             .machine = machine && machine[0] ? machine : NULL};
     }
     return shape;
