@@ -1,0 +1,345 @@
+/* Unit tests of the differential flame graph: frames' widths and places, colours by the
+ * change and its interval, one-variant stacks, titles, escaping, cut labels and refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/strbuf.h"
+
+#include "report/flame_graph.h"
+#include "report/html_flame.h"
+
+#define HOSTILE "<esc & \"q\">"
+
+/* Six stacks, weighing 0.5 s in all: the root is 1000 px wide, so a second is 2000 px. */
+static const flame_stack sample[] = {
+    {"main;run;slow_part", 0.100, 0.140, 0.030, 0.050},     /* slower: red */
+    {"main;run;steady_part", 0.200, 0.202, -0.010, 0.014},  /* interval holds 0: grey */
+    {"main;run;fast_part", 0.080, 0.040, -0.050, -0.030},   /* faster: blue */
+    {"main;old_only", 0.020, 0.0, -0.025, -0.015},          /* only in the baseline */
+    {"main;new_only", 0.0, 0.050, 0.040, 0.060},            /* only in the candidate */
+    {"main;" HOSTILE, 0.050, 0.050, NAN, NAN},              /* no interval computed */
+};
+#define N_SAMPLE (sizeof sample / sizeof *sample)
+
+/* The graph as text (caller frees); asserts that it was drawn. */
+static char *draw(const flame_stack *stacks, size_t n)
+{
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    if (flame_graph_svg(&out, stacks, n, "wall: B against A", &err) != 0)
+        fail_msg("flame_graph_svg: %s", err.message);
+    return strbuf_detach(&out);
+}
+
+static xmlDocPtr parse_strictly(const char *text)
+{
+    xmlDocPtr doc = xmlReadMemory(text, (int)strlen(text), "flame.svg", "UTF-8",
+                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    assert_non_null(doc);
+    return doc;
+}
+
+static bool has_class(xmlNodePtr node, const char *word)
+{
+    xmlChar *class = xmlGetProp(node, (const xmlChar *)"class");
+    bool found = false;
+    size_t n = strlen(word);
+    for (const char *p = (const char *)class; p && (p = strstr(p, word)) != NULL; p++)
+        if ((p == (const char *)class || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            found = true;
+    xmlFree(class);
+    return found;
+}
+
+static size_t count_elements(xmlNodePtr node, const char *name, const char *class)
+{
+    size_t n = 0;
+    for (xmlNodePtr c = node; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (strcmp((const char *)c->name, name) == 0 && (class == NULL || has_class(c, class)))
+            n++;
+        n += count_elements(c->children, name, class);
+    }
+    return n;
+}
+
+/* A frame's tooltip (caller frees with xmlFree); NULL when the rect has no <title>. */
+static xmlChar *title_of(xmlNodePtr rect)
+{
+    for (xmlNodePtr c = rect->children; c; c = c->next)
+        if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "title") == 0)
+            return xmlNodeGetContent(c);
+    return NULL;
+}
+
+/* The frame whose tooltip's first line is the name. */
+static xmlNodePtr find_frame(xmlNodePtr node, const char *name)
+{
+    for (xmlNodePtr c = node; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE)
+            continue;
+        if (strcmp((const char *)c->name, "rect") == 0 && has_class(c, "flame-frame")) {
+            xmlChar *title = title_of(c);
+            size_t n = strlen(name);
+            bool match = title && strncmp((const char *)title, name, n) == 0 &&
+                         title[n] == '\n';
+            xmlFree(title);
+            if (match)
+                return c;
+        }
+        xmlNodePtr inside = find_frame(c->children, name);
+        if (inside)
+            return inside;
+    }
+    return NULL;
+}
+
+static double number_attribute(xmlNodePtr node, const char *name)
+{
+    xmlChar *value = xmlGetProp(node, (const xmlChar *)name);
+    assert_non_null(value);
+    double x = strtod((const char *)value, NULL);
+    xmlFree(value);
+    return x;
+}
+
+/* The frame's fill as red, green, blue. */
+static void fill_of(xmlNodePtr frame, int rgb[3])
+{
+    xmlChar *fill = xmlGetProp(frame, (const xmlChar *)"fill");
+    assert_non_null(fill);
+    assert_int_equal(sscanf((const char *)fill, "#%2x%2x%2x", &rgb[0], &rgb[1], &rgb[2]), 3);
+    xmlFree(fill);
+}
+
+typedef enum { RED, BLUE, GREY, SAND } hue;
+
+/* Checks the frame's place, width, colour class and fill. */
+static void assert_frame(xmlNodePtr svg, const char *name, double x, double width, hue h)
+{
+    static const char *const classes[] = {"flame-slower", "flame-faster", "flame-within",
+                                          "flame-no-interval"};
+    xmlNodePtr frame = find_frame(svg, name);
+    if (frame == NULL)
+        fail_msg("no frame named %s", name);
+    assert_float_equal(number_attribute(frame, "x"), x, 0.006);
+    assert_float_equal(number_attribute(frame, "width"), width, 0.006);
+    assert_true(has_class(frame, classes[h]));
+    int rgb[3];
+    fill_of(frame, rgb);
+    if (h == RED)
+        assert_true(rgb[0] > rgb[2] + 40 && rgb[0] > rgb[1] + 40);
+    else if (h == BLUE)
+        assert_true(rgb[2] > rgb[0] + 40);
+    else if (h == GREY)
+        assert_true(rgb[0] == rgb[1] && rgb[1] == rgb[2]);
+}
+
+static void widths_follow_the_baseline_and_callees_sit_on_their_callers(void **state)
+{
+    (void)state;
+    char *text = draw(sample, N_SAMPLE);
+    xmlDocPtr doc = parse_strictly(text);
+    xmlNodePtr svg = xmlDocGetRootElement(doc);
+    /* callees of one caller in the order of their names, from the caller's left edge */
+    assert_frame(svg, "all", 10, 1000, SAND);
+    assert_frame(svg, "main", 10, 1000, SAND);
+    assert_frame(svg, HOSTILE, 10, 100, SAND);
+    assert_frame(svg, "new_only", 110, 100, RED);  /* its candidate time: 0.05 s */
+    assert_frame(svg, "old_only", 210, 40, BLUE);
+    assert_frame(svg, "run", 250, 760, SAND);
+    assert_frame(svg, "fast_part", 250, 160, BLUE);
+    assert_frame(svg, "slow_part", 410, 200, RED);
+    assert_frame(svg, "steady_part", 610, 400, GREY);
+    assert_int_equal(count_elements(svg, "rect", "flame-frame"), 9);
+    /* every frame carries its tooltip */
+    assert_int_equal(count_elements(svg, "title", NULL), 9 + 1);
+    /* deeper callees are drawn higher up */
+    assert_true(number_attribute(find_frame(svg, "slow_part"), "y") <
+                number_attribute(find_frame(svg, "run"), "y"));
+    assert_true(number_attribute(find_frame(svg, "run"), "y") <
+                number_attribute(find_frame(svg, "main"), "y"));
+    xmlFreeDoc(doc);
+    free(text);
+}
+
+static void one_variant_stacks_are_marked_and_said_in_the_legend(void **state)
+{
+    (void)state;
+    char *text = draw(sample, N_SAMPLE);
+    xmlDocPtr doc = parse_strictly(text);
+    xmlNodePtr svg = xmlDocGetRootElement(doc);
+    assert_true(has_class(find_frame(svg, "new_only"), "flame-candidate-only"));
+    assert_true(has_class(find_frame(svg, "old_only"), "flame-baseline-only"));
+    assert_false(has_class(find_frame(svg, "slow_part"), "flame-candidate-only"));
+    assert_false(has_class(find_frame(svg, "slow_part"), "flame-baseline-only"));
+    assert_int_equal(count_elements(svg, "path", "flame-hatch"), 2); /* the frame, the key */
+    assert_non_null(strstr(text, "only in the candidate: as wide as its candidate time</text>"));
+    assert_non_null(strstr(text, ">only in the baseline</text>"));
+    xmlFreeDoc(doc);
+    free(text);
+}
+
+/* The tooltip's text, checked against what it must say. */
+static void assert_title(xmlNodePtr svg, const char *name, const char *expected)
+{
+    xmlChar *title = title_of(find_frame(svg, name));
+    assert_non_null(title);
+    if (strstr((const char *)title, expected) == NULL)
+        fail_msg("title of %s is \"%s\", without \"%s\"", name, title, expected);
+    xmlFree(title);
+}
+
+static void titles_give_both_times_the_change_and_the_interval(void **state)
+{
+    (void)state;
+    char *text = draw(sample, N_SAMPLE);
+    xmlDocPtr doc = parse_strictly(text);
+    xmlNodePtr svg = xmlDocGetRootElement(doc);
+    assert_title(svg, "slow_part", "baseline 100.0 ms, candidate 140.0 ms");
+    assert_title(svg, "slow_part", "change +40.00 ms (+40.0%), interval [+30.00 ms, +50.00 ms]");
+    assert_title(svg, "steady_part", "[-10.00 ms, +14.00 ms]: includes 0, within noise");
+    assert_title(svg, "fast_part", "change -40.00 ms (-50.0%)");
+    assert_title(svg, "run", "no interval: its time is the sum of 3 stacks");
+    assert_title(svg, "main", "baseline 450.0 ms, candidate 482.0 ms");
+    assert_title(svg, "main", "the sum of 6 stacks");
+    assert_title(svg, HOSTILE, "no interval: none was computed for this stack");
+    assert_title(svg, "new_only", "only in the candidate");
+    assert_title(svg, "old_only", "only in the baseline");
+    xmlFreeDoc(doc);
+    free(text);
+}
+
+static void names_are_escaped(void **state)
+{
+    (void)state;
+    char *text = draw(sample, N_SAMPLE);
+    assert_null(strstr(text, "<esc"));
+    assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;\n"));  /* the tooltip */
+    assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;</text>")); /* the label */
+    xmlFreeDoc(parse_strictly(text));
+    free(text);
+}
+
+static void labels_are_cut_to_fit_and_left_out_of_narrow_frames(void **state)
+{
+    (void)state;
+    const flame_stack stacks[] = {
+        {"main;wide", 0.93495, 0.93495, -0.01, 0.01},
+        {"main;slow_part_of_a_long_name", 0.06, 0.06, -0.01, 0.01},  /* 60 px */
+        {"main;narrow_frame", 0.005, 0.005, -0.01, 0.01},            /* 5 px */
+        {"main;invisible", 0.00005, 0.00005, -0.01, 0.01},           /* 0.05 px */
+    };
+    char *text = draw(stacks, 4);
+    xmlDocPtr doc = parse_strictly(text);
+    xmlNodePtr svg = xmlDocGetRootElement(doc);
+    assert_non_null(strstr(text, ">slow_p..</text>"));
+    assert_non_null(strstr(text, ">wide</text>"));
+    assert_non_null(find_frame(svg, "narrow_frame"));
+    assert_null(strstr(text, "narrow_frame</text>")); /* drawn, without a label */
+    assert_null(strstr(text, "na..</text>"));
+    assert_null(find_frame(svg, "invisible")); /* under a tenth of a pixel: left out */
+    assert_non_null(strstr(text, "1 narrower than 0.1 pixel left out"));
+    xmlFreeDoc(doc);
+    free(text);
+}
+
+static void the_same_stacks_in_any_order_give_the_same_picture(void **state)
+{
+    (void)state;
+    flame_stack reversed[N_SAMPLE];
+    for (size_t i = 0; i < N_SAMPLE; i++)
+        reversed[i] = sample[N_SAMPLE - 1 - i];
+    char *a = draw(sample, N_SAMPLE), *b = draw(reversed, N_SAMPLE);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+/* A refusal: -1, the kind, a message with the words, and nothing appended. */
+static void assert_refused(const flame_stack *stacks, size_t n, const char *words)
+{
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    assert_int_equal(flame_graph_svg(&out, stacks, n, "t", &err), -1);
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    if (strstr(err.message, words) == NULL)
+        fail_msg("message \"%s\" without \"%s\"", err.message, words);
+    assert_int_equal(out.length, 0);
+    strbuf_free(&out);
+}
+
+static void refuses_what_is_not_a_profile(void **state)
+{
+    (void)state;
+    flame_stack bad[2] = {sample[0], sample[1]};
+    assert_refused(sample, 0, "no stacks");
+    assert_refused(NULL, 3, "no stacks");
+    bad[1].stack = NULL;
+    assert_refused(bad, 2, "stack 1 has no frames");
+    bad[1] = sample[1];
+    bad[1].baseline_seconds = -0.5;
+    assert_refused(bad, 2, "baseline time -0.5 s is not a time");
+    bad[1] = sample[1];
+    bad[1].candidate_seconds = NAN;
+    assert_refused(bad, 2, "candidate time");
+    bad[1] = sample[1];
+    bad[1].change_high = NAN;
+    assert_refused(bad, 2, "is not one");
+    bad[1] = sample[1];
+    bad[1].change_low = 1;
+    assert_refused(bad, 2, "out of order");
+    bad[1] = sample[1];
+    bad[1].stack = "main;;run";
+    assert_refused(bad, 2, "empty frame");
+    flame_stack idle = {"main", 0, 0, NAN, NAN};
+    assert_refused(&idle, 1, "none of the 1 stacks has time");
+}
+
+static void the_html_section_heads_explains_and_holds_the_graph(void **state)
+{
+    (void)state;
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    assert_int_equal(html_flame_graph_section(&out, "wall: <B> against A", sample, N_SAMPLE,
+                                              &err), 0);
+    const char *text = strbuf_text(&out);
+    assert_non_null(strstr(text, "<h2>Differential flame graph: wall: &lt;B&gt; against A</h2>"));
+    assert_non_null(strstr(text, "Hover over a box"));
+    assert_non_null(strstr(text, "<svg class=\"flame-graph\""));
+    assert_non_null(strstr(text, "</svg>\n</figure>\n</section>\n"));
+    strbuf_clear(&out);
+    assert_int_equal(html_flame_graph_section(&out, "x", sample, 0, &err), -1);
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    assert_int_equal(out.length, 0);
+    strbuf_free(&out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(widths_follow_the_baseline_and_callees_sit_on_their_callers),
+        cmocka_unit_test(one_variant_stacks_are_marked_and_said_in_the_legend),
+        cmocka_unit_test(titles_give_both_times_the_change_and_the_interval),
+        cmocka_unit_test(names_are_escaped),
+        cmocka_unit_test(labels_are_cut_to_fit_and_left_out_of_narrow_frames),
+        cmocka_unit_test(the_same_stacks_in_any_order_give_the_same_picture),
+        cmocka_unit_test(refuses_what_is_not_a_profile),
+        cmocka_unit_test(the_html_section_heads_explains_and_holds_the_graph),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    xmlCleanupParser();
+    return failed;
+}
