@@ -39,6 +39,7 @@ struct flame_node {
                                 * for the stacks seen only in the candidate */
     size_t n_stacks;           /* stacks with time in this subtree */
     const flame_stack *single; /* that stack when n_stacks is 1: its interval is the frame's */
+    const flame_stack *given;  /* the frame's own interval, computed by the profile; or NULL */
     flame_node **children;
     size_t n_children, capacity;
 };
@@ -185,6 +186,8 @@ static int compare_names(const void *a, const void *b)
 /* Callees ordered by name, so the same stacks always give the same picture. */
 static void sort_tree(flame_node *node)
 {
+    if (node->n_children == 0)
+        return; /* a leaf has no array: qsort must not see NULL */
     qsort(node->children, node->n_children, sizeof *node->children, compare_names);
     for (size_t i = 0; i < node->n_children; i++)
         sort_tree(node->children[i]);
@@ -212,17 +215,62 @@ static int build_tree(flame_node *root, const flame_stack *stacks, size_t n, siz
     return 0;
 }
 
+/* ---- the frames' own intervals ---- */
+
+static flame_node *node_at(flame_node *root, const char *path)
+{
+    flame_node *node = root;
+    const char *frame = path;
+    while (node != NULL && frame != NULL) {
+        const char *end = strchr(frame, ';');
+        node = child_named(node, frame, end ? (size_t)(end - frame) : strlen(frame));
+        frame = end ? end + 1 : NULL;
+    }
+    return node;
+}
+
+/* Whether a given total is the one the stacks add up to (both are sums of the same
+ * measurements, so they differ only by rounding). */
+static bool same_total(double given, double added)
+{
+    return fabs(given - added) <= 1e-9 * fmax(fabs(given), fabs(added)) + 1e-15;
+}
+
+static int attach_frame(flame_node *root, const flame_stack *f, size_t i, verdict_error *err)
+{
+    if (check_stack(f, i, err) != 0)
+        return error_prefix(err, "frame interval %zu", i);
+    flame_node *node = node_at(root, f->stack);
+    if (node == NULL)
+        return error_set(err, ERROR_BAD_INPUT, "flame graph: frame interval %zu (%.200s) is "
+                         "not a frame of any stack with time", i, f->stack);
+    if (node->given != NULL)
+        return error_set(err, ERROR_BAD_INPUT, "flame graph: frame %.200s is given twice "
+                         "(frame interval %zu repeats it)", f->stack, i);
+    if (!same_total(f->baseline_seconds, node->baseline) ||
+        !same_total(f->candidate_seconds, node->candidate))
+        return error_set(err, ERROR_BAD_INPUT, "flame graph: frame %.200s: its times %g s and "
+                         "%g s are not the %g s and %g s its stacks add up to", f->stack,
+                         f->baseline_seconds, f->candidate_seconds, node->baseline,
+                         node->candidate);
+    node->given = f;
+    return 0;
+}
+
 /* ---- colours ---- */
 
-/* The frame's interval: a frame whose time is one stack's has that stack's interval. A
- * frame over several stacks has none: the per-stack intervals come from the same blocks,
- * and the sum of their ends is not an interval of the sum at any stated level. */
+/* The frame's interval: its own when the profile gave one; a frame whose time is one
+ * stack's has that stack's. A frame over several stacks has none otherwise: the per-stack
+ * intervals come from the same blocks, and the sum of their ends is not an interval of
+ * the sum at any stated level. */
 static bool frame_interval(const flame_node *node, double *low, double *high)
 {
-    if (node->n_stacks != 1 || isnan(node->single->change_low))
+    const flame_stack *from = node->given ? node->given
+                              : node->n_stacks == 1 ? node->single : NULL;
+    if (from == NULL || isnan(from->change_low))
         return false;
-    *low = node->single->change_low;
-    *high = node->single->change_high;
+    *low = from->change_low;
+    *high = from->change_high;
     return true;
 }
 
@@ -295,8 +343,9 @@ static void append_interval(strbuf *b, const flame_node *node, units_time unit)
         strbuf_append(b, ", ");
         append_time(b, high, unit, true);
         strbuf_append(b, low > 0 || high < 0 ? "]" : "]: includes 0, within noise");
-    } else if (node->n_stacks == 1) {
-        strbuf_append(b, "\nno interval: none was computed for this stack");
+    } else if (node->given != NULL || node->n_stacks == 1) {
+        strbuf_appendf(b, "\nno interval: none was computed for this %s",
+                       node->given ? "frame" : "stack");
     } else {
         strbuf_appendf(b, "\nno interval: its time is the sum of %zu stacks, whose separate "
                        "intervals do not make one for the sum", node->n_stacks);
@@ -440,7 +489,7 @@ static void draw_legend(const flame_layout *l, double y)
     draw_key(b, MARGIN + 340, y, "#c4c4c4", "", "interval includes 0");
     draw_key(b, MARGIN + 500, y, "#e8debe", "", "no interval (a sum of stacks, or none given)");
     y += LEGEND_ROW;
-    draw_key(b, MARGIN, y, "#888", " stroke=\"#222\"",
+    draw_key(b, MARGIN, y, "#e0e0e0", " stroke=\"#222\"",
              "only in the candidate: as wide as its candidate time");
     draw_hatch(l, MARGIN, y, 14, 12);
     draw_key(b, MARGIN + 340, y, "#fff", " stroke=\"#222\" stroke-dasharray=\"3 2\"",
@@ -470,7 +519,7 @@ static void open_svg(const flame_layout *l, const char *title, int width, int he
     markup_append_escaped(b, heading);
     strbuf_appendf(b, "</title>\n<defs><pattern id=\"%s\" width=\"6\" height=\"6\" "
                    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-                   "<rect width=\"2\" height=\"6\" fill=\"#fff\" fill-opacity=\"0.7\"/>"
+                   "<rect width=\"2\" height=\"6\" fill=\"#000\" fill-opacity=\"0.3\"/>"
                    "</pattern></defs>\n", l->hatch_id);
     strbuf_appendf(b, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
     if (fitted == NULL)
@@ -500,12 +549,24 @@ static void write_svg(flame_layout *l, const flame_node *root, const char *title
 int flame_graph_svg(strbuf *out, const flame_stack *stacks, size_t n, const char *title,
                     verdict_error *err)
 {
+    return flame_graph_svg_frames(out, stacks, n, NULL, 0, title, err);
+}
+
+int flame_graph_svg_frames(strbuf *out, const flame_stack *stacks, size_t n,
+                           const flame_stack *frames, size_t n_frames, const char *title,
+                           verdict_error *err)
+{
     flame_node root = {0};
     strbuf svg = STRBUF_INIT;
     flame_layout l = {.svg = &svg};
     int rc = -1;
     if (out == NULL) {
         error_set(err, ERROR_INTERNAL, "flame graph: no output");
+        goto done;
+    }
+    if (n_frames > 0 && frames == NULL) {
+        error_set(err, ERROR_BAD_INPUT, "flame graph: %zu frame intervals, and no list of them",
+                  n_frames);
         goto done;
     }
     if (n == 0 || stacks == NULL) {
@@ -515,6 +576,9 @@ int flame_graph_svg(strbuf *out, const flame_stack *stacks, size_t n, const char
     }
     if (build_tree(&root, stacks, n, &l.levels, err) != 0)
         goto done;
+    for (size_t i = 0; i < n_frames; i++)
+        if (attach_frame(&root, &frames[i], i, err) != 0)
+            goto done;
     l.scale = PLOT_WIDTH / root.weight;
     hatch_id_for(&l, stacks, n, title);
     write_svg(&l, &root, title);

@@ -26,4 +26,15 @@ typedef struct {
 int flame_graph_svg(strbuf *out, const flame_stack *stacks, size_t n, const char *title,
                     verdict_error *err);
 
+/* The same, with intervals for inner frames. An inner frame over several stacks has no
+ * interval of its own otherwise: the stacks' intervals do not add up to one for their sum.
+ * The profile can compute it as it does a stack's, from the time of every stack under the
+ * frame summed per block. FRAMES[i].stack is the frame's path ("main;run"), its times the
+ * frame's total (itself and its callees, which must be what its stacks add up to), its
+ * change_low, change_high that total's interval. 0, or -1 with ERROR_BAD_INPUT when a
+ * frame is not in the stacks, is given twice or its times disagree with them. */
+int flame_graph_svg_frames(strbuf *out, const flame_stack *stacks, size_t n,
+                           const flame_stack *frames, size_t n_frames, const char *title,
+                           verdict_error *err);
+
 #endif

@@ -14,5 +14,10 @@
  * out of memory) and nothing appended. */
 int html_flame_graph_section(strbuf *out, const char *comparison_name,
                              const flame_stack *stacks, size_t n, verdict_error *err);
+/* The same with the inner frames' own intervals (flame_graph_svg_frames). */
+int html_flame_graph_section_frames(strbuf *out, const char *comparison_name,
+                                    const flame_stack *stacks, size_t n,
+                                    const flame_stack *frames, size_t n_frames,
+                                    verdict_error *err);
 
 #endif

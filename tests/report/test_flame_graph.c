@@ -19,18 +19,9 @@
 #include "report/flame_graph.h"
 #include "report/html_flame.h"
 
-#define HOSTILE "<esc & \"q\">"
+#include "flame_fixture.h"
 
-/* Six stacks, weighing 0.5 s in all: the root is 1000 px wide, so a second is 2000 px. */
-static const flame_stack sample[] = {
-    {"main;run;slow_part", 0.100, 0.140, 0.030, 0.050},     /* slower: red */
-    {"main;run;steady_part", 0.200, 0.202, -0.010, 0.014},  /* interval holds 0: grey */
-    {"main;run;fast_part", 0.080, 0.040, -0.050, -0.030},   /* faster: blue */
-    {"main;old_only", 0.020, 0.0, -0.025, -0.015},          /* only in the baseline */
-    {"main;new_only", 0.0, 0.050, 0.040, 0.060},            /* only in the candidate */
-    {"main;" HOSTILE, 0.050, 0.050, NAN, NAN},              /* no interval computed */
-};
-#define N_SAMPLE (sizeof sample / sizeof *sample)
+#define HOSTILE FLAME_FIXTURE_HOSTILE
 
 /* The graph as text (caller frees); asserts that it was drawn. */
 static char *draw(const flame_stack *stacks, size_t n)
@@ -150,7 +141,7 @@ static void assert_frame(xmlNodePtr svg, const char *name, double x, double widt
 static void widths_follow_the_baseline_and_callees_sit_on_their_callers(void **state)
 {
     (void)state;
-    char *text = draw(sample, N_SAMPLE);
+    char *text = draw(flame_fixture, flame_fixture_n);
     xmlDocPtr doc = parse_strictly(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     /* callees of one caller in the order of their names, from the caller's left edge */
@@ -178,7 +169,7 @@ static void widths_follow_the_baseline_and_callees_sit_on_their_callers(void **s
 static void one_variant_stacks_are_marked_and_said_in_the_legend(void **state)
 {
     (void)state;
-    char *text = draw(sample, N_SAMPLE);
+    char *text = draw(flame_fixture, flame_fixture_n);
     xmlDocPtr doc = parse_strictly(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     assert_true(has_class(find_frame(svg, "new_only"), "flame-candidate-only"));
@@ -205,7 +196,7 @@ static void assert_title(xmlNodePtr svg, const char *name, const char *expected)
 static void titles_give_both_times_the_change_and_the_interval(void **state)
 {
     (void)state;
-    char *text = draw(sample, N_SAMPLE);
+    char *text = draw(flame_fixture, flame_fixture_n);
     xmlDocPtr doc = parse_strictly(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     assert_title(svg, "slow_part", "baseline 100.0 ms, candidate 140.0 ms");
@@ -225,7 +216,7 @@ static void titles_give_both_times_the_change_and_the_interval(void **state)
 static void names_are_escaped(void **state)
 {
     (void)state;
-    char *text = draw(sample, N_SAMPLE);
+    char *text = draw(flame_fixture, flame_fixture_n);
     assert_null(strstr(text, "<esc"));
     assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;\n"));  /* the tooltip */
     assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;</text>")); /* the label */
@@ -259,10 +250,11 @@ static void labels_are_cut_to_fit_and_left_out_of_narrow_frames(void **state)
 static void the_same_stacks_in_any_order_give_the_same_picture(void **state)
 {
     (void)state;
-    flame_stack reversed[N_SAMPLE];
-    for (size_t i = 0; i < N_SAMPLE; i++)
-        reversed[i] = sample[N_SAMPLE - 1 - i];
-    char *a = draw(sample, N_SAMPLE), *b = draw(reversed, N_SAMPLE);
+    flame_stack reversed[6];
+    assert_int_equal(flame_fixture_n, 6);
+    for (size_t i = 0; i < flame_fixture_n; i++)
+        reversed[i] = flame_fixture[flame_fixture_n - 1 - i];
+    char *a = draw(flame_fixture, flame_fixture_n), *b = draw(reversed, flame_fixture_n);
     assert_string_equal(a, b);
     free(a);
     free(b);
@@ -284,28 +276,78 @@ static void assert_refused(const flame_stack *stacks, size_t n, const char *word
 static void refuses_what_is_not_a_profile(void **state)
 {
     (void)state;
-    flame_stack bad[2] = {sample[0], sample[1]};
-    assert_refused(sample, 0, "no stacks");
+    flame_stack bad[2] = {flame_fixture[0], flame_fixture[1]};
+    assert_refused(flame_fixture, 0, "no stacks");
     assert_refused(NULL, 3, "no stacks");
     bad[1].stack = NULL;
     assert_refused(bad, 2, "stack 1 has no frames");
-    bad[1] = sample[1];
+    bad[1] = flame_fixture[1];
     bad[1].baseline_seconds = -0.5;
     assert_refused(bad, 2, "baseline time -0.5 s is not a time");
-    bad[1] = sample[1];
+    bad[1] = flame_fixture[1];
     bad[1].candidate_seconds = NAN;
     assert_refused(bad, 2, "candidate time");
-    bad[1] = sample[1];
+    bad[1] = flame_fixture[1];
     bad[1].change_high = NAN;
     assert_refused(bad, 2, "is not one");
-    bad[1] = sample[1];
+    bad[1] = flame_fixture[1];
     bad[1].change_low = 1;
     assert_refused(bad, 2, "out of order");
-    bad[1] = sample[1];
+    bad[1] = flame_fixture[1];
     bad[1].stack = "main;;run";
     assert_refused(bad, 2, "empty frame");
     flame_stack idle = {"main", 0, 0, NAN, NAN};
     assert_refused(&idle, 1, "none of the 1 stacks has time");
+}
+
+static void inner_frames_take_the_intervals_the_profile_gives(void **state)
+{
+    (void)state;
+    const flame_stack frames[] = {
+        {"main;run", 0.380, 0.382, -0.020, 0.024},  /* within noise: grey */
+        {"main", 0.450, 0.482, 0.020, 0.045},       /* slower: red */
+    };
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    assert_int_equal(flame_graph_svg_frames(&out, flame_fixture, flame_fixture_n, frames, 2,
+                                            "t", &err), 0);
+    xmlDocPtr doc = parse_strictly(strbuf_text(&out));
+    xmlNodePtr svg = xmlDocGetRootElement(doc);
+    assert_frame(svg, "run", 250, 760, GREY);
+    assert_title(svg, "run", "interval [-20.00 ms, +24.00 ms]: includes 0");
+    assert_frame(svg, "main", 10, 1000, RED);
+    assert_frame(svg, "all", 10, 1000, SAND); /* not given: still none */
+    assert_frame(svg, "slow_part", 410, 200, RED);
+    xmlFreeDoc(doc);
+    strbuf_free(&out);
+}
+
+/* A refusal of frame intervals: -1, the kind, the words, nothing appended. */
+static void assert_frames_refused(const flame_stack *frames, size_t n, const char *words)
+{
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    assert_int_equal(flame_graph_svg_frames(&out, flame_fixture, flame_fixture_n, frames, n,
+                                            "t", &err), -1);
+    assert_true(error_is(&err, ERROR_BAD_INPUT));
+    if (strstr(err.message, words) == NULL)
+        fail_msg("message \"%s\" without \"%s\"", err.message, words);
+    assert_int_equal(out.length, 0);
+    strbuf_free(&out);
+}
+
+static void refuses_frame_intervals_that_do_not_fit_the_stacks(void **state)
+{
+    (void)state;
+    const flame_stack unknown = {"main;nowhere", 0.1, 0.1, -0.01, 0.01};
+    const flame_stack disagreeing = {"main;run", 0.381, 0.382, -0.01, 0.01};
+    const flame_stack twice[] = {{"main", 0.45, 0.482, 0, 0.1}, {"main", 0.45, 0.482, 0, 0.1}};
+    const flame_stack negative = {"main", -0.45, 0.482, 0, 0.1};
+    assert_frames_refused(&unknown, 1, "not a frame of any stack");
+    assert_frames_refused(&disagreeing, 1, "are not the 0.38 s and 0.382 s its stacks add");
+    assert_frames_refused(twice, 2, "given twice");
+    assert_frames_refused(&negative, 1, "frame interval 0: flame graph: stack 0");
+    assert_frames_refused(NULL, 1, "no list");
 }
 
 static void the_html_section_heads_explains_and_holds_the_graph(void **state)
@@ -313,15 +355,23 @@ static void the_html_section_heads_explains_and_holds_the_graph(void **state)
     (void)state;
     strbuf out = STRBUF_INIT;
     verdict_error err = {0};
-    assert_int_equal(html_flame_graph_section(&out, "wall: <B> against A", sample, N_SAMPLE,
+    assert_int_equal(html_flame_graph_section(&out, "wall: <B> against A", flame_fixture, flame_fixture_n,
                                               &err), 0);
     const char *text = strbuf_text(&out);
     assert_non_null(strstr(text, "<h2>Differential flame graph: wall: &lt;B&gt; against A</h2>"));
     assert_non_null(strstr(text, "Hover over a box"));
     assert_non_null(strstr(text, "<svg class=\"flame-graph\""));
     assert_non_null(strstr(text, "</svg>\n</figure>\n</section>\n"));
+    assert_null(strstr(text, "<rect class=\"flame-frame flame-slower\" x=\"10.00\""));
     strbuf_clear(&out);
-    assert_int_equal(html_flame_graph_section(&out, "x", sample, 0, &err), -1);
+    const flame_stack main_slower = {"main", 0.450, 0.482, 0.020, 0.045};
+    assert_int_equal(html_flame_graph_section_frames(&out, "x", flame_fixture, flame_fixture_n,
+                                                     &main_slower, 1, &err), 0);
+    /* main, the one frame at the root's left edge that can be red, has its interval now */
+    assert_non_null(strstr(strbuf_text(&out),
+                           "<rect class=\"flame-frame flame-slower\" x=\"10.00\""));
+    strbuf_clear(&out);
+    assert_int_equal(html_flame_graph_section(&out, "x", flame_fixture, 0, &err), -1);
     assert_true(error_is(&err, ERROR_BAD_INPUT));
     assert_int_equal(out.length, 0);
     strbuf_free(&out);
@@ -337,6 +387,8 @@ int main(void)
         cmocka_unit_test(labels_are_cut_to_fit_and_left_out_of_narrow_frames),
         cmocka_unit_test(the_same_stacks_in_any_order_give_the_same_picture),
         cmocka_unit_test(refuses_what_is_not_a_profile),
+        cmocka_unit_test(inner_frames_take_the_intervals_the_profile_gives),
+        cmocka_unit_test(refuses_frame_intervals_that_do_not_fit_the_stacks),
         cmocka_unit_test(the_html_section_heads_explains_and_holds_the_graph),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
