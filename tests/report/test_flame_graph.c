@@ -20,6 +20,7 @@
 #include "report/html_flame.h"
 
 #include "flame_fixture.h"
+#include "svg_xml.h"
 
 #define HOSTILE FLAME_FIXTURE_HOSTILE
 
@@ -31,39 +32,6 @@ static char *draw(const flame_stack *stacks, size_t n)
     if (flame_graph_svg(&out, stacks, n, "wall: B against A", &err) != 0)
         fail_msg("flame_graph_svg: %s", err.message);
     return strbuf_detach(&out);
-}
-
-static xmlDocPtr parse_strictly(const char *text)
-{
-    xmlDocPtr doc = xmlReadMemory(text, (int)strlen(text), "flame.svg", "UTF-8",
-                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    assert_non_null(doc);
-    return doc;
-}
-
-static bool has_class(xmlNodePtr node, const char *word)
-{
-    xmlChar *class = xmlGetProp(node, (const xmlChar *)"class");
-    bool found = false;
-    size_t n = strlen(word);
-    for (const char *p = (const char *)class; p && (p = strstr(p, word)) != NULL; p++)
-        if ((p == (const char *)class || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            found = true;
-    xmlFree(class);
-    return found;
-}
-
-static size_t count_elements(xmlNodePtr node, const char *name, const char *class)
-{
-    size_t n = 0;
-    for (xmlNodePtr c = node; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if (strcmp((const char *)c->name, name) == 0 && (class == NULL || has_class(c, class)))
-            n++;
-        n += count_elements(c->children, name, class);
-    }
-    return n;
 }
 
 /* A frame's tooltip (caller frees with xmlFree); NULL when the rect has no <title>. */
@@ -81,7 +49,7 @@ static xmlNodePtr find_frame(xmlNodePtr node, const char *name)
     for (xmlNodePtr c = node; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE)
             continue;
-        if (strcmp((const char *)c->name, "rect") == 0 && has_class(c, "flame-frame")) {
+        if (strcmp((const char *)c->name, "rect") == 0 && svg_xml_has_class(c, "flame-frame")) {
             xmlChar *title = title_of(c);
             size_t n = strlen(name);
             bool match = title && strncmp((const char *)title, name, n) == 0 &&
@@ -95,15 +63,6 @@ static xmlNodePtr find_frame(xmlNodePtr node, const char *name)
             return inside;
     }
     return NULL;
-}
-
-static double number_attribute(xmlNodePtr node, const char *name)
-{
-    xmlChar *value = xmlGetProp(node, (const xmlChar *)name);
-    assert_non_null(value);
-    double x = strtod((const char *)value, NULL);
-    xmlFree(value);
-    return x;
 }
 
 /* The frame's fill as red, green, blue. */
@@ -125,9 +84,9 @@ static void assert_frame(xmlNodePtr svg, const char *name, double x, double widt
     xmlNodePtr frame = find_frame(svg, name);
     if (frame == NULL)
         fail_msg("no frame named %s", name);
-    assert_float_equal(number_attribute(frame, "x"), x, 0.006);
-    assert_float_equal(number_attribute(frame, "width"), width, 0.006);
-    assert_true(has_class(frame, classes[h]));
+    assert_float_equal(svg_xml_number(frame, "x"), x, 0.006);
+    assert_float_equal(svg_xml_number(frame, "width"), width, 0.006);
+    assert_true(svg_xml_has_class(frame, classes[h]));
     int rgb[3];
     fill_of(frame, rgb);
     if (h == RED)
@@ -142,7 +101,7 @@ static void widths_follow_the_baseline_and_callees_sit_on_their_callers(void **s
 {
     (void)state;
     char *text = draw(flame_fixture, flame_fixture_n);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     /* callees of one caller in the order of their names, from the caller's left edge */
     assert_frame(svg, "all", 10, 1000, SAND);
@@ -154,14 +113,14 @@ static void widths_follow_the_baseline_and_callees_sit_on_their_callers(void **s
     assert_frame(svg, "fast_part", 250, 160, BLUE);
     assert_frame(svg, "slow_part", 410, 200, RED);
     assert_frame(svg, "steady_part", 610, 400, GREY);
-    assert_int_equal(count_elements(svg, "rect", "flame-frame"), 9);
+    assert_int_equal(svg_xml_count(svg, "rect", "flame-frame"), 9);
     /* every frame carries its tooltip */
-    assert_int_equal(count_elements(svg, "title", NULL), 9 + 1);
+    assert_int_equal(svg_xml_count(svg, "title", NULL), 9 + 1);
     /* deeper callees are drawn higher up */
-    assert_true(number_attribute(find_frame(svg, "slow_part"), "y") <
-                number_attribute(find_frame(svg, "run"), "y"));
-    assert_true(number_attribute(find_frame(svg, "run"), "y") <
-                number_attribute(find_frame(svg, "main"), "y"));
+    assert_true(svg_xml_number(find_frame(svg, "slow_part"), "y") <
+                svg_xml_number(find_frame(svg, "run"), "y"));
+    assert_true(svg_xml_number(find_frame(svg, "run"), "y") <
+                svg_xml_number(find_frame(svg, "main"), "y"));
     xmlFreeDoc(doc);
     free(text);
 }
@@ -170,13 +129,13 @@ static void one_variant_stacks_are_marked_and_said_in_the_legend(void **state)
 {
     (void)state;
     char *text = draw(flame_fixture, flame_fixture_n);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
-    assert_true(has_class(find_frame(svg, "new_only"), "flame-candidate-only"));
-    assert_true(has_class(find_frame(svg, "old_only"), "flame-baseline-only"));
-    assert_false(has_class(find_frame(svg, "slow_part"), "flame-candidate-only"));
-    assert_false(has_class(find_frame(svg, "slow_part"), "flame-baseline-only"));
-    assert_int_equal(count_elements(svg, "path", "flame-hatch"), 2); /* the frame, the key */
+    assert_true(svg_xml_has_class(find_frame(svg, "new_only"), "flame-candidate-only"));
+    assert_true(svg_xml_has_class(find_frame(svg, "old_only"), "flame-baseline-only"));
+    assert_false(svg_xml_has_class(find_frame(svg, "slow_part"), "flame-candidate-only"));
+    assert_false(svg_xml_has_class(find_frame(svg, "slow_part"), "flame-baseline-only"));
+    assert_int_equal(svg_xml_count(svg, "path", "flame-hatch"), 2); /* the frame, the key */
     assert_non_null(strstr(text, "only in the candidate: as wide as its candidate time</text>"));
     assert_non_null(strstr(text, ">only in the baseline</text>"));
     xmlFreeDoc(doc);
@@ -197,7 +156,7 @@ static void titles_give_both_times_the_change_and_the_interval(void **state)
 {
     (void)state;
     char *text = draw(flame_fixture, flame_fixture_n);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     assert_title(svg, "slow_part", "baseline 100.0 ms, candidate 140.0 ms");
     assert_title(svg, "slow_part", "change +40.00 ms (+40.0%), interval [+30.00 ms, +50.00 ms]");
@@ -220,7 +179,7 @@ static void names_are_escaped(void **state)
     assert_null(strstr(text, "<esc"));
     assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;\n"));  /* the tooltip */
     assert_non_null(strstr(text, ">&lt;esc &amp; &quot;q&quot;&gt;</text>")); /* the label */
-    xmlFreeDoc(parse_strictly(text));
+    xmlFreeDoc(svg_xml_parse(text));
     free(text);
 }
 
@@ -234,7 +193,7 @@ static void labels_are_cut_to_fit_and_left_out_of_narrow_frames(void **state)
         {"main;invisible", 0.00005, 0.00005, -0.01, 0.01},           /* 0.05 px */
     };
     char *text = draw(stacks, 4);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     assert_non_null(strstr(text, ">slow_p..</text>"));
     assert_non_null(strstr(text, ">wide</text>"));
@@ -261,16 +220,28 @@ static void the_same_stacks_in_any_order_give_the_same_picture(void **state)
 }
 
 /* A refusal: -1, the kind, a message with the words, and nothing appended. */
-static void assert_refused(const flame_stack *stacks, size_t n, const char *words)
+static void assert_refused_with(const flame_stack *stacks, size_t n, const flame_stack *frames,
+                                size_t n_frames, const char *words)
 {
     strbuf out = STRBUF_INIT;
     verdict_error err = {0};
-    assert_int_equal(flame_graph_svg(&out, stacks, n, "t", &err), -1);
+    assert_int_equal(flame_graph_svg_frames(&out, stacks, n, frames, n_frames, "t", &err), -1);
     assert_true(error_is(&err, ERROR_BAD_INPUT));
     if (strstr(err.message, words) == NULL)
         fail_msg("message \"%s\" without \"%s\"", err.message, words);
     assert_int_equal(out.length, 0);
     strbuf_free(&out);
+}
+
+static void assert_refused(const flame_stack *stacks, size_t n, const char *words)
+{
+    assert_refused_with(stacks, n, NULL, 0, words);
+}
+
+/* Frame intervals refused over the fixture's stacks. */
+static void assert_frames_refused(const flame_stack *frames, size_t n, const char *words)
+{
+    assert_refused_with(flame_fixture, flame_fixture_n, frames, n, words);
 }
 
 static void refuses_what_is_not_a_profile(void **state)
@@ -311,7 +282,7 @@ static void inner_frames_take_the_intervals_the_profile_gives(void **state)
     verdict_error err = {0};
     assert_int_equal(flame_graph_svg_frames(&out, flame_fixture, flame_fixture_n, frames, 2,
                                             "t", &err), 0);
-    xmlDocPtr doc = parse_strictly(strbuf_text(&out));
+    xmlDocPtr doc = svg_xml_parse(strbuf_text(&out));
     xmlNodePtr svg = xmlDocGetRootElement(doc);
     assert_frame(svg, "run", 250, 760, GREY);
     assert_title(svg, "run", "interval [-20.00 ms, +24.00 ms]: includes 0");
@@ -319,20 +290,6 @@ static void inner_frames_take_the_intervals_the_profile_gives(void **state)
     assert_frame(svg, "all", 10, 1000, SAND); /* not given: still none */
     assert_frame(svg, "slow_part", 410, 200, RED);
     xmlFreeDoc(doc);
-    strbuf_free(&out);
-}
-
-/* A refusal of frame intervals: -1, the kind, the words, nothing appended. */
-static void assert_frames_refused(const flame_stack *frames, size_t n, const char *words)
-{
-    strbuf out = STRBUF_INIT;
-    verdict_error err = {0};
-    assert_int_equal(flame_graph_svg_frames(&out, flame_fixture, flame_fixture_n, frames, n,
-                                            "t", &err), -1);
-    assert_true(error_is(&err, ERROR_BAD_INPUT));
-    if (strstr(err.message, words) == NULL)
-        fail_msg("message \"%s\" without \"%s\"", err.message, words);
-    assert_int_equal(out.length, 0);
     strbuf_free(&out);
 }
 
