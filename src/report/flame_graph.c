@@ -30,6 +30,7 @@
 #define FULL_COLOUR_AT 0.5    /* a change of half the frame's baseline time: full colour */
 #define LEGEND_ROW 18.0
 #define ROOT_NAME "all"
+#define HEADING "Differential flame graph: "
 
 typedef struct flame_node flame_node;
 struct flame_node {
@@ -291,8 +292,9 @@ static double strength(const flame_node *node)
     return fmin(1, fabs(node->candidate - node->baseline) / node->baseline / FULL_COLOUR_AT);
 }
 
-/* Red or blue from pale to strong; the weakest still reads as red or blue. */
-static void colour_of(const flame_node *node, flame_shade shade, int rgb[3])
+/* A shade's fill, for the frames and the legend alike: red or blue from pale to strong as
+ * strength goes from 0 to 1 (the weakest still reads as red or blue), grey and sand flat. */
+static void shade_colour(flame_shade shade, double strength, int rgb[3])
 {
     static const int pale[2][3] = {{250, 214, 204}, {208, 224, 250}};
     static const int strong[2][3] = {{204, 32, 32}, {32, 92, 196}};
@@ -301,7 +303,8 @@ static void colour_of(const flame_node *node, flame_shade shade, int rgb[3])
         memcpy(rgb, neutral[shade == SHADE_NO_INTERVAL], sizeof neutral[0]);
         return;
     }
-    double t = 0.25 + 0.75 * strength(node);
+    assert(shade == SHADE_SLOWER || shade == SHADE_FASTER);
+    double t = 0.25 + 0.75 * strength;
     for (int c = 0; c < 3; c++)
         rgb[c] = (int)lround(pale[shade][c] + (strong[shade][c] - pale[shade][c]) * t);
 }
@@ -372,29 +375,29 @@ static void append_title(strbuf *b, const flame_node *node)
     strbuf_append(b, "</title>");
 }
 
-/* The name cut to the frame's width ("slow_p.."); called only where a few characters fit. */
-static void append_label(strbuf *b, const char *name, double width)
+/* The text escaped, cut to `columns` with MARK at the end when it is wider ("slow_p..").
+ * MARK must fit in columns. */
+static void append_cut(strbuf *b, const char *text, size_t columns, const char *mark)
+{
+    if (utf8_width(text) <= columns) {
+        markup_append_escaped(b, text);
+        return;
+    }
+    assert(utf8_width(mark) <= columns);
+    markup_append_escaped_prefix(b, text, utf8_prefix_for_width(text, columns - utf8_width(mark)));
+    strbuf_append(b, mark);
+}
+
+/* Characters a frame of this width has room for. */
+static size_t label_columns(double width)
 {
     double room = (width - 2 * TEXT_PAD) / CHAR_WIDTH;
-    size_t columns = room > 0 ? (size_t)room : 0;
-    if (utf8_width(name) <= columns) {
-        markup_append_escaped(b, name);
-        return;
-    }
-    size_t keep = utf8_prefix_for_width(name, columns - 2);
-    char *start = strndup(name, keep);
-    if (start == NULL) {
-        b->failed = true; /* reported with the builder's other failures */
-        return;
-    }
-    markup_append_escaped(b, start);
-    strbuf_append(b, "..");
-    free(start);
+    return room > 0 ? (size_t)room : 0;
 }
 
 static bool label_fits(double width)
 {
-    return (width - 2 * TEXT_PAD) / CHAR_WIDTH >= MIN_LABEL_COLUMNS;
+    return label_columns(width) >= MIN_LABEL_COLUMNS;
 }
 
 /* ---- drawing ---- */
@@ -430,7 +433,7 @@ static void draw_frame(flame_layout *l, const flame_node *node, double x, double
     strbuf *b = l->svg;
     flame_shade shade = shade_of(node);
     int rgb[3];
-    colour_of(node, shade, rgb);
+    shade_colour(shade, strength(node), rgb);
     strbuf_appendf(b, "<rect class=\"flame-frame %s%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                    "height=\"%.2f\" fill=\"#%02x%02x%02x\"%s>", shade_class[shade],
                    variant_class(node), x, y, width, FRAME_HEIGHT, rgb[0], rgb[1], rgb[2],
@@ -443,7 +446,7 @@ static void draw_frame(flame_layout *l, const flame_node *node, double x, double
         return;
     strbuf_appendf(b, "<text x=\"%.2f\" y=\"%.2f\" fill=\"%s\" pointer-events=\"none\">",
                    x + TEXT_PAD, y + FRAME_HEIGHT - 4, text_colour(rgb));
-    append_label(b, node->name ? node->name : ROOT_NAME, width);
+    append_cut(b, node->name ? node->name : ROOT_NAME, label_columns(width), "..");
     strbuf_append(b, "</text>\n");
 }
 
@@ -473,26 +476,37 @@ static void draw_text(strbuf *b, double x, double y, const char *attributes, con
     strbuf_append(b, "</text>\n");
 }
 
-static void draw_key(strbuf *b, double x, double y, const char *fill, const char *extra,
+static void draw_key(strbuf *b, double x, double y, const int rgb[3], const char *extra,
                      const char *words)
 {
     strbuf_appendf(b, "<rect class=\"flame-key\" x=\"%.1f\" y=\"%.1f\" width=\"14\" "
-                   "height=\"12\" fill=\"%s\"%s/>\n", x, y, fill, extra);
+                   "height=\"12\" fill=\"#%02x%02x%02x\"%s/>\n", x, y, rgb[0], rgb[1], rgb[2],
+                   extra);
     draw_text(b, x + 19, y + 10, "", words);
+}
+
+/* A key in a shade's strongest fill. */
+static void draw_shade_key(strbuf *b, double x, double y, flame_shade shade, const char *words)
+{
+    int rgb[3];
+    shade_colour(shade, 1, rgb);
+    draw_key(b, x, y, rgb, "", words);
 }
 
 static void draw_legend(const flame_layout *l, double y)
 {
     strbuf *b = l->svg;
-    draw_key(b, MARGIN, y, "#cc2020", "", "slower (stronger: a larger change)");
-    draw_key(b, MARGIN + 250, y, "#205cc4", "", "faster");
-    draw_key(b, MARGIN + 340, y, "#c4c4c4", "", "interval includes 0");
-    draw_key(b, MARGIN + 500, y, "#e8debe", "", "no interval (a sum of stacks, or none given)");
+    static const int white[3] = {255, 255, 255};
+    draw_shade_key(b, MARGIN, y, SHADE_SLOWER, "slower (stronger: a larger change)");
+    draw_shade_key(b, MARGIN + 250, y, SHADE_FASTER, "faster");
+    draw_shade_key(b, MARGIN + 340, y, SHADE_WITHIN, "interval includes 0");
+    draw_shade_key(b, MARGIN + 500, y, SHADE_NO_INTERVAL,
+                   "no interval (a sum of stacks, or none given)");
     y += LEGEND_ROW;
-    draw_key(b, MARGIN, y, "#e0e0e0", " stroke=\"#222\"",
+    draw_key(b, MARGIN, y, white, " stroke=\"#222\"",
              "only in the candidate: as wide as its candidate time");
     draw_hatch(l, MARGIN, y, 14, 12);
-    draw_key(b, MARGIN + 340, y, "#fff", " stroke=\"#222\" stroke-dasharray=\"3 2\"",
+    draw_key(b, MARGIN + 340, y, white, " stroke=\"#222\" stroke-dasharray=\"3 2\"",
              "only in the baseline");
 }
 
@@ -510,23 +524,22 @@ static void hatch_id_for(flame_layout *l, const flame_stack *stacks, size_t n,
 static void open_svg(const flame_layout *l, const char *title, int width, int height)
 {
     strbuf *b = l->svg;
-    char heading[1024];
-    snprintf(heading, sizeof heading, "Differential flame graph: %s", title ? title : "");
-    char *fitted = utf8_fit(heading, (size_t)((width - 2 * MARGIN) / TITLE_CHAR_WIDTH));
+    size_t columns = (size_t)((width - 2 * MARGIN) / TITLE_CHAR_WIDTH);
     strbuf_appendf(b, "<svg class=\"flame-graph\" viewBox=\"0 0 %d %d\" width=\"%d\" "
                    "height=\"%d\" role=\"img\" font-family=\"sans-serif\" font-size=\"11\">\n"
                    "<title>", width, height, width, height);
-    markup_append_escaped(b, heading);
+    strbuf_append(b, HEADING);
+    markup_append_escaped(b, title ? title : "");
     strbuf_appendf(b, "</title>\n<defs><pattern id=\"%s\" width=\"6\" height=\"6\" "
                    "patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
                    "<rect width=\"2\" height=\"6\" fill=\"#000\" fill-opacity=\"0.3\"/>"
                    "</pattern></defs>\n", l->hatch_id);
     strbuf_appendf(b, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", width, height);
-    if (fitted == NULL)
-        b->failed = true;
-    else
-        draw_text(b, MARGIN, 22, " font-size=\"14\" font-weight=\"bold\"", fitted);
-    free(fitted);
+    strbuf_appendf(b, "<text x=\"%.1f\" y=\"22\" font-size=\"14\" font-weight=\"bold\">"
+                   HEADING, MARGIN);
+    assert(columns > sizeof HEADING);
+    append_cut(b, title ? title : "", columns - (sizeof HEADING - 1), "\xE2\x80\xA6");
+    strbuf_append(b, "</text>\n");
     draw_text(b, MARGIN, 40, " fill=\"#444\"", "Width: the baseline's time. Colour: the change of "
               "a frame's time with its callees (red slower, blue faster, grey: the interval "
               "includes 0). Hover for the numbers.");

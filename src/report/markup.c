@@ -32,13 +32,17 @@ static const char *entity_of(unsigned char c)
     return NULL;
 }
 
-/* The one escaping walk, whichever the destination. */
-static void escape_into(markup_sink sink, void *to, const char *text)
+/* The one escaping walk, whichever the destination: at most `limit` bytes of text (a
+ * character that would cross the limit is not written). */
+static void escape_into(markup_sink sink, void *to, const char *text, size_t limit)
 {
     const unsigned char *s = (const unsigned char *)(text ? text : "");
-    while (*s) {
+    const unsigned char *end = s + limit; /* never reached before the NUL when unlimited */
+    while (*s && s < end) {
         const char *entity = entity_of(*s);
         size_t length = utf8_sequence_at(s);
+        if (length > (size_t)(end - s))
+            break;
         if (entity) {
             sink(to, entity, strlen(entity));
         } else if (length == 0 || (*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||
@@ -54,10 +58,15 @@ static void escape_into(markup_sink sink, void *to, const char *text)
 
 void markup_write_escaped(FILE *out, const char *text)
 {
-    escape_into(to_stream, out, text);
+    escape_into(to_stream, out, text, text ? strlen(text) : 0);
 }
 
 void markup_append_escaped(strbuf *out, const char *text)
 {
-    escape_into(to_strbuf, out, text);
+    escape_into(to_strbuf, out, text, text ? strlen(text) : 0);
+}
+
+void markup_append_escaped_prefix(strbuf *out, const char *text, size_t bytes)
+{
+    escape_into(to_strbuf, out, text, bytes);
 }

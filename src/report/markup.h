@@ -12,5 +12,7 @@
 void markup_write_escaped(FILE *out, const char *text);
 /* The same, appended to a string builder. */
 void markup_append_escaped(strbuf *out, const char *text);
+/* The same for the first `bytes` bytes of text at most (e.g. a name cut to fit). */
+void markup_append_escaped_prefix(strbuf *out, const char *text, size_t bytes);
 
 #endif

@@ -206,6 +206,30 @@ static void labels_are_cut_to_fit_and_left_out_of_narrow_frames(void **state)
     free(text);
 }
 
+static void long_titles_and_names_are_cut_at_whole_characters(void **state)
+{
+    (void)state;
+    const flame_stack stacks[] = {
+        {"main;wide", 0.94, 0.94, -0.01, 0.01},
+        {"main;gr\xC3\xB6\xC3\x9F""en_\xC3\xBC""berall", 0.06, 0.06, -0.01, 0.01}, /* 60 px */
+    };
+    char title[401];
+    memset(title, 'x', 400);
+    title[0] = '\xC3'; /* a two-byte character first, so a cut in bytes would show */
+    title[1] = '\xA9';
+    title[400] = '\0';
+    strbuf out = STRBUF_INIT;
+    verdict_error err = {0};
+    assert_int_equal(flame_graph_svg(&out, stacks, 2, title, &err), 0);
+    const char *text = strbuf_text(&out);
+    xmlFreeDoc(svg_xml_parse(text)); /* well-formed: no character cut in half */
+    assert_non_null(strstr(text, ">gr\xC3\xB6\xC3\x9F""en..</text>"));
+    /* the heading is cut with an ellipsis; the SVG's own title keeps the whole of it */
+    assert_non_null(strstr(text, "x\xE2\x80\xA6</text>"));
+    assert_non_null(strstr(text, title));
+    strbuf_free(&out);
+}
+
 static void the_same_stacks_in_any_order_give_the_same_picture(void **state)
 {
     (void)state;
@@ -342,6 +366,7 @@ int main(void)
         cmocka_unit_test(titles_give_both_times_the_change_and_the_interval),
         cmocka_unit_test(names_are_escaped),
         cmocka_unit_test(labels_are_cut_to_fit_and_left_out_of_narrow_frames),
+        cmocka_unit_test(long_titles_and_names_are_cut_at_whole_characters),
         cmocka_unit_test(the_same_stacks_in_any_order_give_the_same_picture),
         cmocka_unit_test(refuses_what_is_not_a_profile),
         cmocka_unit_test(inner_frames_take_the_intervals_the_profile_gives),

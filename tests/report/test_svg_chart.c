@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strbuf.h"
 #include "report/markup.h"
 #include "report/svg_chart.h"
 #include "report/svg_scale.h"
@@ -63,6 +64,21 @@ static void keeps_valid_utf8(void **state)
     char *text = capture(write_escaped, "±1% · é · 😀\ttab\nline");
     assert_string_equal(text, "±1% · é · 😀\ttab\nline");
     free(text);
+}
+
+/* The string builder's escaping is the stream's; a prefix never ends in half a character. */
+static void escapes_into_a_string_builder_and_cuts_at_characters(void **state)
+{
+    (void)state;
+    strbuf b = STRBUF_INIT;
+    markup_append_escaped(&b, "<\"\xff\">");
+    assert_string_equal(strbuf_text(&b), "&lt;&quot;\xEF\xBF\xBD&quot;&gt;");
+    strbuf_clear(&b);
+    markup_append_escaped_prefix(&b, "a&\xC3\xA9z", 3); /* the é would cross the limit */
+    assert_string_equal(strbuf_text(&b), "a&amp;");
+    markup_append_escaped_prefix(&b, "\xC3\xA9z", 2);
+    assert_string_equal(strbuf_text(&b), "a&amp;\xC3\xA9");
+    strbuf_free(&b);
 }
 
 static void maps_linear_and_log_scales(void **state)
@@ -271,6 +287,7 @@ int main(void)
         cmocka_unit_test(escapes_markup_characters),
         cmocka_unit_test(replaces_invalid_utf8_and_controls),
         cmocka_unit_test(keeps_valid_utf8),
+        cmocka_unit_test(escapes_into_a_string_builder_and_cuts_at_characters),
         cmocka_unit_test(maps_linear_and_log_scales),
         cmocka_unit_test(chooses_nice_ticks),
         cmocka_unit_test(pads_ranges),
