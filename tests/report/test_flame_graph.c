@@ -336,8 +336,8 @@ static void the_html_section_heads_explains_and_holds_the_graph(void **state)
     (void)state;
     strbuf out = STRBUF_INIT;
     verdict_error err = {0};
-    assert_int_equal(html_flame_graph_section(&out, "wall: <B> against A", flame_fixture, flame_fixture_n,
-                                              &err), 0);
+    assert_int_equal(html_flame_graph_section(&out, "wall: <B> against A", flame_fixture,
+                                              flame_fixture_n, &err), 0);
     const char *text = strbuf_text(&out);
     assert_non_null(strstr(text, "<h2>Differential flame graph: wall: &lt;B&gt; against A</h2>"));
     assert_non_null(strstr(text, "Hover over a box"));
