@@ -1,15 +1,17 @@
 #!/bin/sh
 # Opens an HTML report in Debian's headless chromium, offline: fails unless the page loads,
 # its inline script runs without errors (it marks <body data-ready="yes">), and a
-# screenshot is written. Usage: render_in_chromium.sh REPORT.html OUT.png
+# screenshot is written. Usage: render_in_chromium.sh REPORT.html OUT.png [DOM.html]
+# (DOM.html: where to keep the page as the browser built it, for checks of its elements).
 set -eu
 
-if [ "$#" -ne 2 ]; then
-    echo "usage: $0 REPORT.html OUT.png" >&2
+if [ "$#" -ne 2 ] && [ "$#" -ne 3 ]; then
+    echo "usage: $0 REPORT.html OUT.png [DOM.html]" >&2
     exit 2
 fi
 report=$1
 shot=$2
+dom=${3:-}
 [ -r "$report" ] || { echo "$0: cannot read $report" >&2; exit 2; }
 browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "$0: chromium is not installed" >&2; exit 2; }
@@ -44,6 +46,8 @@ if grep -E 'CONSOLE|Uncaught|Refused to' "$work/dom.log" > "$work/errors.txt"; t
     cat "$work/errors.txt" >&2
     exit 1
 fi
+
+[ -z "$dom" ] || cp "$work/dom.html" "$dom"
 
 # 2. The picture.
 rm -f "$shot"

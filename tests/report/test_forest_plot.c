@@ -16,6 +16,7 @@
 #include "common/error.h"
 
 #include "report/forest_plot.h"
+#include "svg_xml.h"
 
 #define HOSTILE "<script>alert(\"x\")</script> & 'quotes' \x01 \xff\xfe"
 
@@ -50,66 +51,6 @@ static char *write_plot(const forest_plot *plot, bool standalone)
     return text;
 }
 
-static xmlDocPtr parse_strictly(const char *text)
-{
-    xmlDocPtr doc = xmlReadMemory(text, (int)strlen(text), "forest.svg", "UTF-8",
-                                  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    assert_non_null(doc);
-    return doc;
-}
-
-/* Whether the element's class attribute holds the word. */
-static bool has_class(xmlNodePtr node, const char *word)
-{
-    xmlChar *class = xmlGetProp(node, (const xmlChar *)"class");
-    bool found = false;
-    size_t n = strlen(word);
-    for (const char *p = (const char *)class; p && (p = strstr(p, word)) != NULL; p++)
-        if ((p == (const char *)class || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            found = true;
-    xmlFree(class);
-    return found;
-}
-
-/* Elements named `name` (NULL: any) with the class word (NULL: any), under node. */
-static size_t count_elements(xmlNodePtr node, const char *name, const char *class)
-{
-    size_t n = 0;
-    for (xmlNodePtr c = node; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if ((name == NULL || strcmp((const char *)c->name, name) == 0) &&
-            (class == NULL || has_class(c, class)))
-            n++;
-        n += count_elements(c->children, name, class);
-    }
-    return n;
-}
-
-static xmlNodePtr find_element(xmlNodePtr node, const char *name, const char *class)
-{
-    for (xmlNodePtr c = node; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE)
-            continue;
-        if ((name == NULL || strcmp((const char *)c->name, name) == 0) &&
-            (class == NULL || has_class(c, class)))
-            return c;
-        xmlNodePtr inside = find_element(c->children, name, class);
-        if (inside)
-            return inside;
-    }
-    return NULL;
-}
-
-static double number_attribute(xmlNodePtr node, const char *name)
-{
-    xmlChar *value = xmlGetProp(node, (const xmlChar *)name);
-    assert_non_null(value);
-    double x = strtod((const char *)value, NULL);
-    xmlFree(value);
-    return x;
-}
-
 /* Every x-like coordinate lies on the canvas. */
 static void assert_on_canvas(xmlNodePtr node, double width)
 {
@@ -140,21 +81,21 @@ static void writes_well_formed_standalone_and_inline_svg(void **state)
     (void)state;
     forest_plot plot = sample_plot();
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
     assert_string_equal((const char *)root->name, "svg");
     assert_non_null(root->ns);
     assert_string_equal((const char *)root->ns->href, "http://www.w3.org/2000/svg");
-    assert_non_null(find_element(root->children, "title", NULL));
-    assert_non_null(find_element(root->children, "desc", NULL));
-    assert_on_canvas(root, number_attribute(root, "width"));
+    assert_non_null(svg_xml_find(root->children, "title", NULL));
+    assert_non_null(svg_xml_find(root->children, "desc", NULL));
+    assert_on_canvas(root, svg_xml_number(root, "width"));
     assert_no_nan_or_inf(text);
     xmlFreeDoc(doc);
     free(text);
     text = write_plot(&plot, false);
     assert_null(strstr(text, "xmlns"));
     assert_null(strstr(text, "<?xml"));
-    xmlFreeDoc(parse_strictly(text));
+    xmlFreeDoc(svg_xml_parse(text));
     free(text);
 }
 
@@ -163,14 +104,14 @@ static void draws_a_row_per_machine_the_diamond_and_the_prediction(void **state)
     (void)state;
     forest_plot plot = sample_plot();
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    assert_int_equal(count_elements(root, "g", "forest-row"), 5);
-    assert_int_equal(count_elements(root, "rect", "forest-marker"), 4); /* delta has none */
-    assert_int_equal(count_elements(root, "path", "forest-diamond"), 1);
-    xmlNodePtr prediction = find_element(root, "g", "forest-prediction");
+    assert_int_equal(svg_xml_count(root, "g", "forest-row"), 5);
+    assert_int_equal(svg_xml_count(root, "rect", "forest-marker"), 4); /* delta has none */
+    assert_int_equal(svg_xml_count(root, "path", "forest-diamond"), 1);
+    xmlNodePtr prediction = svg_xml_find(root, "g", "forest-prediction");
     assert_non_null(prediction);
-    xmlNodePtr bar = find_element(prediction->children, "line", NULL);
+    xmlNodePtr bar = svg_xml_find(prediction->children, "line", NULL);
     assert_non_null(bar);
     assert_true(xmlHasProp(bar, (const xmlChar *)"stroke-dasharray") != NULL);
     assert_non_null(strstr(text, ">new machine<"));
@@ -178,15 +119,15 @@ static void draws_a_row_per_machine_the_diamond_and_the_prediction(void **state)
     assert_non_null(strstr(text, "dashed bar"));
     assert_non_null(strstr(text, "95% prediction interval"));
     /* the line of no change stands where the tick "0" is written */
-    xmlNodePtr reference = find_element(root, "line", "forest-reference");
+    xmlNodePtr reference = svg_xml_find(root, "line", "forest-reference");
     assert_non_null(reference);
-    double x = number_attribute(reference, "x1");
-    assert_float_equal(x, number_attribute(reference, "x2"), 1e-9);
+    double x = svg_xml_number(reference, "x1");
+    assert_float_equal(x, svg_xml_number(reference, "x2"), 1e-9);
     bool zero_tick = false;
-    for (xmlNodePtr t = find_element(root, "g", "forest-axis")->children; t; t = t->next) {
+    for (xmlNodePtr t = svg_xml_find(root, "g", "forest-axis")->children; t; t = t->next) {
         xmlChar *content = t->type == XML_ELEMENT_NODE ? xmlNodeGetContent(t) : NULL;
         if (content && strcmp((const char *)content, "0") == 0) {
-            assert_float_equal(number_attribute(t, "x"), x, 0.05);
+            assert_float_equal(svg_xml_number(t, "x"), x, 0.05);
             zero_tick = true;
         }
         xmlFree(content);
@@ -205,11 +146,11 @@ static void escapes_names_titles_and_notes(void **state)
     plot.rows = rows;
     plot.n_rows = 2;
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     assert_null(strstr(text, "<script"));
     assert_non_null(strstr(text, "&lt;script&gt;"));
     assert_non_null(strstr(text, "a&amp;b"));
-    assert_int_equal(count_elements(xmlDocGetRootElement(doc), "g", "forest-row"), 2);
+    assert_int_equal(svg_xml_count(xmlDocGetRootElement(doc), "g", "forest-row"), 2);
     xmlFreeDoc(doc);
     free(text);
 }
@@ -229,12 +170,12 @@ static void never_writes_nan_or_infinity(void **state)
                         .predict_low = 0, .predict_high = INFINITY, .confidence = NAN};
     char *text = write_plot(&plot, true);
     assert_no_nan_or_inf(text);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    assert_on_canvas(root, number_attribute(root, "width"));
-    assert_true(count_elements(root, "path", "forest-arrow") >= 6);
-    assert_int_equal(count_elements(root, "path", "forest-diamond"), 1);
-    assert_non_null(find_element(root, "g", "forest-prediction"));
+    assert_on_canvas(root, svg_xml_number(root, "width"));
+    assert_true(svg_xml_count(root, "path", "forest-arrow") >= 6);
+    assert_int_equal(svg_xml_count(root, "path", "forest-diamond"), 1);
+    assert_non_null(svg_xml_find(root, "g", "forest-prediction"));
     assert_non_null(strstr(text, "+\xE2\x88\x9E]")); /* an unbounded end: +∞ */
     xmlFreeDoc(doc);
     free(text);
@@ -246,7 +187,7 @@ static void never_writes_nan_or_infinity(void **state)
     assert_null(strstr(text, "forest-prediction"));
     assert_null(strstr(text, "dashed bar"));
     assert_non_null(strstr(text, "no pooled estimate"));
-    xmlFreeDoc(parse_strictly(text));
+    xmlFreeDoc(svg_xml_parse(text));
     free(text);
 }
 
@@ -259,13 +200,13 @@ static void shows_an_excluded_machine_with_its_note(void **state)
     plot.rows = rows;
     plot.n_rows = 3;
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    assert_int_equal(count_elements(root, "g", "forest-row"), 3);
-    assert_int_equal(count_elements(root, "g", "forest-excluded"), 2);
-    xmlNodePtr excluded = find_element(root, "g", "forest-excluded");
-    assert_int_equal(count_elements(excluded->children, "rect", "forest-marker"), 0);
-    assert_int_equal(count_elements(excluded->children, "line", NULL), 0);
+    assert_int_equal(svg_xml_count(root, "g", "forest-row"), 3);
+    assert_int_equal(svg_xml_count(root, "g", "forest-excluded"), 2);
+    xmlNodePtr excluded = svg_xml_find(root, "g", "forest-excluded");
+    assert_int_equal(svg_xml_count(excluded->children, "rect", "forest-marker"), 0);
+    assert_int_equal(svg_xml_count(excluded->children, "line", NULL), 0);
     xmlChar *content = xmlNodeGetContent(excluded);
     assert_non_null(strstr((const char *)content, "no successful runs"));
     xmlFree(content);
@@ -289,16 +230,16 @@ static void grows_to_two_hundred_rows(void **state)
     plot.rows = rows;
     plot.n_rows = 10;
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
-    double small = number_attribute(xmlDocGetRootElement(doc), "height");
+    xmlDocPtr doc = svg_xml_parse(text);
+    double small = svg_xml_number(xmlDocGetRootElement(doc), "height");
     xmlFreeDoc(doc);
     free(text);
     plot.n_rows = 200;
     text = write_plot(&plot, true);
-    doc = parse_strictly(text);
+    doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    assert_int_equal(count_elements(root, "g", "forest-row"), 200);
-    assert_true(number_attribute(root, "height") > small + 180 * 15);
+    assert_int_equal(svg_xml_count(root, "g", "forest-row"), 200);
+    assert_true(svg_xml_number(root, "height") > small + 180 * 15);
     assert_non_null(strstr(text, "machine-199"));
     xmlFreeDoc(doc);
     free(text);
@@ -317,19 +258,19 @@ static void cuts_long_names_visibly(void **state)
     plot.rows = rows;
     plot.n_rows = 3;
     char *text = write_plot(&plot, true);
-    xmlDocPtr doc = parse_strictly(text);
+    xmlDocPtr doc = svg_xml_parse(text);
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    xmlNodePtr row = find_element(root, "g", "forest-row");
-    xmlNodePtr label = find_element(row->children, "text", NULL);
+    xmlNodePtr row = svg_xml_find(root, "g", "forest-row");
+    xmlNodePtr label = svg_xml_find(row->children, "text", NULL);
     xmlChar *shown = xmlNodeGetContent(label);
     assert_true(strlen((const char *)shown) < 60);
     assert_non_null(strstr((const char *)shown, "\xE2\x80\xA6")); /* … */
     xmlFree(shown);
-    xmlChar *tooltip = xmlNodeGetContent(find_element(row->children, "title", NULL));
+    xmlChar *tooltip = xmlNodeGetContent(svg_xml_find(row->children, "title", NULL));
     assert_non_null(strstr((const char *)tooltip, longest)); /* the whole name */
     xmlFree(tooltip);
     /* ×3 and ×0.3 on one axis: both on the canvas, with ticks far from 0 */
-    assert_on_canvas(root, number_attribute(root, "width"));
+    assert_on_canvas(root, svg_xml_number(root, "width"));
     assert_non_null(strstr(text, ">+200%<"));
     assert_non_null(strstr(text, ">-50%<"));
     xmlFreeDoc(doc);
