@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# The help pages, the man page and the completions made from them (pages/pages.py) agree,
+# `meson install --destdir` puts them beside the binary, and man renders the page cleanly.
+
+setup() {
+    VERDICT=${VERDICT:?set VERDICT to the verdict binary}
+    MAN_PAGE=${MAN_PAGE:?set MAN_PAGE to the built verdict.1}
+    BASH_COMPLETION=${BASH_COMPLETION:?set BASH_COMPLETION to the built bash completion}
+    DATA=$(mktemp -d)
+}
+
+teardown() {
+    rm -rf "$DATA"
+}
+
+commands() {
+    "$VERDICT" help --commands | cut -f1
+}
+
+# The options a page describes: the words of its option lines that start with - or --.
+page_options() {
+    grep -E '^ {2,6}-' | grep -oE -- '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' | tr -d ' ,' | sort -u
+}
+
+# The man page's source of one command's section ("" is verdict's own), minus signs plain.
+man_section() {
+    if [ -z "$1" ]; then
+        awk '/^\.SH DESCRIPTION/{on=1;next} on&&/^\.SH /{exit} on' "$MAN_PAGE"
+    else
+        awk -v h=".SS \"verdict $1\"" '$0==h{on=1;next} on&&/^\.S[SH] /{exit} on' "$MAN_PAGE"
+    fi | sed 's/\\-/-/g'
+}
+
+@test "verdict --help lists every command of the table with its summary" {
+    run "$VERDICT" --help
+    [ "$status" -eq 0 ]
+    [ "$(commands | wc -l)" -ge 12 ]
+    for name in run report compare kernel plan build cache env worker calibrate help version; do
+        commands | grep -qx "$name" || { echo "not in the table: $name"; false; }
+    done
+    while IFS=$'\t' read -r name summary; do
+        grep -qF "  $(printf '%-11s' "$name") $summary" <<< "$output" ||
+            { echo "verdict --help does not list $name"; false; }
+    done < <("$VERDICT" help --commands)
+}
+
+@test "verdict help COMMAND and verdict COMMAND --help print the same page" {
+    for name in $(commands); do
+        [ "$name" = help ] && continue
+        diff <("$VERDICT" help "$name") <("$VERDICT" "$name" --help) ||
+            { echo "pages differ: $name"; false; }
+        "$VERDICT" help "$name" | head -1 | grep -q "^usage: verdict $name" ||
+            { echo "no usage line: $name"; false; }
+    done
+    diff <("$VERDICT" help) <("$VERDICT" --help)
+    diff <("$VERDICT" help help) <("$VERDICT" help --help)
+}
+
+@test "verdict help refuses a command it does not know, exit 2" {
+    run "$VERDICT" help no-such-command
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"no command 'no-such-command'"* ]]
+}
+
+@test "every option of every page is in the man page, in that command's section" {
+    for name in "" $(commands); do
+        local opts section
+        opts=$("$VERDICT" help $name | page_options)
+        section=$(man_section "$name")
+        [ -n "$section" ] || { echo "no section for '$name'"; false; }
+        for opt in $opts; do
+            grep -qF -- "$opt" <<< "$section" || { echo "'$name': $opt not in the man page"; false; }
+        done
+    done
+    # the run page's options, counted: a page read as no options would pass the loop above
+    [ "$("$VERDICT" help run | page_options | wc -l)" -ge 20 ]
+    grep -q -- '--experiments' <<< "$(man_section calibrate)"
+    ! grep -q -- '--experiments' <<< "$(man_section compare)"
+}
+
+@test "the man page has every exit status and renders without a warning" {
+    while IFS=$'\t' read -r code meaning; do
+        grep -qx "\\\\fB$code\\\\fR" "$MAN_PAGE" || { echo "exit status $code missing"; false; }
+    done < <("$VERDICT" help --exit-status)
+    grep -q '^\.SH "EXIT STATUS"' "$MAN_PAGE"
+    run groff -man -ww -z "$MAN_PAGE"
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+    MANWIDTH=80 man -l "$MAN_PAGE" > "$DATA/page" 2> "$DATA/warnings"
+    [ ! -s "$DATA/warnings" ] || { cat "$DATA/warnings"; false; }
+    grep -q '^EXIT STATUS' "$DATA/page"
+    grep -q 'verdict calibrate' "$DATA/page"
+}
+
+# What the bash completion offers for the words given (the last is being completed).
+complete_bash() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _verdict
+             printf "%s\n" "${COMPREPLY[@]}"' complete "$BASH_COMPLETION" "$@"
+}
+
+@test "the bash completion offers the commands, then each command's own options" {
+    [ "$(complete_bash verdict r)" = "$(printf 'run\nreport')" ]
+    complete_bash verdict '' | grep -qx worker
+    complete_bash verdict compare --me | grep -qx -- --metric
+    complete_bash verdict --me | grep -qx -- --metric
+    complete_bash verdict ./prog --me | grep -qx -- --metric
+    complete_bash verdict run x.yaml --dr | grep -qx -- --dry-run
+    # run has no --metric: the options are the command's, not everyone's
+    [ -z "$(complete_bash verdict run x.yaml --metr)" ]
+    [ -z "$(complete_bash verdict compare a.txt)" ]
+}
+
+@test "meson install --destdir puts the binary, the man page, the completions and the docs" {
+    [ -n "${MESON:-}" ] && [ -n "${BUILD_ROOT:-}" ] || skip "MESON and BUILD_ROOT not given"
+    "$MESON" install -C "$BUILD_ROOT" --destdir "$DATA/root" --no-rebuild --quiet
+    local root=$DATA/root$PREFIX
+    [ -x "$root/bin/verdict" ]
+    cmp "$MAN_PAGE" "$root/share/man/man1/verdict.1"
+    cmp "$BASH_COMPLETION" "$root/share/bash-completion/completions/verdict"
+    [ -s "$root/share/zsh/site-functions/_verdict" ]
+    [ -s "$root/share/doc/verdict/statistics.md" ]
+    [ -s "$root/share/doc/verdict/README.md" ]
+    "$root/bin/verdict" --version | grep -q '^verdict '
+    MANWIDTH=80 man -l "$root/share/man/man1/verdict.1" 2>&1 >/dev/null | { ! grep .; }
+    if command -v zsh >/dev/null; then zsh -n "$root/share/zsh/site-functions/_verdict"; fi
+}
