@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # Validates the JSON documents verdict writes against the schemas in docs/ (verdict/1, the
-# dry run's): one document of each shape the writers make, and mutations they must refuse.
+# plan's, the dry run's): one document of each shape the writers make, and mutations refused.
 """Usage: check_json_schema.py VERDICT DOCS_DIR [FAKE_KERNELS.so]
 
 Runs verdict on small inputs made here (bare numbers, hyperfine, Go, Google Benchmark and
 pyperf files, commands it measures itself, a store it reports again, an experiment file and
-its dry run, in-process kernels), validates every --json document against the schema its
+its plan and dry run, in-process kernels), validates every --json document against the schema its
 "schema" field names (DOCS_DIR/*.schema.json, by title), then checks that mutated documents
 are refused. Exits 77 (skipped) when python3-jsonschema is missing, unless VERDICT_CI is set.
 """
@@ -85,7 +85,7 @@ def documents(verdict, data, fake_kernels):
                  "parameters:\n  n: [1, 2]\n"
                  "variants:\n  A: {command: [\"true\", \"{n}\"]}\n"
                  "  B: {command: [\"true\", \"{n}\", \"x\"]}\n"
-                 "metrics: [wall, user]\n")
+                 "metrics: [wall, maxrss]\n")
     made = [
         ("compare numbers", ["compare", a, b]),
         ("compare numbers, invalid UTF-8 name", ["compare", a, odd]),
@@ -107,6 +107,8 @@ def documents(verdict, data, fake_kernels):
         ("report STORE", ["report", d("runs.db")]),
         ("run EXPERIMENT (sweep)", ["run", yaml, "--store", d("sweep.db")]),
         ("report STORE of a run", ["report", d("sweep.db"), "--method", "welch"]),
+        ("plan --detect", ["plan", yaml, "--store", d("sweep.db"), "--detect", "5%"]),
+        ("plan --half-width", ["plan", yaml, "--store", d("sweep.db"), "--half-width", "2%"]),
         ("run --dry-run", ["run", yaml, "--dry-run"]),
         ("run --dry-run, adaptive", ["run", write(d("adaptive.yaml"),
                                                   "name: adaptive\nseed: 3\n"
@@ -159,6 +161,13 @@ def dry_run_mutations(doc):
     yield "dry run: a field added", changed(doc, lambda x: x.update(blocks=3))
 
 
+def plan_mutations(doc):
+    yield "plan: allocation.blocks renamed", changed(
+        doc, lambda x: rename(x["allocation"], "blocks", "block"))
+    yield "plan: comparisons[0].sd_pair renamed", changed(
+        doc, lambda x: rename(x["comparisons"][0], "sd_pair", "sd"))
+
+
 def load_schemas(docs):
     """{title: validator} of every DOCS_DIR/*.schema.json; each schema checked itself."""
     validators = {}
@@ -167,7 +176,8 @@ def load_schemas(docs):
             schema = json.load(f)
         jsonschema.Draft202012Validator.check_schema(schema)
         validators[schema["title"]] = jsonschema.Draft202012Validator(schema)
-    assert {"verdict/1", "verdict-dry-run/1"} <= set(validators), sorted(validators)
+    assert {"verdict/1", "verdict-dry-run/1", "verdict-plan/1"} <= set(validators), \
+        sorted(validators)
     return validators
 
 
@@ -190,9 +200,10 @@ def main():
             print("%s: %s" % ("ok" if not errors else "not ok", name))
             kept.setdefault(doc.get("schema"), doc)
     assert kept["verdict/1"]["comparisons"] and kept["verdict/1"]["samples"]
-    assert kept["verdict-dry-run/1"]["looks"]
-    refusals = [(validators["verdict/1"], m) for m in mutations(kept["verdict/1"])] + \
-        [(validators["verdict-dry-run/1"], m) for m in dry_run_mutations(kept["verdict-dry-run/1"])]
+    assert kept["verdict-dry-run/1"]["looks"] and kept["verdict-plan/1"]["comparisons"]
+    made = {"verdict/1": mutations, "verdict-dry-run/1": dry_run_mutations,
+            "verdict-plan/1": plan_mutations}
+    refusals = [(validators[title], m) for title, make in made.items() for m in make(kept[title])]
     for validator, (what, doc) in refusals:
         refused = not validator.is_valid(doc)
         print("%s: refused: %s" % ("ok" if refused else "not ok", what))
