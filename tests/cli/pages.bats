@@ -2,10 +2,20 @@
 # The help pages, the man page and the completions made from them (pages/pages.py) agree,
 # `meson install --destdir` puts them beside the binary, and man renders the page cleanly.
 
+# Each page once (verdict help NAME; "verdict" is verdict's own) and the table, for every test.
+setup_file() {
+    "${VERDICT:?set VERDICT to the verdict binary}" help --commands > "$BATS_FILE_TMPDIR/table"
+    "$VERDICT" help > "$BATS_FILE_TMPDIR/page-verdict"
+    cut -f1 "$BATS_FILE_TMPDIR/table" | while read -r name; do
+        "$VERDICT" help "$name" > "$BATS_FILE_TMPDIR/page-$name"
+    done
+}
+
 setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     MAN_PAGE=${MAN_PAGE:?set MAN_PAGE to the built verdict.1}
     BASH_COMPLETION=${BASH_COMPLETION:?set BASH_COMPLETION to the built bash completion}
+    PAGES=$BATS_FILE_TMPDIR
     DATA=$(mktemp -d)
 }
 
@@ -14,7 +24,7 @@ teardown() {
 }
 
 commands() {
-    "$VERDICT" help --commands | cut -f1
+    cut -f1 "$PAGES/table"
 }
 
 # The options a page describes: the words of its option lines that start with - or --.
@@ -35,24 +45,26 @@ man_section() {
     run "$VERDICT" --help
     [ "$status" -eq 0 ]
     [ "$(commands | wc -l)" -ge 12 ]
+    local listed
+    listed=$(commands)
     for name in run report compare kernel plan build cache env worker calibrate help version; do
-        commands | grep -qx "$name" || { echo "not in the table: $name"; false; }
+        grep -qx "$name" <<< "$listed" || { echo "not in the table: $name"; false; }
     done
     while IFS=$'\t' read -r name summary; do
         grep -qF "  $(printf '%-11s' "$name") $summary" <<< "$output" ||
             { echo "verdict --help does not list $name"; false; }
-    done < <("$VERDICT" help --commands)
+    done < "$PAGES/table"
 }
 
 @test "verdict help COMMAND and verdict COMMAND --help print the same page" {
     for name in $(commands); do
         [ "$name" = help ] && continue
-        diff <("$VERDICT" help "$name") <("$VERDICT" "$name" --help) ||
+        diff "$PAGES/page-$name" <("$VERDICT" "$name" --help) ||
             { echo "pages differ: $name"; false; }
-        "$VERDICT" help "$name" | head -1 | grep -q "^usage: verdict $name" ||
+        head -1 "$PAGES/page-$name" | grep -q "^usage: verdict $name" ||
             { echo "no usage line: $name"; false; }
     done
-    diff <("$VERDICT" help) <("$VERDICT" --help)
+    diff "$PAGES/page-verdict" <("$VERDICT" --help)
     diff <("$VERDICT" help help) <("$VERDICT" help --help)
 }
 
@@ -65,7 +77,7 @@ man_section() {
 @test "every option of every page is in the man page, in that command's section" {
     for name in "" $(commands); do
         local opts section
-        opts=$("$VERDICT" help $name | page_options)
+        opts=$(page_options < "$PAGES/page-${name:-verdict}")
         section=$(man_section "$name")
         [ -n "$section" ] || { echo "no section for '$name'"; false; }
         for opt in $opts; do
@@ -73,7 +85,7 @@ man_section() {
         done
     done
     # the run page's options, counted: a page read as no options would pass the loop above
-    [ "$("$VERDICT" help run | page_options | wc -l)" -ge 20 ]
+    [ "$(page_options < "$PAGES/page-run" | wc -l)" -ge 20 ]
     grep -q -- '--experiments' <<< "$(man_section calibrate)"
     ! grep -q -- '--experiments' <<< "$(man_section compare)"
 }
