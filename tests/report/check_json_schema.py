@@ -5,7 +5,7 @@
 
 Runs verdict on small inputs made here (bare numbers, hyperfine, Go, Google Benchmark and
 pyperf files, commands it measures itself, a store it reports again, an experiment file and
-its plan and dry run, in-process kernels), validates every --json document against the schema its
+its plan and dry run, a fleet's store of three machines, in-process kernels), validates every --json document against the schema its
 "schema" field names (DOCS_DIR/*.schema.json, by title), then checks that mutated documents
 are refused. Exits 77 (skipped) when python3-jsonschema is missing, unless VERDICT_CI is set.
 """
@@ -76,7 +76,8 @@ def hyperfine_file():
 
 
 def documents(verdict, data, fake_kernels):
-    """(name, argv) of every document to make; each writes its JSON to standard output."""
+    """(name, argv[, commands run first]) of every document to make; each writes its JSON to
+    standard output."""
     d = lambda name: os.path.join(data, name)  # noqa: E731
     a = write(d("a.txt"), numbers(1.0))
     b = write(d("b.txt"), numbers(1.1))
@@ -86,6 +87,8 @@ def documents(verdict, data, fake_kernels):
                  "variants:\n  A: {command: [\"true\", \"{n}\"]}\n"
                  "  B: {command: [\"true\", \"{n}\", \"x\"]}\n"
                  "metrics: [wall, maxrss]\n")
+    fleet = write(d("fleet.yaml"), "name: fleet\nmachines: survey\nrepetitions: 3\nwarmup: 0\n"
+                  "variants:\n  A: {command: [\"true\"]}\n  B: {command: [\"true\", \"x\"]}\n")
     made = [
         ("compare numbers", ["compare", a, b]),
         ("compare numbers, invalid UTF-8 name", ["compare", a, odd]),
@@ -110,6 +113,10 @@ def documents(verdict, data, fake_kernels):
         ("plan --detect", ["plan", yaml, "--store", d("sweep.db"), "--detect", "5%"]),
         ("plan --half-width", ["plan", yaml, "--store", d("sweep.db"), "--half-width", "2%"]),
         ("run --dry-run", ["run", yaml, "--dry-run"]),
+        ("report of a fleet's store (per machine, pooled)", ["report", d("fleet.db")],
+         [["run", fleet, "--store", d("fleet.db")],
+          ["worker", "--store", d("fleet.db"), "--machine", "m1"],
+          ["worker", "--store", d("fleet.db"), "--machine", "m2"]]),
         ("run --dry-run, adaptive", ["run", write(d("adaptive.yaml"),
                                                   "name: adaptive\nseed: 3\n"
                                                   "adaptive: {min_blocks: 10, max_blocks: 40}\n"
@@ -119,7 +126,9 @@ def documents(verdict, data, fake_kernels):
     if fake_kernels:
         made.append(("kernel", ["kernel", "-r", "4", "--sample-time", "1ms", "--seed", "3",
                                 fake_kernels, "spin", "spin_slow"]))
-    for name, argv in made:
+    for name, argv, *before in made:
+        for first in before[0] if before else []:
+            subprocess.run([verdict, *first], check=True, capture_output=True, cwd=data)
         out = subprocess.run([verdict, *argv, "--json", "-"], capture_output=True, cwd=data)
         if out.returncode != 0:
             raise SystemExit("%s: verdict exited %d: %s" % (name, out.returncode,
@@ -186,7 +195,7 @@ def main():
         sys.exit(__doc__)
     verdict, validators = os.path.abspath(sys.argv[1]), load_schemas(sys.argv[2])
     fake_kernels = os.path.abspath(sys.argv[3]) if len(sys.argv) == 4 else None
-    failed, count, kept = 0, 0, {}
+    failed, count, kept, pooled = 0, 0, {}, False
     with tempfile.TemporaryDirectory() as data:
         for name, doc in documents(verdict, data, fake_kernels):
             count += 1
@@ -199,8 +208,11 @@ def main():
             failed += bool(errors)
             print("%s: %s" % ("ok" if not errors else "not ok", name))
             kept.setdefault(doc.get("schema"), doc)
+            pooled = pooled or (doc.get("schema") == "verdict/1" and
+                                any(c.get("machines") for c in doc["comparisons"]))
     assert kept["verdict/1"]["comparisons"] and kept["verdict/1"]["samples"]
     assert kept["verdict-dry-run/1"]["looks"] and kept["verdict-plan/1"]["comparisons"]
+    assert pooled, "no document had a fleet's pooled comparison"
     made = {"verdict/1": mutations, "verdict-dry-run/1": dry_run_mutations,
             "verdict-plan/1": plan_mutations}
     refusals = [(validators[title], m) for title, make in made.items() for m in make(kept[title])]
