@@ -15,6 +15,7 @@ setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     MAN_PAGE=${MAN_PAGE:?set MAN_PAGE to the built verdict.1}
     BASH_COMPLETION=${BASH_COMPLETION:?set BASH_COMPLETION to the built bash completion}
+    ZSH_COMPLETION=${ZSH_COMPLETION:?set ZSH_COMPLETION to the built zsh completion}
     PAGES=$BATS_FILE_TMPDIR
     DATA=$(mktemp -d)
 }
@@ -121,6 +122,31 @@ complete_bash() {
     [ -z "$(complete_bash verdict compare a.txt)" ]
 }
 
+# What the zsh completion offers for the words given, with zsh's completion functions
+# replaced by ones that print what they are given.
+complete_zsh() {
+    mkdir -p "$DATA/fn"
+    cp "$ZSH_COMPLETION" "$DATA/fn/_verdict"
+    zsh -f -c 'compadd() { [[ $1 == -a ]] && print -rl -- ${(P)2}; }
+               _describe() { print -rl -- ${(P)4%%:*}; }
+               _files() { print -r FILES; }
+               fpath=("$1" $fpath); autoload -Uz _verdict; shift
+               words=("$@"); CURRENT=$#; PREFIX=${words[-1]}; _verdict' complete "$DATA/fn" "$@"
+}
+
+@test "the zsh completion offers the commands, then each command's own options" {
+    command -v zsh >/dev/null || skip "no zsh"
+    zsh -n "$ZSH_COMPLETION"
+    # the first word: every command (zsh picks those that match), or a program or file
+    [ "$(complete_zsh verdict wor | grep -vx FILES | sort)" = "$(commands | sort)" ]
+    complete_zsh verdict wor | grep -qx FILES
+    complete_zsh verdict compare --me | grep -qx -- --metric
+    complete_zsh verdict --me | grep -qx -- --metric
+    complete_zsh verdict run x.yaml --st | grep -qx -- --store
+    ! complete_zsh verdict run x.yaml --me | grep -qx -- --metric
+    [ "$(complete_zsh verdict compare a.txt)" = FILES ]
+}
+
 @test "meson install --destdir puts the binary, the man page, the completions and the docs" {
     [ -n "${MESON:-}" ] && [ -n "${BUILD_ROOT:-}" ] || skip "MESON and BUILD_ROOT not given"
     "$MESON" install -C "$BUILD_ROOT" --destdir "$DATA/root" --no-rebuild --quiet
@@ -133,5 +159,5 @@ complete_bash() {
     [ -s "$root/share/doc/verdict/README.md" ]
     "$root/bin/verdict" --version | grep -q '^verdict '
     MANWIDTH=80 man -l "$root/share/man/man1/verdict.1" 2>&1 >/dev/null | { ! grep .; }
-    if command -v zsh >/dev/null; then zsh -n "$root/share/zsh/site-functions/_verdict"; fi
+    cmp "$ZSH_COMPLETION" "$root/share/zsh/site-functions/_verdict"
 }
