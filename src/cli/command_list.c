@@ -135,6 +135,7 @@ static void write_exit_statuses(FILE *out)
 int cmd_help(int argc, char **argv)
 {
     const char *word = argc > 1 ? argv[1] : NULL;
+    const cli_command *command = word ? cli_command_find(word) : NULL;
     int rc = EXIT_DONE;
     if (argc > 2) {
         fprintf(stderr, "verdict help: one command at most (see verdict help --help)\n");
@@ -146,8 +147,8 @@ int cmd_help(int argc, char **argv)
             printf("%s\t%s\n", command_table[i].name, command_table[i].summary);
     } else if (strcmp(word, "--exit-status") == 0) {
         write_exit_statuses(stdout);
-    } else if (cli_command_find(word) != NULL) {
-        cli_help_write(cli_command_find(word)->help, stdout);
+    } else if (command != NULL) {
+        cli_help_write(command->help, stdout);
     } else {
         fprintf(stderr, "verdict help: no command '%s' (verdict --help lists them)\n", word);
         rc = EXIT_USAGE;
