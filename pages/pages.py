@@ -83,22 +83,24 @@ def roff(text):
 
 def roff_body(entries):
     """Paragraphs, bold headings, and items as tagged paragraphs set close together."""
-    out, close = [], False
+    out, close, blank = [], False, False
     for entry in entries:
         kind = entry[0]
-        if kind == "break":
+        if kind == "break":  # a blank line of the page: kept before a list of items
+            blank = True
             continue
         if kind == "item" and not close:
-            out.append(".PD 0")
+            out += [".sp"] * (blank and bool(out)) + [".PD 0"]
         elif kind != "item" and close:
             out.append(".PD")
-        close = kind == "item"
+        close, blank = kind == "item", False
         if kind == "text":
             out += [".PP", roff(entry[1])]
         elif kind == "heading":
             out += [".PP", "\\fB" + roff(entry[1]) + "\\fR"]
         else:
-            out += [".TP", "\\fB" + roff(entry[1]) + "\\fR", roff(entry[2]) or "\\&"]
+            width = "" if entry[1].startswith("-") else " 12"  # a command: its summary beside it
+            out += [".TP" + width, "\\fB" + roff(entry[1]) + "\\fR", roff(entry[2]) or "\\&"]
     return out + ([".PD"] if close else [])
 
 
