@@ -19,7 +19,7 @@ LONG = re.compile(r'\{"([a-z][a-z0-9-]*)",\s*(?:no|required|optional)_argument')
 # Options a parser takes on purpose without its page naming them, each with its reason.
 UNLISTED = {
     ("", "name"): "hyperfine's short spelling of --command-name, kept for its scripts",
-    ("build", "older-than"): "build and cache share one parser; prune's option means nothing to build",
+    ("build", "older-than"): "build and cache share one parser; prune's option is no build's",
 }
 
 

@@ -5,9 +5,9 @@
 
 Runs verdict on small inputs made here (bare numbers, hyperfine, Go, Google Benchmark and
 pyperf files, commands it measures itself, a store it reports again, an experiment file and
-its plan and dry run, a fleet's store of three machines, in-process kernels), validates every --json document against the schema its
-"schema" field names (DOCS_DIR/*.schema.json, by title), then checks that mutated documents
-are refused. Exits 77 (skipped) when python3-jsonschema is missing, unless VERDICT_CI is set.
+its plan and dry run, a fleet's store of three machines, in-process kernels), validates
+every --json document against the schema its "schema" field names (DOCS_DIR/*.schema.json,
+by title), then checks that mutated documents are refused. Exits 77 (skipped) when python3-jsonschema is missing, unless VERDICT_CI is set.
 """
 import glob
 import copy
@@ -92,7 +92,8 @@ def documents(verdict, data, fake_kernels):
     made = [
         ("compare numbers", ["compare", a, b]),
         ("compare numbers, invalid UTF-8 name", ["compare", a, odd]),
-        ("compare --paired --method quantile", ["compare", "--paired", "--method", "quantile", a, b]),
+        ("compare --paired --method quantile",
+         ["compare", "--paired", "--method", "quantile", a, b]),
         ("compare --method bootstrap --higher-is-better",
          ["compare", "--method", "bootstrap", "--higher-is-better", a, b]),
         ("compare hyperfine", ["compare", write(d("h.json"), hyperfine_file())]),
