@@ -7,10 +7,11 @@ Runs verdict on small inputs made here (bare numbers, hyperfine, Go, Google Benc
 pyperf files, commands it measures itself, a store it reports again, an experiment file and
 its plan and dry run, a fleet's store of three machines, in-process kernels), validates
 every --json document against the schema its "schema" field names (DOCS_DIR/*.schema.json,
-by title), then checks that mutated documents are refused. Exits 77 (skipped) when python3-jsonschema is missing, unless VERDICT_CI is set.
+by title), then checks that mutated documents are refused. Exits 77 (skipped) when
+python3-jsonschema is missing, unless VERDICT_CI is set.
 """
-import glob
 import copy
+import glob
 import json
 import os
 import subprocess
