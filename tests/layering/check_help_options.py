@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "pages"))
 import pages  # noqa: E402  (the one reading of a page's options)
 
