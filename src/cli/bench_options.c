@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/commands.h"
 #include "common/array.h"
 #include "common/error.h"
 #include "core/command_words.h"
@@ -16,18 +17,9 @@
 #define DEFAULT_MAX_RUNS 100
 #define DEFAULT_WARMUP 1
 
-static const char usage_head[] =
+const char cmd_bench_help[] =
     "usage: verdict [OPTIONS] COMMAND COMMAND [COMMAND...]\n"
-    "       verdict compare [OPTIONS] FILE FILE [FILE...]\n"
-    "       verdict run EXPERIMENT.yaml [--store FILE]   run or resume an experiment file\n"
-    "       verdict report STORE                       re-analyse a stored experiment\n"
-    "       verdict plan EXPERIMENT.yaml --detect 2%   the cheapest layouts and blocks\n"
-    "       verdict kernel MODULE.so KERNEL KERNEL...   in-process benchmarks\n"
-    "       verdict build EXPERIMENT.yaml              build every variant ahead of time\n"
-    "       verdict cache list|prune                   the cache of builds by content\n"
-    "       verdict env [--json FILE]                  machine facts and noise checks\n"
-    "       verdict calibrate [--experiments N]        A/A self-test: this machine's false\n"
-    "                                                  positives, noise and fastest method\n"
+    "       verdict SUBCOMMAND [OPTIONS] [ARGS...]\n"
     "\n"
     "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"
     "seeded shuffled order) and compares each with the first, the baseline: a ratio\n"
@@ -35,9 +27,10 @@ static const char usage_head[] =
     "margin, or inconclusive with the runs a decision would likely need). The options\n"
     "are hyperfine's, with hyperfine's meaning. COMMANDs are split into words like a\n"
     "shell would and executed directly unless --shell is given. Options may come before\n"
-    "or after them; after --, every word is a COMMAND.\n";
-
-static const char usage_running[] =
+    "or after them; after --, every word is a COMMAND.\n"
+    "\n"
+    "subcommands (verdict help SUBCOMMAND, or verdict SUBCOMMAND --help, says more):\n"
+    "@commands\n"
     "\n"
     "runs:\n"
     "  -r, --runs N            exactly N runs of each command, one per block (default:\n"
@@ -101,9 +94,8 @@ static const char usage_running[] =
     "  -n, --command-name NAME name the commands in order (repeat for each)\n"
     "      --seed N            seed of the plan (default: random, printed)\n"
     "      --store FILE        keep every sample in FILE as it is taken; the same command\n"
-    "                          with the same store resumes (verdict report FILE reads it)\n";
-
-static const char usage_tail[] =
+    "                          with the same store resumes (verdict report FILE reads it)\n"
+    "@report-options\n"
     "      --export-json FILE, --export-csv FILE, --export-markdown FILE\n"
     "                          hyperfine's names of --json, --csv, --markdown\n"
     "  -h, --help              show this help\n"
@@ -114,14 +106,6 @@ static const char usage_tail[] =
     "keeps the error rates (docs/statistics.md).\n"
     "exit status: 0 done, 1 internal failure, 2 usage or bad input, 3 a command failed,\n"
     "4 --fail-if triggered, 130 interrupted (after reporting the complete blocks).\n";
-
-void bench_usage(FILE *out)
-{
-    fputs(usage_head, out);
-    fputs(usage_running, out);
-    fputs(report_options_help, out);
-    fputs(usage_tail, out);
-}
 
 enum {
     OPT_MAX_TIME = 1000, OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_SEED, OPT_METRIC,

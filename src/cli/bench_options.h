@@ -46,7 +46,6 @@ typedef struct {
 
 enum { BENCH_PARSED = 0, BENCH_HELP = 1, BENCH_VERSION = 2, BENCH_ERROR = -1 };
 
-void bench_usage(FILE *out);
 /* BENCH_PARSED with settings, BENCH_HELP or BENCH_VERSION (to be printed), or BENCH_ERROR
  * with a message. Either way the settings are released with bench_settings_free. */
 int bench_parse_args(int argc, char **argv, bench_settings *s, verdict_error *err);

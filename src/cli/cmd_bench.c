@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/bench_options.h"
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "common/error.h"
@@ -78,7 +79,7 @@ int cmd_bench(int argc, char **argv)
     int rc = EXIT_USAGE;
     if (parsed == BENCH_HELP || parsed == BENCH_VERSION) {
         if (parsed == BENCH_HELP)
-            bench_usage(stdout);
+            cli_help_write(cmd_bench_help, stdout);
         else
             printf("verdict %s\n", VERDICT_VERSION);
         rc = EXIT_DONE;

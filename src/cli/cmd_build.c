@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "build/build.h"
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/stop_signal.h"
@@ -24,37 +25,31 @@ typedef struct {
     int first_operand;
 } cache_settings;
 
-static void build_usage(FILE *out)
-{
-    fputs("usage: verdict build EXPERIMENT.yaml [--cache DIR]\n"
-          "\n"
-          "Builds every variant of the experiment ahead of time, as verdict run would before\n"
-          "its first sample: a variant with a 'source' in the cache of builds, keyed by the\n"
-          "content of its tree, patches, recipe and compiler (docs/builds.md); the build lines\n"
-          "of the others in place. Says which builds were already cached.\n"
-          "\n"
-          "      --cache DIR         the cache (default: $VERDICT_CACHE, else ~/.cache/verdict)\n"
-          "  -h, --help              show this help\n"
-          "\n"
-          "exit status: 0 built, 2 bad experiment file, a missing ref or patch, 3 a build\n"
-          "failed (with the end of its log), 130 interrupted.\n",
-          out);
-}
+const char cmd_build_help[] =
+    "usage: verdict build EXPERIMENT.yaml [--cache DIR]\n"
+    "\n"
+    "Builds every variant of the experiment ahead of time, as verdict run would before\n"
+    "its first sample: a variant with a 'source' in the cache of builds, keyed by the\n"
+    "content of its tree, patches, recipe and compiler (docs/builds.md); the build lines\n"
+    "of the others in place. Says which builds were already cached.\n"
+    "\n"
+    "      --cache DIR         the cache (default: $VERDICT_CACHE, else ~/.cache/verdict)\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 built, 2 bad experiment file, a missing ref or patch, 3 a build\n"
+    "failed (with the end of its log), 130 interrupted.\n";
 
-static void cache_usage(FILE *out)
-{
-    fputs("usage: verdict cache list [--cache DIR]\n"
-          "       verdict cache prune [--older-than DURATION] [--cache DIR]\n"
-          "\n"
-          "list: every build in the cache with its key, what went into it, its size and when\n"
-          "it was last used. prune: removes builds not used for longer than the duration\n"
-          "(default 30d; 12h, 7d, 90m) and every incomplete build an interrupted verdict left.\n"
-          "\n"
-          "      --cache DIR         the cache (default: $VERDICT_CACHE, else ~/.cache/verdict)\n"
-          "      --older-than D      prune builds last used longer ago than D\n"
-          "  -h, --help              show this help\n",
-          out);
-}
+const char cmd_cache_help[] =
+    "usage: verdict cache list [--cache DIR]\n"
+    "       verdict cache prune [--older-than DURATION] [--cache DIR]\n"
+    "\n"
+    "list: every build in the cache with its key, what went into it, its size and when\n"
+    "it was last used. prune: removes builds not used for longer than the duration\n"
+    "(default 30d; 12h, 7d, 90m) and every incomplete build an interrupted verdict left.\n"
+    "\n"
+    "      --cache DIR         the cache (default: $VERDICT_CACHE, else ~/.cache/verdict)\n"
+    "      --older-than D      prune builds last used longer ago than D\n"
+    "  -h, --help              show this help\n";
 
 /* "30d", "12h", "90m", "45s" (or anything parse_duration takes). */
 static int parse_age(const char *text, double *out, verdict_error *err)
@@ -158,7 +153,7 @@ int cmd_build(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_cache_args(argc, argv, "verdict build", &s, &err);
     if (parsed == 1) {
-        build_usage(stdout);
+        cli_help_write(cmd_build_help, stdout);
         return EXIT_DONE;
     }
     if (parsed == 0 && argc - s.first_operand != 1) {
@@ -250,7 +245,7 @@ int cmd_cache(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_cache_args(argc, argv, "verdict cache", &s, &err);
     if (parsed == 1) {
-        cache_usage(stdout);
+        cli_help_write(cmd_cache_help, stdout);
         return EXIT_DONE;
     }
     const char *what = parsed == 0 && s.first_operand < argc ? argv[s.first_operand] : NULL;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/calibrate_run.h"
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -35,42 +36,38 @@ typedef struct {
     const char *json_path, *store_path, *machine, *command;
 } calibrate_settings;
 
-static void calibrate_usage(FILE *out)
-{
-    fputs(
-        "usage: verdict calibrate [OPTIONS] [-- COMMAND ARGS...]\n"
-        "\n"
-        "An A/A self-test of this machine: N experiments of R blocks each run one command as\n"
-        "both variants, as `verdict COMMAND COMMAND` would, and count how often each method\n"
-        "calls the two different. Reports the false-positive rate with its exact interval\n"
-        "(about 5% is right at 95% confidence), the noise (CV of the runs, the share of slow\n"
-        "runs, the lag-1 autocorrelation, the order effect within a block) and which method\n"
-        "has the narrowest intervals here. The workload is verdict's own CPU-bound spin loop\n"
-        "(about 30 ms a run), or the command given.\n"
-        "\n"
-        "options:\n"
-        "      --experiments N   A/A experiments (default 20)\n"
-        "  -r, --runs R          blocks per experiment, at least 2 (default 20)\n"
-        "      --seed S          the first experiment's seed (experiment i has S + i - 1);\n"
-        "                        default: a fresh one\n"
-        "      --method M        the method whose calls give the rate: wilcoxon (default),\n"
-        "                        welch, bootstrap or quantile (all four are reported)\n"
-        "      --command CMD     the workload, a command line (or give it after --)\n"
-        "      --rounds N        the built-in spin loop's rounds (default: about 30 ms here)\n"
-        "      --json FILE       write the verdict-calibration/1 document ('-' for stdout;\n"
-        "                        the text then goes to stderr)\n"
-        "      --store STORE     keep the experiments there (a SQLite file or a PostgreSQL\n"
-        "                        URI; default: nothing kept) and record the calibration with\n"
-        "                        this machine's facts (fact 'calibration'); the same store\n"
-        "                        and seed resume an interrupted calibration\n"
-        "      --machine NAME    the machine's name in the store (default: the host name)\n"
-        "  -h, --help            show this help\n"
-        "\n"
-        "docs/calibrate.md says how to read the report.\n"
-        "exit status: 0 done (whatever the rate), 1 internal failure, 2 bad options, 3 the\n"
-        "command failed, 130 interrupted (the experiments completed are reported).\n",
-        out);
-}
+const char cmd_calibrate_help[] =
+    "usage: verdict calibrate [OPTIONS] [-- COMMAND ARGS...]\n"
+    "\n"
+    "An A/A self-test of this machine: N experiments of R blocks each run one command as\n"
+    "both variants, as `verdict COMMAND COMMAND` would, and count how often each method\n"
+    "calls the two different. Reports the false-positive rate with its exact interval\n"
+    "(about 5% is right at 95% confidence), the noise (CV of the runs, the share of slow\n"
+    "runs, the lag-1 autocorrelation, the order effect within a block) and which method\n"
+    "has the narrowest intervals here. The workload is verdict's own CPU-bound spin loop\n"
+    "(about 30 ms a run), or the command given.\n"
+    "\n"
+    "options:\n"
+    "      --experiments N   A/A experiments (default 20)\n"
+    "  -r, --runs R          blocks per experiment, at least 2 (default 20)\n"
+    "      --seed S          the first experiment's seed (experiment i has S + i - 1);\n"
+    "                        default: a fresh one\n"
+    "      --method M        the method whose calls give the rate: wilcoxon (default),\n"
+    "                        welch, bootstrap or quantile (all four are reported)\n"
+    "      --command CMD     the workload, a command line (or give it after --)\n"
+    "      --rounds N        the built-in spin loop's rounds (default: about 30 ms here)\n"
+    "      --json FILE       write the verdict-calibration/1 document ('-' for stdout;\n"
+    "                        the text then goes to stderr)\n"
+    "      --store STORE     keep the experiments there (a SQLite file or a PostgreSQL\n"
+    "                        URI; default: nothing kept) and record the calibration with\n"
+    "                        this machine's facts (fact 'calibration'); the same store\n"
+    "                        and seed resume an interrupted calibration\n"
+    "      --machine NAME    the machine's name in the store (default: the host name)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "docs/calibrate.md says how to read the report.\n"
+    "exit status: 0 done (whatever the rate), 1 internal failure, 2 bad options, 3 the\n"
+    "command failed, 130 interrupted (the experiments completed are reported).\n";
 
 enum { OPT_EXPERIMENTS = 0x2000, OPT_SEED, OPT_METHOD, OPT_COMMAND, OPT_ROUNDS, OPT_JSON,
        OPT_STORE, OPT_MACHINE };
@@ -378,7 +375,7 @@ int cmd_calibrate(int argc, char **argv)
     int parsed = parse_calibrate_args(argc, argv, &s, &words, &err);
     int rc = EXIT_DONE;
     if (parsed == OPTIONS_HELP)
-        calibrate_usage(stdout);
+        cli_help_write(cmd_calibrate_help, stdout);
     else if (parsed != 0)
         rc = EXIT_USAGE;
     else if (calibrate(&s, &err) != 0)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/error.h"
@@ -30,56 +31,52 @@ typedef struct {
  * Benchmark's times after time_unit): shown in time units like wall. */
 static const char *const peer_time_metrics[] = {"time", "sec/op", "real_time", "cpu_time"};
 
-static void compare_usage(FILE *out)
-{
-    fputs(
-        "usage: verdict compare [OPTIONS] FILE [FILE...]\n"
-        "\n"
-        "Compares samples measured elsewhere: every variant against the first (the baseline).\n"
-        "A FILE is told by its content (or --format): bare numbers, one per line ('#' comments\n"
-        "and blank lines skipped, a '#' after a number too); a hyperfine --export-json file\n"
-        "(every command a variant: one file of two commands is a comparison); Go benchmark\n"
-        "output, Google Benchmark JSON or pyperf JSON (every file a variant, every benchmark a\n"
-        "point, matched by name). FILE '-' reads standard input. Values must be positive:\n"
-        "comparisons are ratios.\n"
-        "\n"
-        "options:\n"
-        "      --format F          hyperfine, go, gbench, pyperf or numbers (default: by content)\n"
-        "      --metric M          go: ns/op (default, reported as sec/op), B/op, allocs/op,\n"
-        "                          MB/s...; gbench: real_time (default), cpu_time, a counter\n"
-        "  -C, --column N          take column N (1-based) of bare numbers, like ministat\n"
-        "  -d, --delimiter D       columns are split at any byte of D (-d , for CSV), like\n"
-        "                          ministat (default: white space)\n"
-        "      --paired            line i of every file was measured in the same block i\n"
-        "      --method M          wilcoxon (default: signed-rank when paired, rank-sum\n"
-        "                          otherwise; Go's allocs/op and B/op, exact counts: welch),\n"
-        "                          welch (t test on logs), bootstrap (BCa),\n"
-        "                          quantile (a low quantile: how fast each runs undisturbed;\n"
-        "                          swaps within blocks when paired, permutations otherwise)\n"
-        "      --quantile Q        the quantile --method quantile compares, in (0, 1)\n"
-        "                          (default 0.1; implies --method quantile)\n"
-        "      --confidence C      confidence level, 0.95 or 95% (default 0.95)\n"
-        "  -c P                    confidence level in percent, like ministat (-c 99)\n"
-        "      --margin M          equivalence margin, 1% or 0.01 (default 1%)\n"
-        "      --higher-is-better  bigger values are better (throughput, tps)\n"
-        "      --adjust A          several comparisons: holm (default), bh or none\n"
-        "      --seed N            seed of the bootstrap and the quantile method (default 1)\n"
-        "      --json FILE         write the verdict/1 JSON document\n"
-        "      --csv FILE          one row per sample\n"
-        "      --markdown FILE     the comparisons as Markdown tables\n"
-        "      --html FILE         a single-file HTML report with charts (works offline)\n"
-        "                          FILE '-' is standard output (one export at most), and the\n"
-        "                          text report then goes to stderr\n"
-        "      --fail-if RULE      exit 4 when a comparison is 'worse' (or 'not-better')\n"
-        "      --time-unit U       times in U: ns, us, ms or s (default: adaptive per table)\n"
-        "      --style S           auto (colour on a terminal unless NO_COLOR), basic,\n"
-        "                          full (colour even when piped), nocolor, color, none\n"
-        "      --sort S            table rows: auto or command (as given), mean-time\n"
-        "  -h, --help              show this help\n"
-        "\n"
-        "exit status: 0 done (whatever the verdict), 2 bad input, 4 --fail-if triggered.\n",
-        out);
-}
+const char cmd_compare_help[] =
+    "usage: verdict compare [OPTIONS] FILE [FILE...]\n"
+    "\n"
+    "Compares samples measured elsewhere: every variant against the first (the baseline).\n"
+    "A FILE is told by its content (or --format): bare numbers, one per line ('#' comments\n"
+    "and blank lines skipped, a '#' after a number too); a hyperfine --export-json file\n"
+    "(every command a variant: one file of two commands is a comparison); Go benchmark\n"
+    "output, Google Benchmark JSON or pyperf JSON (every file a variant, every benchmark a\n"
+    "point, matched by name). FILE '-' reads standard input. Values must be positive:\n"
+    "comparisons are ratios.\n"
+    "\n"
+    "options:\n"
+    "      --format F          hyperfine, go, gbench, pyperf or numbers (default: by content)\n"
+    "      --metric M          go: ns/op (default, reported as sec/op), B/op, allocs/op,\n"
+    "                          MB/s...; gbench: real_time (default), cpu_time, a counter\n"
+    "  -C, --column N          take column N (1-based) of bare numbers, like ministat\n"
+    "  -d, --delimiter D       columns are split at any byte of D (-d , for CSV), like\n"
+    "                          ministat (default: white space)\n"
+    "      --paired            line i of every file was measured in the same block i\n"
+    "      --method M          wilcoxon (default: signed-rank when paired, rank-sum\n"
+    "                          otherwise; Go's allocs/op and B/op, exact counts: welch),\n"
+    "                          welch (t test on logs), bootstrap (BCa),\n"
+    "                          quantile (a low quantile: how fast each runs undisturbed;\n"
+    "                          swaps within blocks when paired, permutations otherwise)\n"
+    "      --quantile Q        the quantile --method quantile compares, in (0, 1)\n"
+    "                          (default 0.1; implies --method quantile)\n"
+    "      --confidence C      confidence level, 0.95 or 95% (default 0.95)\n"
+    "  -c P                    confidence level in percent, like ministat (-c 99)\n"
+    "      --margin M          equivalence margin, 1% or 0.01 (default 1%)\n"
+    "      --higher-is-better  bigger values are better (throughput, tps)\n"
+    "      --adjust A          several comparisons: holm (default), bh or none\n"
+    "      --seed N            seed of the bootstrap and the quantile method (default 1)\n"
+    "      --json FILE         write the verdict/1 JSON document\n"
+    "      --csv FILE          one row per sample\n"
+    "      --markdown FILE     the comparisons as Markdown tables\n"
+    "      --html FILE         a single-file HTML report with charts (works offline)\n"
+    "                          FILE '-' is standard output (one export at most), and the\n"
+    "                          text report then goes to stderr\n"
+    "      --fail-if RULE      exit 4 when a comparison is 'worse' (or 'not-better')\n"
+    "      --time-unit U       times in U: ns, us, ms or s (default: adaptive per table)\n"
+    "      --style S           auto (colour on a terminal unless NO_COLOR), basic,\n"
+    "                          full (colour even when piped), nocolor, color, none\n"
+    "      --sort S            table rows: auto or command (as given), mean-time\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 done (whatever the verdict), 2 bad input, 4 --fail-if triggered.\n";
 
 /* ministat's -c: a level in percent (80, 90, 95, 98, 99, 99.5); "0.95" would be 0.95%, so
  * a level of 1 or below is refused rather than read as a fraction. */
@@ -398,7 +395,7 @@ int cmd_compare(int argc, char **argv)
     verdict_error err = {0};
     int first = parse_compare_args(argc, argv, &s, &err);
     if (first == -1) {
-        compare_usage(stdout);
+        cli_help_write(cmd_compare_help, stdout);
         return EXIT_DONE;
     }
     if (first < 0 || report_exports_check(&s.exports, &err) != 0) {

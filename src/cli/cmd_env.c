@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -31,33 +32,29 @@ typedef struct {
     const char *store, *machine;
 } env_settings;
 
-static void env_usage(FILE *out)
-{
-    fputs(
-        "usage: verdict env [--json FILE|-] [--seconds S] [--store STORE [--machine NAME]]\n"
-        "\n"
-        "Prints facts about this machine (CPU, kernel, frequency governor, turbo, SMT,\n"
-        "virtualization, load, compilers) and checks what would make timings noisy.\n"
-        "Steal time and other load are measured while verdict sleeps for S seconds.\n"
-        "Then every counter --metric can name, whether this machine can count it (and\n"
-        "why not), and whether valgrind is there for --counters valgrind.\n"
-        "\n"
-        "options:\n"
-        "      --json FILE     write the verdict-env/1 JSON document ('-' for stdout; the\n"
-        "                      table then goes to stderr)\n"
-        "      --seconds S     measure steal and other load over S seconds (default 1;\n"
-        "                      0 skips the measurement)\n"
-        "      --store STORE   also record the facts as this machine's in a fleet's store\n"
-        "                      (a PostgreSQL URI or a SQLite file), for verdict report\n"
-        "                      STORE --machines; nothing is run\n"
-        "      --machine NAME  the machine's name there (default: the host name)\n"
-        "  -h, --help          show this help\n"
-        "\n"
-        "Each check prints pass, warn or info with a stable code; docs/environment.md says\n"
-        "what each one means and what to do about a warning.\n"
-        "exit status: 0 done (whatever the checks say), 1 internal failure, 2 bad options.\n",
-        out);
-}
+const char cmd_env_help[] =
+    "usage: verdict env [--json FILE|-] [--seconds S] [--store STORE [--machine NAME]]\n"
+    "\n"
+    "Prints facts about this machine (CPU, kernel, frequency governor, turbo, SMT,\n"
+    "virtualization, load, compilers) and checks what would make timings noisy.\n"
+    "Steal time and other load are measured while verdict sleeps for S seconds.\n"
+    "Then every counter --metric can name, whether this machine can count it (and\n"
+    "why not), and whether valgrind is there for --counters valgrind.\n"
+    "\n"
+    "options:\n"
+    "      --json FILE     write the verdict-env/1 JSON document ('-' for stdout; the\n"
+    "                      table then goes to stderr)\n"
+    "      --seconds S     measure steal and other load over S seconds (default 1;\n"
+    "                      0 skips the measurement)\n"
+    "      --store STORE   also record the facts as this machine's in a fleet's store\n"
+    "                      (a PostgreSQL URI or a SQLite file), for verdict report\n"
+    "                      STORE --machines; nothing is run\n"
+    "      --machine NAME  the machine's name there (default: the host name)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Each check prints pass, warn or info with a stable code; docs/environment.md says\n"
+    "what each one means and what to do about a warning.\n"
+    "exit status: 0 done (whatever the checks say), 1 internal failure, 2 bad options.\n";
 
 static int parse_seconds(const char *text, double *out, verdict_error *err)
 {
@@ -298,7 +295,7 @@ int cmd_env(int argc, char **argv)
     int parsed = parse_env_args(argc, argv, &s, &err);
     if (parsed != 0) {
         if (parsed > 0)
-            env_usage(stdout);
+            cli_help_write(cmd_env_help, stdout);
         else
             fprintf(stderr, "verdict env: %s\n", err.message);
         return parsed > 0 ? EXIT_DONE : EXIT_USAGE;

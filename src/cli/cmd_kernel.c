@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -16,6 +17,9 @@
 #define DEFAULT_MIN_BLOCKS 10
 #define DEFAULT_MAX_BLOCKS 100
 #define DEFAULT_WARMUP 1
+/* The defaults above as the help's text. */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 
 typedef struct {
     kernel_line_spec spec;
@@ -25,43 +29,41 @@ typedef struct {
     int first_operand;            /* index of the module in argv */
 } kernel_settings;
 
-static void kernel_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: verdict kernel [OPTIONS] SO KERNEL KERNEL [KERNEL...]\n"
-        "       verdict kernel --list SO\n"
-        "\n"
-        "Times functions of a shared object in-process (see include/verdict/kernel.h) and\n"
-        "compares every KERNEL with the first, the baseline. Each kernel's batch size is\n"
-        "calibrated so that one sample lasts about --sample-time; then every block takes one\n"
-        "sample of each kernel, in a seeded shuffled order. Metrics: ns_per_call (lower is\n"
-        "better) and, when the kernels process bytes, gbps (higher is better).\n"
-        "\n"
-        "running:\n"
-        "      --arg TEXT          passed to every kernel's setup (e.g. a buffer size)\n"
-        "      --sweep NAME=V1,V2  each value is a point of its own, passed to setup;\n"
-        "                          points are called NAME=V1, NAME=V2, ...\n"
-        "  -r, --runs N            N blocks per point (default %d)\n"
-        "      --adaptive          stop a point once decided: looks at planned block counts\n"
-        "      --min-runs N        adaptive: first look after N blocks (default %d)\n"
-        "      --max-runs N        adaptive: at most N blocks per point (default %d)\n"
-        "      --looks B,B,...     adaptive: look at these block counts (10,20,30,40,50)\n"
-        "      --spending NAME     adaptive: pocock (default), obrien-fleming or equal\n"
-        "      --sample-time T     calibration target per sample (default 10ms)\n"
-        "      --iterations N      calls per sample, no calibration (e.g. 50000000)\n"
-        "  -w, --warmup N          unmeasured samples of each kernel first (default %d)\n"
-        "      --seed N            seed of the block orders (default: random, printed)\n"
-        "      --store FILE        keep every sample in FILE as it is taken; the same command\n"
-        "                          with the same store resumes (verdict report FILE reads it)\n"
-        "      --list              list the module's kernels and exit\n"
-        "%s"
-        "  -h, --help              show this help\n"
-        "\n"
-        "exit status: 0 done, 1 internal failure, 2 usage or bad input (module, kernel or\n"
-        "setup), 4 --fail-if triggered, 130 interrupted (after reporting complete blocks).\n",
-        DEFAULT_BLOCKS, DEFAULT_MIN_BLOCKS, DEFAULT_MAX_BLOCKS, DEFAULT_WARMUP,
-        report_options_help);
-}
+const char cmd_kernel_help[] =
+    "usage: verdict kernel [OPTIONS] SO KERNEL KERNEL [KERNEL...]\n"
+    "       verdict kernel --list SO\n"
+    "\n"
+    "Times functions of a shared object in-process (see include/verdict/kernel.h) and\n"
+    "compares every KERNEL with the first, the baseline. Each kernel's batch size is\n"
+    "calibrated so that one sample lasts about --sample-time; then every block takes one\n"
+    "sample of each kernel, in a seeded shuffled order. Metrics: ns_per_call (lower is\n"
+    "better) and, when the kernels process bytes, gbps (higher is better).\n"
+    "\n"
+    "running:\n"
+    "      --arg TEXT          passed to every kernel's setup (e.g. a buffer size)\n"
+    "      --sweep NAME=V1,V2  each value is a point of its own, passed to setup;\n"
+    "                          points are called NAME=V1, NAME=V2, ...\n"
+    "  -r, --runs N            N blocks per point (default " STRINGIFY(DEFAULT_BLOCKS) ")\n"
+    "      --adaptive          stop a point once decided: looks at planned block counts\n"
+    "      --min-runs N        adaptive: first look after N blocks (default "
+    STRINGIFY(DEFAULT_MIN_BLOCKS) ")\n"
+    "      --max-runs N        adaptive: at most N blocks per point (default "
+    STRINGIFY(DEFAULT_MAX_BLOCKS) ")\n"
+    "      --looks B,B,...     adaptive: look at these block counts (10,20,30,40,50)\n"
+    "      --spending NAME     adaptive: pocock (default), obrien-fleming or equal\n"
+    "      --sample-time T     calibration target per sample (default 10ms)\n"
+    "      --iterations N      calls per sample, no calibration (e.g. 50000000)\n"
+    "  -w, --warmup N          unmeasured samples of each kernel first (default "
+    STRINGIFY(DEFAULT_WARMUP) ")\n"
+    "      --seed N            seed of the block orders (default: random, printed)\n"
+    "      --store FILE        keep every sample in FILE as it is taken; the same command\n"
+    "                          with the same store resumes (verdict report FILE reads it)\n"
+    "      --list              list the module's kernels and exit\n"
+    "@report-options\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 done, 1 internal failure, 2 usage or bad input (module, kernel or\n"
+    "setup), 4 --fail-if triggered, 130 interrupted (after reporting complete blocks).\n";
 
 /* ---- options ---- */
 
@@ -281,7 +283,7 @@ int cmd_kernel(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_kernel_args(argc, argv, &settings, &err);
     if (parsed == 1) {
-        kernel_usage(stdout);
+        cli_help_write(cmd_kernel_help, stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -27,35 +28,32 @@ typedef struct {
 enum { PLAN_OPT_DETECT = 0x3000, PLAN_OPT_HALF_WIDTH, PLAN_OPT_POWER, PLAN_OPT_RELINK,
        PLAN_OPT_PILOT, PLAN_OPT_STORE, PLAN_OPT_CACHE, PLAN_OPT_JSON };
 
-static void plan_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: verdict plan EXPERIMENT.yaml (--detect X | --half-width Y) [OPTIONS]\n"
-        "\n"
-        "Plans the experiment from the runs its store holds: per comparison the noise of a\n"
-        "block's log ratio and, with layout twins, the spread of layouts; the cost of a run\n"
-        "and of a relink; then the cheapest layouts and blocks per point that reach the\n"
-        "target (Kalibera and Jones's repetitions; docs/statistics.md, \"Planning an\n"
-        "experiment\"), its expected duration, and the lines for the experiment file.\n"
-        "\n"
-        "      --detect X          detect a change of X (2%% or 0.02) in every comparison\n"
-        "      --power P           ... with this chance, 50%% to below 100%% (default 80%%)\n"
-        "      --half-width Y      or: intervals of half-width Y\n"
-        "      --store STORE       where the runs are (default: EXPERIMENT without .yaml + .db)\n"
-        "      --pilot N           when the store holds no complete block: run N blocks per\n"
-        "                          point first, into EXPERIMENT.pilot.db (resumed if there)\n"
-        "      --relink DURATION   a layout's relink (default 10s; PostgreSQL 15 took 12s,\n"
-        "                          a small program 0.06s; verdict run says \"relinked N\n"
-        "                          outputs in S s\" as it makes each layout)\n"
-        "      --cache DIR         where a pilot's builds live (see verdict run --help)\n"
-        "      --json FILE         the plan as JSON (docs/json-schema.md), - for stdout\n"
-        "  -h, --help              show this help\n"
-        "\n"
-        "The target holds for each comparison at the experiment's confidence shared by its\n"
-        "comparisons (Bonferroni), less the share kept for --more.\n"
-        "exit status: 0 done, 1 internal failure, 2 usage, a target not above 0, an\n"
-        "experiment with one variant or nothing stored (without --pilot), 3 a pilot run failed.\n");
-}
+const char cmd_plan_help[] =
+    "usage: verdict plan EXPERIMENT.yaml (--detect X | --half-width Y) [OPTIONS]\n"
+    "\n"
+    "Plans the experiment from the runs its store holds: per comparison the noise of a\n"
+    "block's log ratio and, with layout twins, the spread of layouts; the cost of a run\n"
+    "and of a relink; then the cheapest layouts and blocks per point that reach the\n"
+    "target (Kalibera and Jones's repetitions; docs/statistics.md, \"Planning an\n"
+    "experiment\"), its expected duration, and the lines for the experiment file.\n"
+    "\n"
+    "      --detect X          detect a change of X (2% or 0.02) in every comparison\n"
+    "      --power P           ... with this chance, 50% to below 100% (default 80%)\n"
+    "      --half-width Y      or: intervals of half-width Y\n"
+    "      --store STORE       where the runs are (default: EXPERIMENT without .yaml + .db)\n"
+    "      --pilot N           when the store holds no complete block: run N blocks per\n"
+    "                          point first, into EXPERIMENT.pilot.db (resumed if there)\n"
+    "      --relink DURATION   a layout's relink (default 10s; PostgreSQL 15 took 12s,\n"
+    "                          a small program 0.06s; verdict run says \"relinked N\n"
+    "                          outputs in S s\" as it makes each layout)\n"
+    "      --cache DIR         where a pilot's builds live (see verdict run --help)\n"
+    "      --json FILE         the plan as JSON (docs/json-schema.md), - for stdout\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "The target holds for each comparison at the experiment's confidence shared by its\n"
+    "comparisons (Bonferroni), less the share kept for --more.\n"
+    "exit status: 0 done, 1 internal failure, 2 usage, a target not above 0, an\n"
+    "experiment with one variant or nothing stored (without --pilot), 3 a pilot run failed.\n";
 
 static int apply_plan_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
@@ -223,7 +221,7 @@ int cmd_plan(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_plan_args(argc, argv, &settings, &err);
     if (parsed == 1) {
-        plan_usage(stdout);
+        cli_help_write(cmd_plan_help, stdout);
         return EXIT_DONE;
     }
     /* a --json that cannot be written is said now, before any pilot */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -27,29 +28,25 @@ typedef struct {
 
 enum { REPORT_CMD_LIST = 0x2000, REPORT_CMD_EXPERIMENT, REPORT_CMD_MACHINES, REPORT_CMD_DIR };
 
-static void report_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: verdict report STORE [OPTIONS]\n"
-        "\n"
-        "Re-analyses the experiment kept in STORE (a SQLite file written by verdict run, or by\n"
-        "verdict and verdict kernel with --store; or a fleet's PostgreSQL URI) and prints the\n"
-        "same report; with options, analyses it differently or exports it. Nothing is run.\n"
-        "\n"
-        "      --list              list the experiments the store holds\n"
-        "      --experiment NAME   report this one (default: the one run last)\n"
-        "      --dir DIR           where the experiment's files are (its sources, patches):\n"
-        "                          relative paths of the stored text are relative to DIR\n"
-        "                          (default: the current directory)\n"
-        "      --machines          tabulate the machines that ran or joined the store's\n"
-        "                          experiments: CPU, ISA extensions, the CRC-32C path,\n"
-        "                          compiler, kernel (with --json FILE: as JSON)\n"
-        "%s"
-        "  -h, --help              show this help\n"
-        "\n"
-        "exit status: 0 done, 1 internal failure, 2 usage or no such store, 4 --fail-if.\n",
-        report_options_help);
-}
+const char cmd_report_help[] =
+    "usage: verdict report STORE [OPTIONS]\n"
+    "\n"
+    "Re-analyses the experiment kept in STORE (a SQLite file written by verdict run, or by\n"
+    "verdict and verdict kernel with --store; or a fleet's PostgreSQL URI) and prints the\n"
+    "same report; with options, analyses it differently or exports it. Nothing is run.\n"
+    "\n"
+    "      --list              list the experiments the store holds\n"
+    "      --experiment NAME   report this one (default: the one run last)\n"
+    "      --dir DIR           where the experiment's files are (its sources, patches):\n"
+    "                          relative paths of the stored text are relative to DIR\n"
+    "                          (default: the current directory)\n"
+    "      --machines          tabulate the machines that ran or joined the store's\n"
+    "                          experiments: CPU, ISA extensions, the CRC-32C path,\n"
+    "                          compiler, kernel (with --json FILE: as JSON)\n"
+    "@report-options\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 done, 1 internal failure, 2 usage or no such store, 4 --fail-if.\n";
 
 static int apply_report_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
@@ -243,7 +240,7 @@ int cmd_report(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_report_args(argc, argv, &s, &err);
     if (parsed == 1) {
-        report_usage(stdout);
+        cli_help_write(cmd_report_help, stdout);
         return EXIT_DONE;
     }
     if (parsed != 0 || report_exports_check(&s.report.exports, &err) != 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -32,44 +33,40 @@ typedef struct {
     size_t more;
 } run_settings;
 
-static void run_usage(FILE *out)
-{
-    fprintf(out,
-        "usage: verdict run EXPERIMENT.yaml [OPTIONS]\n"
-        "\n"
-        "Runs the experiment described by the file (docs/experiments.md): every point of its\n"
-        "parameters, in shuffled order, with all variants in randomized complete blocks.\n"
-        "Every sample is committed to the store as soon as it is measured; running the same\n"
-        "file against the same store again resumes where it stopped.\n"
-        "\n"
-        "options:\n"
-        "      --store STORE       results store: a SQLite file (default: EXPERIMENT without\n"
-        "                          .yaml + .db) or a PostgreSQL URI (postgresql://...), which\n"
-        "                          workers on other machines join (docs/fleet.md)\n"
-        "      --machine NAME      this machine's name in a fleet (default: the host name)\n"
-        "      --lease DURATION    machines: share: a claimed block is retaken by another\n"
-        "                          worker when not renewed for this long (default 120s)\n"
-        "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
-        "                          else ~/.cache/verdict; see verdict cache --help)\n"
-        "      --more N            extend the stored experiment by N blocks per point and\n"
-        "                          run them: one more look at the data, at a level that\n"
-        "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
-        "      --dry-run           check the file (keys, paths, sources, patches,\n"
-        "                          placeholders) and print the plan: points, units, blocks,\n"
-        "                          runs, each build's key, cached or to be made, and the\n"
-        "                          adaptive looks with their boundaries; nothing is built\n"
-        "                          or run. With --json FILE (- for stdout) the plan as\n"
-        "                          JSON (docs/json-schema.md, \"The plan\"). A plan that\n"
-        "                          can never decide is warned about, here and at the start\n"
-        "                          of a run, with the blocks that could\n"
-        "%s"
-        "  -h, --help              show this help\n"
-        "\n"
-        "exit status: 0 done, 1 internal failure (e.g. the store cannot be written),\n"
-        "2 bad experiment file or usage, 3 a build or a run failed, 4 --fail-if triggered,\n"
-        "130 interrupted (what was measured is stored; run again to resume).\n",
-        report_options_help);
-}
+const char cmd_run_help[] =
+    "usage: verdict run EXPERIMENT.yaml [OPTIONS]\n"
+    "\n"
+    "Runs the experiment described by the file (docs/experiments.md): every point of its\n"
+    "parameters, in shuffled order, with all variants in randomized complete blocks.\n"
+    "Every sample is committed to the store as soon as it is measured; running the same\n"
+    "file against the same store again resumes where it stopped.\n"
+    "\n"
+    "options:\n"
+    "      --store STORE       results store: a SQLite file (default: EXPERIMENT without\n"
+    "                          .yaml + .db) or a PostgreSQL URI (postgresql://...), which\n"
+    "                          workers on other machines join (docs/fleet.md)\n"
+    "      --machine NAME      this machine's name in a fleet (default: the host name)\n"
+    "      --lease DURATION    machines: share: a claimed block is retaken by another\n"
+    "                          worker when not renewed for this long (default 120s)\n"
+    "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
+    "                          else ~/.cache/verdict; see verdict cache --help)\n"
+    "      --more N            extend the stored experiment by N blocks per point and\n"
+    "                          run them: one more look at the data, at a level that\n"
+    "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
+    "      --dry-run           check the file (keys, paths, sources, patches,\n"
+    "                          placeholders) and print the plan: points, units, blocks,\n"
+    "                          runs, each build's key, cached or to be made, and the\n"
+    "                          adaptive looks with their boundaries; nothing is built\n"
+    "                          or run. With --json FILE (- for stdout) the plan as\n"
+    "                          JSON (docs/json-schema.md, \"The plan\"). A plan that\n"
+    "                          can never decide is warned about, here and at the start\n"
+    "                          of a run, with the blocks that could\n"
+    "@report-options\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 done, 1 internal failure (e.g. the store cannot be written),\n"
+    "2 bad experiment file or usage, 3 a build or a run failed, 4 --fail-if triggered,\n"
+    "130 interrupted (what was measured is stored; run again to resume).\n";
 
 static int apply_run_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
@@ -320,7 +317,7 @@ int cmd_run(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_run_args(argc, argv, &settings, &err);
     if (parsed == 1) {
-        run_usage(stdout);
+        cli_help_write(cmd_run_help, stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {

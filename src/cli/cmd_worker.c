@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/command_list.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -20,37 +21,33 @@ typedef struct {
     double lease_seconds;
 } worker_settings;
 
-static void worker_usage(FILE *out)
-{
-    fputs(
-        "usage: verdict worker --store STORE [OPTIONS]\n"
-        "\n"
-        "Joins the experiments of a fleet kept in STORE (a PostgreSQL URI, docs/fleet.md) and\n"
-        "works on each until nothing is left for this machine: with 'machines: survey' it runs\n"
-        "the whole plan here; with 'machines: share' it claims blocks one at a time, each\n"
-        "measured whole on one machine and committed with all its samples. Register an\n"
-        "experiment with 'verdict run EXPERIMENT.yaml --store STORE'. A killed worker loses\n"
-        "nothing: run it again (or let another worker retake its block when the lease ends).\n"
-        "\n"
-        "options:\n"
-        "      --store STORE       the fleet's store (required)\n"
-        "      --machine NAME      this machine's name (default: the host name)\n"
-        "      --experiment NAME   only this experiment (default: every fleet experiment)\n"
-        "      --dir DIR           where the experiments' files are: relative paths in the\n"
-        "                          stored text are relative to DIR (default: the current\n"
-        "                          directory)\n"
-        "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
-        "                          else ~/.cache/verdict)\n"
-        "      --lease DURATION    machines: share: how long a claimed block stays this\n"
-        "                          worker's without a renewal (every run renews it; default\n"
-        "                          120s)\n"
-        "  -h, --help              show this help\n"
-        "\n"
-        "exit status: 0 nothing left to do, 1 internal failure (the store), 2 usage, an\n"
-        "experiment this verdict may not join (another version or build), 3 a build or a run\n"
-        "failed, 130 interrupted.\n",
-        out);
-}
+const char cmd_worker_help[] =
+    "usage: verdict worker --store STORE [OPTIONS]\n"
+    "\n"
+    "Joins the experiments of a fleet kept in STORE (a PostgreSQL URI, docs/fleet.md) and\n"
+    "works on each until nothing is left for this machine: with 'machines: survey' it runs\n"
+    "the whole plan here; with 'machines: share' it claims blocks one at a time, each\n"
+    "measured whole on one machine and committed with all its samples. Register an\n"
+    "experiment with 'verdict run EXPERIMENT.yaml --store STORE'. A killed worker loses\n"
+    "nothing: run it again (or let another worker retake its block when the lease ends).\n"
+    "\n"
+    "options:\n"
+    "      --store STORE       the fleet's store (required)\n"
+    "      --machine NAME      this machine's name (default: the host name)\n"
+    "      --experiment NAME   only this experiment (default: every fleet experiment)\n"
+    "      --dir DIR           where the experiments' files are: relative paths in the\n"
+    "                          stored text are relative to DIR (default: the current\n"
+    "                          directory)\n"
+    "      --cache DIR         where builds of sources live (default: $VERDICT_CACHE,\n"
+    "                          else ~/.cache/verdict)\n"
+    "      --lease DURATION    machines: share: how long a claimed block stays this\n"
+    "                          worker's without a renewal (every run renews it; default\n"
+    "                          120s)\n"
+    "  -h, --help              show this help\n"
+    "\n"
+    "exit status: 0 nothing left to do, 1 internal failure (the store), 2 usage, an\n"
+    "experiment this verdict may not join (another version or build), 3 a build or a run\n"
+    "failed, 130 interrupted.\n";
 
 static int apply_worker_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
@@ -235,7 +232,7 @@ int cmd_worker(int argc, char **argv)
     verdict_error err = {0};
     int parsed = parse_worker_args(argc, argv, &s, &err);
     if (parsed == 1) {
-        worker_usage(stdout);
+        cli_help_write(cmd_worker_help, stdout);
         return EXIT_DONE;
     }
     if (parsed != 0) {

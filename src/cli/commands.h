@@ -21,4 +21,10 @@ int cmd_calibrate(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 
+/* Each command's help page, one string kept beside its code; cli/command_list.c puts
+ * them in the table of commands and says how a page is written (cli_help_write). */
+extern const char cmd_bench_help[], cmd_run_help[], cmd_report_help[], cmd_compare_help[],
+    cmd_kernel_help[], cmd_plan_help[], cmd_build_help[], cmd_cache_help[], cmd_env_help[],
+    cmd_worker_help[], cmd_calibrate_help[], cmd_help_help[], cmd_version_help[];
+
 #endif
