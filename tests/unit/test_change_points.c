@@ -1,0 +1,204 @@
+/* Change points on seeded simulated series of 32 commits x k samples: steps found where they
+ * are, none where there is none, and the false alarm rate over null series within its level. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "stats/change_points.h"
+
+#define COMMITS 32
+#define SAMPLES 5
+/* Noise like a busy VM's timings: 3% between samples of one build, 1% between commits'
+ * builds (layout), which a test that permuted samples would take for changes. */
+#define SAMPLE_SD 0.03
+#define COMMIT_SD 0.01
+
+typedef struct {
+    double values[COMMITS][SAMPLES];
+    const double *rows[COMMITS];
+    size_t counts[COMMITS];
+} series;
+
+/* Commit i's samples are exp(effect[i] + commit noise + sample noise); effect is the log of
+ * the true level, so a 10% step is log(1.1). */
+static void simulate(series *s, const double *effect, uint64_t seed)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    assert_non_null(rng);
+    gsl_rng_set(rng, (unsigned long)seed);
+    for (size_t i = 0; i < COMMITS; i++) {
+        double commit = effect[i] + gsl_ran_gaussian(rng, COMMIT_SD);
+        for (size_t j = 0; j < SAMPLES; j++)
+            s->values[i][j] = 1000.0 * exp(commit + gsl_ran_gaussian(rng, SAMPLE_SD));
+        s->rows[i] = s->values[i];
+        s->counts[i] = SAMPLES;
+    }
+    gsl_rng_free(rng);
+}
+
+/* effect of a series with a step of factor at each 1-based commit of steps (the first commit
+ * measuring the new level). */
+static void steps(double *effect, const size_t *at, const double *factor, size_t n)
+{
+    for (size_t i = 0; i < COMMITS; i++) {
+        effect[i] = 0.0;
+        for (size_t k = 0; k < n; k++)
+            if (i + 1 >= at[k])
+                effect[i] += log(factor[k]);
+    }
+}
+
+static size_t find(const series *s, const change_point_options *o, change_point *out)
+{
+    size_t found = 0;
+    assert_int_equal(change_points_find(s->rows, s->counts, COMMITS, o, out, &found), STATS_OK);
+    return found;
+}
+
+static void test_one_step_at_19(void **state)
+{
+    (void)state;
+    double effect[COMMITS];
+    steps(effect, (size_t[]){19}, (double[]){1.10}, 1);
+    change_point_options o = change_points_default_options();
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        series s;
+        simulate(&s, effect, seed);
+        o.seed = seed;
+        change_point out[COMMITS];
+        size_t found = find(&s, &o, out);
+        printf("seed %lu: %zu change points, first at index %zu ratio %.4f [%.4f, %.4f] p %.4f\n",
+               (unsigned long)seed, found, out[0].index, out[0].ratio, out[0].low, out[0].high,
+               out[0].p_value);
+        assert_int_equal(found, 1);
+        assert_int_equal(out[0].index, 18); /* commit 19, 1-based */
+        assert_true(out[0].low < 1.10 && 1.10 < out[0].high);
+        assert_true(out[0].low > 1.05);
+        assert_true(out[0].p_value <= o.alpha);
+    }
+}
+
+static void test_up_at_11_down_at_24(void **state)
+{
+    (void)state;
+    double effect[COMMITS];
+    steps(effect, (size_t[]){11, 24}, (double[]){1.10, 1.0 / 1.10}, 2);
+    change_point_options o = change_points_default_options();
+    for (uint64_t seed = 11; seed <= 15; seed++) {
+        series s;
+        simulate(&s, effect, seed);
+        o.seed = seed;
+        change_point out[COMMITS];
+        size_t found = find(&s, &o, out);
+        printf("seed %lu: %zu change points\n", (unsigned long)seed, found);
+        assert_int_equal(found, 2);
+        assert_int_equal(out[0].index, 10);
+        assert_int_equal(out[1].index, 23);
+        assert_true(out[0].low < 1.10 && 1.10 < out[0].high && out[0].low > 1.0);
+        assert_true(out[1].low < 1.0 / 1.10 && 1.0 / 1.10 < out[1].high && out[1].high < 1.0);
+    }
+}
+
+/* Exact data (counts under valgrind): no noise at all but a step. */
+static void test_exact_counts(void **state)
+{
+    (void)state;
+    series s;
+    for (size_t i = 0; i < COMMITS; i++) {
+        for (size_t j = 0; j < SAMPLES; j++)
+            s.values[i][j] = i + 1 >= 19 ? 1100000.0 : 1000000.0;
+        s.rows[i] = s.values[i];
+        s.counts[i] = SAMPLES;
+    }
+    change_point_options o = change_points_default_options();
+    change_point out[COMMITS];
+    size_t found = find(&s, &o, out);
+    assert_int_equal(found, 1);
+    assert_int_equal(out[0].index, 18);
+    assert_true(fabs(out[0].ratio - 1.1) < 1e-12);
+    assert_true(fabs(out[0].low - 1.1) < 1e-12 && fabs(out[0].high - 1.1) < 1e-12);
+    /* Constant series: nothing to split, and no error. */
+    for (size_t i = 0; i < COMMITS; i++)
+        for (size_t j = 0; j < SAMPLES; j++)
+            s.values[i][j] = 1000000.0;
+    assert_int_equal(find(&s, &o, out), 0);
+}
+
+static void test_no_change(void **state)
+{
+    (void)state;
+    double effect[COMMITS] = {0};
+    change_point_options o = change_points_default_options();
+    for (uint64_t seed = 21; seed <= 25; seed++) {
+        series s;
+        simulate(&s, effect, seed);
+        o.seed = seed;
+        change_point out[COMMITS];
+        assert_int_equal(find(&s, &o, out), 0);
+    }
+}
+
+/* Under no change, the share of series with any change point is the first test's level; the
+ * bound allows three Monte Carlo standard errors. Level 0.05 so that the count is large
+ * enough to say something with few series. */
+static void test_false_alarm_rate(void **state)
+{
+    (void)state;
+    enum { SERIES = 1000 };
+    double effect[COMMITS] = {0};
+    change_point_options o = change_points_default_options();
+    o.alpha = 0.05;
+    o.permutations = 199;
+    size_t alarms = 0;
+    for (uint64_t seed = 0; seed < SERIES; seed++) {
+        series s;
+        simulate(&s, effect, 1000 + seed);
+        o.seed = seed;
+        change_point out[COMMITS];
+        alarms += find(&s, &o, out) > 0;
+    }
+    double rate = (double)alarms / SERIES;
+    double mc = sqrt(o.alpha * (1.0 - o.alpha) / SERIES);
+    printf("false alarms: %zu of %d series (%.4f; level %.2f, Monte Carlo sd %.4f)\n", alarms,
+           SERIES, rate, o.alpha, mc);
+    assert_true(rate <= o.alpha + 3.0 * mc);
+    /* And the test is not vacuous: it does reject at about its level. */
+    assert_true(rate >= o.alpha - 4.0 * mc);
+}
+
+static void test_refuses_bad_input(void **state)
+{
+    (void)state;
+    double values[2] = {1.0, -1.0};
+    const double *rows[2] = {&values[0], &values[1]};
+    size_t counts[2] = {1, 1};
+    change_point out[2];
+    size_t found = 7;
+    change_point_options o = change_points_default_options();
+    assert_int_equal(change_points_find(rows, counts, 2, &o, out, &found), STATS_ERR_DOMAIN);
+    assert_int_equal(found, 0);
+    counts[1] = 0;
+    assert_int_equal(change_points_find(rows, counts, 2, &o, out, &found), STATS_ERR_TOO_FEW);
+    o.alpha = 0.0;
+    assert_int_equal(change_points_find(rows, counts, 2, &o, out, &found), STATS_ERR_DOMAIN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_step_at_19),
+        cmocka_unit_test(test_up_at_11_down_at_24),
+        cmocka_unit_test(test_exact_counts),
+        cmocka_unit_test(test_no_change),
+        cmocka_unit_test(test_false_alarm_rate),
+        cmocka_unit_test(test_refuses_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
