@@ -68,48 +68,48 @@ static size_t find(const series *s, const change_point_options *o, change_point 
     return found;
 }
 
-static void test_one_step_at_19(void **state)
+/* In each of 5 seeds from first_seed, exactly the n steps of factor at the 1-based commits
+ * at are found (none when n is 0), each interval holding its factor and not 1. */
+static void expect_steps(const size_t *at, const double *factor, size_t n, uint64_t first_seed)
 {
-    (void)state;
     double effect[COMMITS];
-    steps(effect, (size_t[]){19}, (double[]){1.10}, 1);
+    steps(effect, at, factor, n);
     change_point_options o = change_points_default_options();
-    for (uint64_t seed = 1; seed <= 5; seed++) {
-        series s;
-        simulate(&s, effect, seed);
-        o.seed = seed;
-        change_point out[COMMITS];
-        size_t found = find(&s, &o, out);
-        printf("seed %lu: %zu change points, first at index %zu ratio %.4f [%.4f, %.4f] p %.4f\n",
-               (unsigned long)seed, found, out[0].index, out[0].ratio, out[0].low, out[0].high,
-               out[0].p_value);
-        assert_int_equal(found, 1);
-        assert_int_equal(out[0].index, 18); /* commit 19, 1-based */
-        assert_true(out[0].low < 1.10 && 1.10 < out[0].high);
-        assert_true(out[0].low > 1.05);
-        assert_true(out[0].p_value <= o.alpha);
-    }
-}
-
-static void test_up_at_11_down_at_24(void **state)
-{
-    (void)state;
-    double effect[COMMITS];
-    steps(effect, (size_t[]){11, 24}, (double[]){1.10, 1.0 / 1.10}, 2);
-    change_point_options o = change_points_default_options();
-    for (uint64_t seed = 11; seed <= 15; seed++) {
+    for (uint64_t seed = first_seed; seed < first_seed + 5; seed++) {
         series s;
         simulate(&s, effect, seed);
         o.seed = seed;
         change_point out[COMMITS];
         size_t found = find(&s, &o, out);
         printf("seed %lu: %zu change points\n", (unsigned long)seed, found);
-        assert_int_equal(found, 2);
-        assert_int_equal(out[0].index, 10);
-        assert_int_equal(out[1].index, 23);
-        assert_true(out[0].low < 1.10 && 1.10 < out[0].high && out[0].low > 1.0);
-        assert_true(out[1].low < 1.0 / 1.10 && 1.0 / 1.10 < out[1].high && out[1].high < 1.0);
+        assert_int_equal(found, n);
+        for (size_t k = 0; k < n; k++) {
+            printf("  at index %zu: ratio %.4f [%.4f, %.4f] p %.4f\n", out[k].index,
+                   out[k].ratio, out[k].low, out[k].high, out[k].p_value);
+            assert_int_equal(out[k].index, at[k] - 1);
+            assert_true(out[k].low < factor[k] && factor[k] < out[k].high);
+            assert_true(factor[k] > 1.0 ? out[k].low > 1.0 : out[k].high < 1.0);
+            assert_true(out[k].p_value <= o.alpha);
+        }
     }
+}
+
+static void test_one_step_at_19(void **state)
+{
+    (void)state;
+    expect_steps((size_t[]){19}, (double[]){1.10}, 1, 1);
+}
+
+static void test_up_at_11_down_at_24(void **state)
+{
+    (void)state;
+    expect_steps((size_t[]){11, 24}, (double[]){1.10, 1.0 / 1.10}, 2, 11);
+}
+
+static void test_no_change(void **state)
+{
+    (void)state;
+    expect_steps(NULL, NULL, 0, 21);
 }
 
 /* Exact data (counts under valgrind): no noise at all but a step. */
@@ -135,20 +135,6 @@ static void test_exact_counts(void **state)
         for (size_t j = 0; j < SAMPLES; j++)
             s.values[i][j] = 1000000.0;
     assert_int_equal(find(&s, &o, out), 0);
-}
-
-static void test_no_change(void **state)
-{
-    (void)state;
-    double effect[COMMITS] = {0};
-    change_point_options o = change_points_default_options();
-    for (uint64_t seed = 21; seed <= 25; seed++) {
-        series s;
-        simulate(&s, effect, seed);
-        o.seed = seed;
-        change_point out[COMMITS];
-        assert_int_equal(find(&s, &o, out), 0);
-    }
 }
 
 /* Share of SERIES null series with any change point at level 0.05 (so that the count says
