@@ -220,6 +220,7 @@ stats_status change_points_find(const double *const *samples, const size_t *coun
     if (n == 0)
         return STATS_ERR_TOO_FEW;
     stats_status status = STATS_ERR_NOMEM;
+    /* The levels, then the permuted copy (n) and its prefix sums (n + 1): one allocation. */
     double *levels = malloc((3 * n + 1) * sizeof *levels);
     if (levels == NULL)
         goto done;

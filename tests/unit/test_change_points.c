@@ -175,6 +175,87 @@ static void test_false_alarm_rate(void **state)
     false_alarm_rate(0.03, 0.01, 5000);
 }
 
+/* The best arc's score by its definition, from the two means (not the library's prefix sums),
+ * over arcs leaving 2 commits in every piece; *cut is the change it names. */
+static double brute_best(const double *y, size_t n, size_t *cut)
+{
+    double best = -1.0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j <= n; j++) {
+            size_t len = j - i;
+            if (len < 2 || n - len < 2 || (i > 0 && i < 2) || (j < n && n - j < 2))
+                continue;
+            double inside = 0.0, outside = 0.0;
+            for (size_t k = 0; k < n; k++)
+                *(k >= i && k < j ? &inside : &outside) += y[k];
+            double gap = inside / (double)len - outside / (double)(n - len);
+            double score = (double)len * (double)(n - len) / (double)n * gap * gap;
+            if (score > best + 1e-12) {
+                best = score;
+                *cut = i > 0 ? i : j;
+            }
+        }
+    return best;
+}
+
+/* Share of the n! orders of y whose best score is at least observed (Heap's algorithm). */
+static double exact_p(double *y, size_t n, double observed)
+{
+    size_t c[8] = {0};
+    assert_true(n <= 8);
+    size_t orders = 1, as_large = 0, unused = 0;
+    as_large += brute_best(y, n, &unused) >= observed - 1e-12;
+    for (size_t i = 1; i < n;) {
+        if (c[i] < i) {
+            size_t j = i % 2 == 0 ? 0 : c[i];
+            double t = y[j];
+            y[j] = y[i];
+            y[i] = t;
+            orders++;
+            as_large += brute_best(y, n, &unused) >= observed - 1e-12;
+            c[i]++;
+            i = 1;
+        } else {
+            c[i++] = 0;
+        }
+    }
+    return (double)as_large / (double)orders;
+}
+
+/* The first test's Monte Carlo p-value against the exact one over all 7! orders of a small
+ * series: within four standard errors of the permutations' count. */
+static void test_p_value_against_enumeration(void **state)
+{
+    (void)state;
+    enum { N = 7 };
+    double levels[N] = {0.0, 0.3, -0.2, 0.5, 0.9, 0.1, 0.8};
+    double values[N];
+    const double *rows[N];
+    size_t counts[N];
+    for (size_t i = 0; i < N; i++) {
+        values[i] = exp(levels[i]);
+        rows[i] = &values[i];
+        counts[i] = 1;
+    }
+    size_t cut = 0;
+    double observed = brute_best(levels, N, &cut);
+    double want = exact_p(levels, N, observed);
+    change_point_options o = change_points_default_options();
+    o.alpha = 0.999; /* keep the first cut whatever its p, to read its p-value */
+    o.permutations = 99999;
+    change_point out[N];
+    size_t found = 0;
+    assert_int_equal(change_points_find(rows, counts, N, &o, out, &found), STATS_OK);
+    size_t k = 0;
+    while (k < found && out[k].index != cut)
+        k++;
+    assert_true(k < found);
+    double se = sqrt(want * (1.0 - want) / (double)o.permutations);
+    printf("cut at %zu: p %.5f, exact %.5f (se %.5f)\n", cut, out[k].p_value, want, se);
+    assert_true(want > 0.01 && want < 0.5); /* a p-value the comparison can tell apart */
+    assert_true(fabs(out[k].p_value - want) <= 4.0 * se + 1.0 / (double)o.permutations);
+}
+
 static void test_refuses_bad_input(void **state)
 {
     (void)state;
@@ -200,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_exact_counts),
         cmocka_unit_test(test_no_change),
         cmocka_unit_test(test_false_alarm_rate),
+        cmocka_unit_test(test_p_value_against_enumeration),
         cmocka_unit_test(test_refuses_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
