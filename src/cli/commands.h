@@ -14,6 +14,10 @@ int cmd_cache(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 /* verdict worker --store URI: a machine of a fleet taking work from the store */
 int cmd_worker(int argc, char **argv);
+/* verdict key new FILE: a key pair for signing a fleet's experiments */
+int cmd_key(int argc, char **argv);
+/* verdict store roles STORE [--apply]: a fleet's database roles, least privilege */
+int cmd_store(int argc, char **argv);
 /* verdict plan EXPERIMENT: the cheapest layouts and blocks for a target, from stored runs */
 int cmd_plan(int argc, char **argv);
 /* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
