@@ -215,4 +215,13 @@ typedef int (*store_signature_fn)(void *context, const store_signature *signatur
 int store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
                              void *context, verdict_error *err);
 
+/* A fleet's database roles (PostgreSQL only; docs/fleet.md): the SQL that creates the owner's
+ * and the workers' roles (NOLOGIN groups; each machine logs in as a member named as the
+ * machine) with their grants and row-level security on the store's schema, malloc'ed into
+ * *sql; and the same applied to an open store (its tables then exist). ERROR_USAGE for a
+ * SQLite store or a role name that is not a plain lowercase identifier. */
+int store_roles_sql(const char *name, const char *owner, const char *worker, char **sql,
+                    verdict_error *err);
+int store_apply_roles(store *s, const char *owner, const char *worker, verdict_error *err);
+
 #endif
