@@ -4,45 +4,7 @@
 # store's worker role cannot register or change experiments or write another machine's rows.
 
 load fleet
-
-setup() {
-    fleet_setup
-    MARK="$DATA/PWNED"
-    ROLE_PREFIX="vt${BATS_TEST_NUMBER}_$$"
-    "$VERDICT" key new "$DATA/owner" >/dev/null
-    "$VERDICT" key new "$DATA/other" >/dev/null
-}
-
-teardown() {
-    fleet_teardown
-    # roles are the server's, not the schema's: drop the ones this test made
-    for role in "${ROLE_PREFIX}_owner" "${ROLE_PREFIX}_worker" "${ROLE_PREFIX}_m1"; do
-        psql -qAtX "$VERDICT_TEST_PG" -c "DROP OWNED BY $role" >/dev/null 2>&1 || true
-        psql -qAtX "$VERDICT_TEST_PG" -c "DROP ROLE IF EXISTS $role" >/dev/null 2>&1 || true
-    done
-}
-
-# experiment NAME COMMAND...: a tiny survey experiment whose variants run the command.
-experiment() {
-    local name=$1 words
-    shift
-    words=$(printf '"%s", ' "$@")
-    cat > "$DATA/$name.yaml" <<EOF
-name: $name
-machines: survey
-repetitions: 2
-warmup: 0
-variants:
-  A: {command: [${words%, }]}
-  B: {command: [${words%, }]}
-EOF
-}
-
-# Samples a machine took of an experiment.
-samples_of() {
-    sql "SELECT count(*) FROM sample s JOIN experiment e ON e.id = s.experiment_id
-         WHERE e.name = '$1' AND s.machine = '$2'"
-}
+load fleet_trust_helpers
 
 @test "the issue's scenario: a worker trusting owner.pub runs the owner's signed experiment and skips the rest, each named; the mark never appears" {
     [ "$(stat -c %a "$DATA/owner")" = 600 ]
@@ -216,4 +178,17 @@ samples_of() {
     [ "$status" -ne 0 ]
     [[ "$output" == *"row-level security policy"* ]]
     [ "$(samples_of owned not-mine)" -eq 0 ]
+}
+
+@test "a worker needs no root: a dedicated user, logged in to the store as its machine, runs the owner's commands as itself" {
+    [ "$(id -u)" -eq 0 ] || skip "making the worker's user needs root"
+    worker_user
+    experiment whoami /usr/bin/touch "$WORKER_HOME/ran"
+    run "$VERDICT" run "$DATA/whoami.yaml" --store "$STORE" --machine owner --sign "$DATA/owner"
+    [ "$status" -eq 0 ]
+    rm -f "$WORKER_HOME/ran"
+    run_user_worker
+    [ "$status" -eq 0 ]
+    [ "$(samples_of whoami "$WORKER_USER")" -eq 4 ]
+    [ "$(stat -c %U "$WORKER_HOME/ran")" = "$WORKER_USER" ]
 }
