@@ -14,21 +14,12 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "common/hash.h"
 #include "common/strbuf.h"
 #include "lab/lab_signature.h"
 #include "lab/lab_store.h"
 
 #define SHA256_HEX 64
-
-static void to_hex(const unsigned char *bytes, size_t n, char *hex)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        hex[2 * i] = digits[bytes[i] >> 4];
-        hex[2 * i + 1] = digits[bytes[i] & 15];
-    }
-    hex[2 * n] = '\0';
-}
 
 static int hex_digit(char c)
 {
@@ -67,7 +58,7 @@ static int sha256_hex(const char *text, size_t length, char hex[SHA256_HEX + 1],
     unsigned n = 0;
     if (EVP_Digest(text, length, digest, &n, EVP_sha256(), NULL) != 1 || n * 2 != SHA256_HEX)
         return error_set(err, ERROR_INTERNAL, "OpenSSL could not compute a SHA-256");
-    to_hex(digest, n, hex);
+    hash_hex(digest, n, hex);
     return 0;
 }
 
@@ -94,7 +85,7 @@ static int public_hex_of(EVP_PKEY *key, char hex[2 * LAB_KEY_BYTES + 1])
     size_t n = sizeof raw;
     if (EVP_PKEY_get_raw_public_key(key, raw, &n) != 1 || n != LAB_KEY_BYTES)
         return -1;
-    to_hex(raw, n, hex);
+    hash_hex(raw, n, hex);
     return 0;
 }
 
@@ -222,7 +213,7 @@ static int sign_message(EVP_PKEY *key, const char *message, char hex[2 * LAB_SIG
     EVP_MD_CTX_free(ctx);
     if (!ok)
         return error_set(err, ERROR_INTERNAL, "OpenSSL could not sign the experiment");
-    to_hex(raw, n, hex);
+    hash_hex(raw, n, hex);
     return 0;
 }
 

@@ -76,6 +76,21 @@ typedef struct {
     bool existing;
 } open_experiment_args;
 
+/* Runs a statement that returns the experiment's id or no row: *found says which. */
+static int query_id(pg_store *s, open_experiment_args *a, const char *sql, int n_params,
+                    const char *const *params, bool *found, const char *doing,
+                    verdict_error *err)
+{
+    PGresult *res = pg_store_exec(s, sql, n_params, params, PGRES_TUPLES_OK, doing, err);
+    if (res == NULL)
+        return -1;
+    *found = PQntuples(res) == 1;
+    if (*found)
+        a->id = pg_store_get_int(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
 static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserted,
                              verdict_error *err)
 {
@@ -85,15 +100,8 @@ static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserte
     snprintf(seed, sizeof seed, "%" PRIu64, a->e->seed);
     const char *params[] = {a->e->name, a->text, text_hash, plan_hash, seed, s->tool_version,
                             a->e->tool_build != NULL ? a->e->tool_build : ""};
-    PGresult *res = pg_store_exec(s, sql_insert_experiment, 7, params, PGRES_TUPLES_OK,
-                                  "recording the experiment", err);
-    if (res == NULL)
-        return -1;
-    *inserted = PQntuples(res) == 1;
-    if (*inserted)
-        a->id = pg_store_get_int(res, 0, 0);
-    PQclear(res);
-    return 0;
+    return query_id(s, a, sql_insert_experiment, 7, params, inserted,
+                    "recording the experiment", err);
 }
 
 /* Same plan, new text (a comment edited, say): keep the old text in the history table. */
@@ -140,15 +148,8 @@ static int look_up_unchanged(pg_store *s, open_experiment_args *a, bool *found,
     store_format_hash(a->e->text_hash, text_hash);
     store_format_hash(a->e->plan_hash, plan_hash);
     const char *params[] = {a->e->name, plan_hash, text_hash, a->text};
-    PGresult *res = pg_store_exec(s, sql_look_experiment, 4, params, PGRES_TUPLES_OK,
-                                  "looking the experiment up", err);
-    if (res == NULL)
-        return -1;
-    *found = PQntuples(res) == 1;
-    if (*found)
-        a->id = pg_store_get_int(res, 0, 0);
-    PQclear(res);
-    return 0;
+    return query_id(s, a, sql_look_experiment, 4, params, found, "looking the experiment up",
+                    err);
 }
 
 /* Insert first: of two workers creating one experiment at once, one inserts and the other
