@@ -138,6 +138,13 @@ load fleet_trust_helpers
     run "$VERDICT" store roles "$STORE" --owner "$owner" --worker "$worker"
     [ "$status" -eq 0 ]
     [[ "$output" == *"CREATE POLICY verdict_worker ON \"$SCHEMA\".sample FOR INSERT TO $worker"* ]]
+    run "$VERDICT" store roles "$STORE" --owner "x; DROP TABLE sample" --worker "$worker"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"--owner 'x; DROP TABLE sample': a role name of lowercase letters"* ]]
+    run "$VERDICT" store roles "$DATA/local.db" --apply
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"database roles are a PostgreSQL store's"* ]]
+    [ ! -e "$DATA/local.db" ]
     run "$VERDICT" store roles "$STORE" --apply --owner "$owner" --worker "$worker"
     [ "$status" -eq 0 ]
     psql -qAtX "$VERDICT_TEST_PG" -c "CREATE ROLE $m1 LOGIN IN ROLE $worker"
