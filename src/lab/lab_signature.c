@@ -257,11 +257,14 @@ static int trust_file(lab_trust *t, const char *path, verdict_error *err)
     fclose(f);
     size_t n = LAB_KEY_BYTES;
     int rc = -1;
+    /* keys and files grow together: files is realloc'ed to the keys' capacity */
+    char **files = NULL;
     if (array_reserve((void **)&t->keys, &t->capacity, t->n + 1, sizeof *t->keys) != 0 ||
-        (t->files = realloc(t->files, t->capacity * sizeof *t->files)) == NULL) {
+        (files = realloc(t->files, t->capacity * sizeof *t->files)) == NULL) {
         error_no_memory(err);
         goto done;
     }
+    t->files = files;
     if (key == NULL || EVP_PKEY_id(key) != EVP_PKEY_ED25519 ||
         EVP_PKEY_get_raw_public_key(key, t->keys[t->n], &n) != 1 || n != LAB_KEY_BYTES) {
         error_set(err, ERROR_USAGE, "--trust %s: not an Ed25519 public key (the FILE.pub of "
