@@ -95,7 +95,7 @@ load fleet_trust_helpers
     [[ "$output" == *"a directory without a public key (*.pub) in it"* ]]
 }
 
-@test "a truncated or forged signature, one over another build, an unsigned extension: each skipped, named, nothing run" {
+@test "a truncated or forged signature, a changed plan, one over another build, an unsigned extension: each skipped, named, nothing run" {
     experiment owned /bin/true
     run "$VERDICT" run "$DATA/owned.yaml" --store "$STORE" --machine owner --sign "$DATA/owner"
     [ "$status" -eq 0 ]
@@ -113,6 +113,11 @@ load fleet_trust_helpers
     flipped=$(printf '%s' "$signature" | tr '0-9a-f' '1-9a-f0')
     sql "UPDATE experiment_signature SET signature = '$flipped'"
     try "the signature by the key $DATA/owner.pub does not verify (forged, or damaged in the store)"
+    plan=$(sql "SELECT plan_hash FROM experiment")
+    sql "UPDATE experiment_signature SET signature = '$signature';
+         UPDATE experiment SET plan_hash = '00000000deadbeef'"
+    try "the key $DATA/owner.pub signed plan $plan; the store says plan 00000000deadbeef"
+    sql "UPDATE experiment SET plan_hash = '$plan'"
     # the store made to name another build (this worker's own, say): the signature says whose
     sql "UPDATE experiment_signature SET signature = '$signature';
          UPDATE experiment SET tool_build = 'feedfacefeedface'"
