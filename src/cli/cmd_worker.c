@@ -26,7 +26,7 @@ typedef struct {
 static void worker_usage(FILE *out)
 {
     fputs(
-        "usage: verdict worker --store STORE [OPTIONS]\n"
+        "usage: verdict worker --store STORE --trust KEY.pub [OPTIONS]\n"
         "\n"
         "Joins the experiments of a fleet kept in STORE (a PostgreSQL URI, docs/fleet.md) and\n"
         "works on each until nothing is left for this machine: with 'machines: survey' it runs\n"
