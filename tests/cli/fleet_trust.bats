@@ -185,6 +185,26 @@ load fleet_trust_helpers
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(samples_of owned "$m1")" -eq 4 ]
+    # a shared plan too: the owner's own run fails at once and gives its block back, so the
+    # role claims, renews and finishes every block
+    cat > "$DATA/shared.yaml" <<EOF
+name: shared
+machines: share
+repetitions: 3
+warmup: 0
+variants:
+  A: {command: [sh, -c, 'test -z "\$OWNER_HERE"']}
+  B: {command: [sh, -c, 'test -z "\$OWNER_HERE"']}
+EOF
+    run env OWNER_HERE=1 "$VERDICT" run "$DATA/shared.yaml" --store "$STORE" --machine owner --sign "$DATA/owner"
+    [ "$status" -eq 3 ]
+    run "$VERDICT" worker --store "$STORE&options=-c%20role%3D$m1" --machine "$m1" --trust "$DATA/owner.pub"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$(sql "SELECT string_agg(DISTINCT state || ' ' || machine, ',') FROM block")" = "done $m1" ]
+    [ "$(samples_of shared "$m1")" -eq 6 ]
+    run as_m1 "UPDATE block SET machine = 'owner'"
+    [[ "$output" == *"new row violates row-level security policy for table \"block\""* ]]
     # and under another machine's name it is refused by the database
     run "$VERDICT" worker --store "$STORE&options=-c%20role%3D$m1" --machine not-mine --trust "$DATA/owner.pub"
     [ "$status" -ne 0 ]
