@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 
 #include "build/build_internal.h"
+#include "common/hash.h"
 
 #define READ_CHUNK (1u << 20)
 
@@ -87,23 +88,13 @@ int build_hasher_file(build_hasher *h, char tag, int fd, uint64_t size, const ch
     return 0;
 }
 
-static void to_hex(const unsigned char *digest, unsigned n, char *hex)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (unsigned i = 0; i < n; i++) {
-        hex[2 * i] = digits[digest[i] >> 4];
-        hex[2 * i + 1] = digits[digest[i] & 15];
-    }
-    hex[2 * n] = '\0';
-}
-
 int build_hasher_finish(build_hasher *h, char hex[BUILD_KEY_HEX + 1], verdict_error *err)
 {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned n = 0;
     if (h->failed || EVP_DigestFinal_ex(h->ctx, digest, &n) != 1 || n * 2 != BUILD_KEY_HEX)
         return error_set(err, ERROR_INTERNAL, "the SHA-256 digest failed (OpenSSL)");
-    to_hex(digest, n, hex);
+    hash_hex(digest, n, hex);
     return 0;
 }
 

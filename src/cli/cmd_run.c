@@ -31,6 +31,7 @@ typedef struct {
     const char *machine;
     double lease_seconds;
     size_t more;
+    const char *sign;
 } run_settings;
 
 const char cmd_run_help[] =
@@ -53,6 +54,8 @@ const char cmd_run_help[] =
     "      --more N            extend the stored experiment by N blocks per point and\n"
     "                          run them: one more look at the data, at a level that\n"
     "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
+    "      --sign KEY          sign what workers run with KEY (verdict key new KEY;\n"
+    "                          docs/security.md, \"Whom a fleet trusts\")\n"
     "      --dry-run           check the file (keys, paths, sources, patches,\n"
     "                          placeholders) and print the plan: points, units, blocks,\n"
     "                          runs, each build's key, cached or to be made, and the\n"
@@ -87,6 +90,10 @@ static int apply_run_option(int opt, const char *arg, void *settings, verdict_er
         return cli_parse_lease(arg, &s->lease_seconds, err);
     if (opt == 'm')
         return parse_count("--more", arg, false, &s->more, err);
+    if (opt == 'S') {
+        s->sign = arg;
+        return 0;
+    }
     int rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
         return rc;
@@ -101,7 +108,7 @@ static int parse_run_args(int argc, char **argv, run_settings *s, verdict_error 
         {"store", required_argument, NULL, 's'}, {"cache", required_argument, NULL, 'C'},
         {"dry-run", no_argument, NULL, 'k'}, {"machine", required_argument, NULL, 'M'},
         {"lease", required_argument, NULL, 'L'}, {"more", required_argument, NULL, 'm'},
-        REPORT_LONG_OPTIONS,
+        {"sign", required_argument, NULL, 'S'}, REPORT_LONG_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     memset(s, 0, sizeof *s);
@@ -269,7 +276,7 @@ static int dry_run(const run_settings *s, experiment *e)
     return rc;
 }
 
-static int run_file(const run_settings *s)
+static int run_file(const run_settings *s, const lab_signing_key *key)
 {
     experiment e;
     verdict_error err = {0};
@@ -294,7 +301,8 @@ static int run_file(const run_settings *s)
                    .build_logs = true, .cache_dir = s->cache_dir ? s->cache_dir : default_cache,
                    .target = {.randomize_env = true}, .report = &s->report,
                    .summary = print_summary, .machine = s->machine,
-                   .lease_seconds = s->lease_seconds, .more = s->more};
+                   .lease_seconds = s->lease_seconds, .more = s->more,
+                   .sign_path = s->sign, .sign_key = key};
     /* a server's store: in-place builds log beside the experiment file instead */
     char *log_prefix = lab_default_store_path(s->experiment_path);
     run.log_prefix = log_prefix;
@@ -324,5 +332,13 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "verdict run: %s\n", err.message);
         return EXIT_USAGE;
     }
-    return run_file(&settings);
+    /* a lost or wrong key is said before anything is read, built, stored or run */
+    lab_signing_key key = {0};
+    if (settings.sign && lab_signing_key_load(settings.sign, &key, &err) != 0) {
+        fprintf(stderr, "verdict run: %s\n", err.message);
+        return error_exit_status(err.kind);
+    }
+    int rc = run_file(&settings, settings.sign ? &key : NULL);
+    lab_signing_key_free(&key);
+    return rc;
 }

@@ -14,6 +14,10 @@ int cmd_cache(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
 /* verdict worker --store URI: a machine of a fleet taking work from the store */
 int cmd_worker(int argc, char **argv);
+/* verdict key new FILE: a key pair for signing a fleet's experiments */
+int cmd_key(int argc, char **argv);
+/* verdict store roles STORE [--apply]: a fleet's database roles, least privilege */
+int cmd_store(int argc, char **argv);
 /* verdict plan EXPERIMENT: the cheapest layouts and blocks for a target, from stored runs */
 int cmd_plan(int argc, char **argv);
 /* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
@@ -25,6 +29,7 @@ int cmd_bench(int argc, char **argv);
  * them in the table of commands and says how a page is written (cli_help_write). */
 extern const char cmd_bench_help[], cmd_run_help[], cmd_report_help[], cmd_compare_help[],
     cmd_kernel_help[], cmd_plan_help[], cmd_build_help[], cmd_cache_help[], cmd_env_help[],
-    cmd_worker_help[], cmd_calibrate_help[], cmd_help_help[], cmd_version_help[];
+    cmd_worker_help[], cmd_calibrate_help[], cmd_key_help[], cmd_store_help[], cmd_help_help[],
+    cmd_version_help[];
 
 #endif

@@ -163,6 +163,18 @@ static int apply_extensions(const cli_run *r, store *db, int64_t experiment_id, 
     return 0;
 }
 
+/* --sign: the experiment as this run registered and extended it, signed with the key. */
+static int sign_stored(const cli_run *r, store *db, int64_t experiment_id, verdict_error *err)
+{
+    if (r->sign_key == NULL)
+        return 0;
+    if (lab_sign_experiment(db, experiment_id, r->e, r->sign_key, err) != 0)
+        return -1;
+    fprintf(stderr, "%s: signed %s with %s (Ed25519 key %.16s...)\n", r->program, r->e->name,
+            r->sign_path, r->sign_key->public_hex);
+    return 0;
+}
+
 static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
                       verdict_error *err)
 {
@@ -231,7 +243,8 @@ int cli_run_experiment(const cli_run *r)
     }
     settle_seed(r);
     if (lab_open_store(r->store_path, r->e, &db, &experiment_id, &existing, &err) != 0 ||
-        apply_extensions(r, db, experiment_id, existing, &err) != 0) {
+        apply_extensions(r, db, experiment_id, existing, &err) != 0 ||
+        sign_stored(r, db, experiment_id, &err) != 0) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         store_close(db);
         return error_exit_status(err.kind);

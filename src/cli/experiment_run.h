@@ -12,6 +12,7 @@
 #include "core/experiment.h"
 #include "core/target.h"
 #include "lab/engine.h"
+#include "lab/lab_signature.h"
 #include "store/store.h"
 
 /* A line or table printed before the report (blocks, seed, a kernel's calibration). */
@@ -32,6 +33,8 @@ typedef struct {
     double lease_seconds;        /* machines: share: a claimed block's lease (0: default) */
     bool no_report;              /* a worker: a line per experiment, not the whole report */
     size_t more;                 /* --more N: extend the stored experiment by N blocks */
+    const char *sign_path;       /* --sign FILE: sign it as stored with sign_key, read from */
+    const lab_signing_key *sign_key; /* that file (NULL: no signature) */
 } cli_run;
 
 /* A claimed block is given up when its worker has not renewed it for this long (every run

@@ -145,13 +145,19 @@ int lab_record_machine(store *db, const char *machine, machine_facts *facts,
     return rc;
 }
 
+/* Only a fleet compares builds: a local run does not hash its executable at start-up. */
+void lab_build_needed(const experiment *e, char out[17])
+{
+    out[0] = '\0';
+    if (e->machines != MACHINES_ONE)
+        lab_tool_build(out);
+}
+
 int lab_open_store(const char *path, const experiment *e, store **db, int64_t *experiment_id,
                    bool *existing, verdict_error *err)
 {
-    /* only a fleet compares builds: a local run does not hash its executable at start-up */
-    char build[17] = "";
-    if (e->machines != MACHINES_ONE)
-        lab_tool_build(build);
+    char build[17];
+    lab_build_needed(e, build);
     store_experiment se = {
         .name = e->name, .text = e->text, .text_length = e->text_length,
         .text_hash = experiment_text_hash(e), .plan_hash = experiment_plan_hash(e),

@@ -20,6 +20,9 @@ void lab_settle_seed(experiment *e);
 
 /* This verdict's build: a hash of its executable (16 hex digits; zeros when unreadable). */
 void lab_tool_build(char out[17]);
+/* The build an experiment stored needs on every machine: this one's for a fleet's experiment
+ * (machines: survey or share), "" for one machine's. */
+void lab_build_needed(const experiment *e, char out[17]);
 
 /* Opens (or creates) the store at path (":memory:" for none on disk; a PostgreSQL URI) and
  * registers the experiment; *existing says it was there. A fleet's experiment (machines:

@@ -121,6 +121,10 @@ int pg_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn, 
 int pg_store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
 int pg_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
                                 void *context, verdict_error *err);
+int pg_store_sign_experiment(store *s, int64_t experiment_id, const store_signature *signature,
+                             verdict_error *err);
+int pg_store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
+                                void *context, verdict_error *err);
 int pg_store_plan_blocks(store *s, int64_t experiment_id, const store_block *blocks, size_t n,
                          verdict_error *err);
 int pg_store_claim_block(store *s, int64_t experiment_id, const char *point,

@@ -116,6 +116,20 @@ static const char pg_schema_v4[] =
     "  recorded timestamptz NOT NULL DEFAULT now(),\n"
     "  PRIMARY KEY (experiment_id, blocks));\n";
 
+/* Schema 5: signatures of experiments (`verdict run --sign KEY`), one per signer's key,
+ * with what the signer says it signed (issue 31). */
+static const char pg_schema_v5[] =
+    "CREATE TABLE experiment_signature (\n"
+    "  experiment_id bigint NOT NULL REFERENCES experiment(id),\n"
+    "  public_key text NOT NULL CHECK (length(public_key) = 64),\n"
+    "  signature text NOT NULL,\n"
+    "  text_sha256 text NOT NULL,\n"
+    "  plan_hash text NOT NULL,\n"
+    "  tool_build text NOT NULL,\n"
+    "  extensions text NOT NULL,\n"
+    "  recorded timestamptz NOT NULL DEFAULT now(),\n"
+    "  PRIMARY KEY (experiment_id, public_key));\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -125,6 +139,7 @@ typedef struct {
 static const pg_store_migration migrations[] = {
     {3, pg_schema_v3},
     {4, pg_schema_v4},
+    {5, pg_schema_v5},
 };
 
 static const char sql_tables[] =

@@ -17,8 +17,13 @@ static const char sql_insert_experiment[] =
     "INSERT INTO experiment (name, text, text_hash, plan_hash, seed, tool_version, tool_build,"
     " created) VALUES ($1, $2, $3, $4, $5, $6, $7, " PG_NOW ")"
     " ON CONFLICT (name) DO NOTHING RETURNING id";
+/* the text itself compared too: a text changed in the store under its old hash is replaced */
 static const char sql_find_experiment[] =
-    "SELECT id, plan_hash, text_hash FROM experiment WHERE name = $1 FOR UPDATE";
+    "SELECT id, plan_hash, text_hash, text = $2 FROM experiment WHERE name = $1 FOR UPDATE";
+/* a worker's look: nothing locked, so a role that may only read experiments can join one */
+static const char sql_look_experiment[] =
+    "SELECT id FROM experiment WHERE name = $1 AND plan_hash = $2 AND text_hash = $3"
+    " AND text = $4";
 static const char sql_archive_text[] =
     "INSERT INTO experiment_text_history (experiment_id, text, text_hash, replaced)"
     " SELECT id, text, text_hash, " PG_NOW " FROM experiment WHERE id = $1::bigint";
@@ -71,6 +76,21 @@ typedef struct {
     bool existing;
 } open_experiment_args;
 
+/* Runs a statement that returns the experiment's id or no row: *found says which. */
+static int query_id(pg_store *s, open_experiment_args *a, const char *sql, int n_params,
+                    const char *const *params, bool *found, const char *doing,
+                    verdict_error *err)
+{
+    PGresult *res = pg_store_exec(s, sql, n_params, params, PGRES_TUPLES_OK, doing, err);
+    if (res == NULL)
+        return -1;
+    *found = PQntuples(res) == 1;
+    if (*found)
+        a->id = pg_store_get_int(res, 0, 0);
+    PQclear(res);
+    return 0;
+}
+
 static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserted,
                              verdict_error *err)
 {
@@ -80,15 +100,8 @@ static int insert_experiment(pg_store *s, open_experiment_args *a, bool *inserte
     snprintf(seed, sizeof seed, "%" PRIu64, a->e->seed);
     const char *params[] = {a->e->name, a->text, text_hash, plan_hash, seed, s->tool_version,
                             a->e->tool_build != NULL ? a->e->tool_build : ""};
-    PGresult *res = pg_store_exec(s, sql_insert_experiment, 7, params, PGRES_TUPLES_OK,
-                                  "recording the experiment", err);
-    if (res == NULL)
-        return -1;
-    *inserted = PQntuples(res) == 1;
-    if (*inserted)
-        a->id = pg_store_get_int(res, 0, 0);
-    PQclear(res);
-    return 0;
+    return query_id(s, a, sql_insert_experiment, 7, params, inserted,
+                    "recording the experiment", err);
 }
 
 /* Same plan, new text (a comment edited, say): keep the old text in the history table. */
@@ -106,13 +119,14 @@ static int replace_text(pg_store *s, open_experiment_args *a, verdict_error *err
 
 static int check_existing(pg_store *s, open_experiment_args *a, verdict_error *err)
 {
-    const char *params[] = {a->e->name};
-    PGresult *res = pg_store_exec(s, sql_find_experiment, 1, params, PGRES_TUPLES_OK,
+    const char *params[] = {a->e->name, a->text};
+    PGresult *res = pg_store_exec(s, sql_find_experiment, 2, params, PGRES_TUPLES_OK,
                                   "looking the experiment up", err);
     if (res == NULL)
         return -1;
     uint64_t plan_hash = 0, text_hash = 0;
     bool found = PQntuples(res) == 1;
+    bool same_text = found && strcmp(PQgetvalue(res, 0, 3), "t") == 0;
     bool hashes_ok = found && store_parse_hash(PQgetvalue(res, 0, 1), &plan_hash) &&
                      store_parse_hash(PQgetvalue(res, 0, 2), &text_hash);
     a->id = found ? pg_store_get_int(res, 0, 0) : 0;
@@ -122,7 +136,20 @@ static int check_existing(pg_store *s, open_experiment_args *a, verdict_error *e
                          a->e->name);
     if (plan_hash != a->e->plan_hash)
         return store_fail_plan_changed(s->label, a->e->name, err);
-    return text_hash != a->e->text_hash ? replace_text(s, a, err) : 0;
+    return text_hash != a->e->text_hash || !same_text ? replace_text(s, a, err) : 0;
+}
+
+/* The experiment stored already as it is here (a worker joining it): found without writing
+ * or locking anything, so the store's worker role needs no right to change experiments. */
+static int look_up_unchanged(pg_store *s, open_experiment_args *a, bool *found,
+                             verdict_error *err)
+{
+    char text_hash[17], plan_hash[17];
+    store_format_hash(a->e->text_hash, text_hash);
+    store_format_hash(a->e->plan_hash, plan_hash);
+    const char *params[] = {a->e->name, plan_hash, text_hash, a->text};
+    return query_id(s, a, sql_look_experiment, 4, params, found, "looking the experiment up",
+                    err);
 }
 
 /* Insert first: of two workers creating one experiment at once, one inserts and the other
@@ -130,7 +157,12 @@ static int check_existing(pg_store *s, open_experiment_args *a, verdict_error *e
 static int open_experiment_body(pg_store *s, void *args, verdict_error *err)
 {
     open_experiment_args *a = args;
-    bool inserted = false;
+    bool inserted = false, unchanged = false;
+    if (look_up_unchanged(s, a, &unchanged, err) != 0)
+        return -1;
+    a->existing = unchanged;
+    if (unchanged)
+        return 0;
     if (insert_experiment(s, a, &inserted, err) != 0)
         return -1;
     a->existing = !inserted;

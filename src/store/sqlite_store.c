@@ -108,6 +108,17 @@ static const char *const statement_sql[STMT_COUNT] = {
         " WHERE ?2 > (SELECT coalesce(max(blocks), 0) FROM extension WHERE experiment_id = ?1)",
     [STMT_SELECT_EXTENSIONS] =
         "SELECT blocks FROM extension WHERE experiment_id = ?1 ORDER BY blocks",
+    [STMT_SIGN_EXPERIMENT] =
+        "INSERT INTO experiment_signature (experiment_id, public_key, signature, text_sha256,"
+        " plan_hash, tool_build, extensions, recorded)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, " NOW_SQL ")"
+        " ON CONFLICT (experiment_id, public_key) DO UPDATE SET signature = excluded.signature,"
+        " text_sha256 = excluded.text_sha256, plan_hash = excluded.plan_hash,"
+        " tool_build = excluded.tool_build, extensions = excluded.extensions,"
+        " recorded = excluded.recorded",
+    [STMT_SELECT_SIGNATURES] =
+        "SELECT public_key, signature, text_sha256, plan_hash, tool_build, extensions"
+        " FROM experiment_signature WHERE experiment_id = ?1 ORDER BY public_key",
 };
 
 sqlite3_stmt *sqlite_store_statement(sqlite_store *s, sqlite_store_statement_id id,
@@ -397,4 +408,6 @@ const store_backend sqlite_store_backend = {
     .for_each_block = sqlite_store_for_each_block,
     .add_extension = sqlite_store_add_extension,
     .for_each_extension = sqlite_store_for_each_extension,
+    .sign_experiment = sqlite_store_sign_experiment,
+    .for_each_signature = sqlite_store_for_each_signature,
 };

@@ -49,6 +49,8 @@ typedef enum {
     STMT_SELECT_BLOCKS,
     STMT_INSERT_EXTENSION,
     STMT_SELECT_EXTENSIONS,
+    STMT_SIGN_EXPERIMENT,
+    STMT_SELECT_SIGNATURES,
     STMT_COUNT
 } sqlite_store_statement_id;
 
@@ -122,6 +124,10 @@ int sqlite_store_for_each_machine_fact(store *s, store_machine_fact_fn fn, void 
 int sqlite_store_for_each_block(store *s, int64_t experiment_id, store_block_fn fn,
                                 void *context, verdict_error *err);
 int sqlite_store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
+                                    void *context, verdict_error *err);
+int sqlite_store_sign_experiment(store *s, int64_t experiment_id,
+                                 const store_signature *signature, verdict_error *err);
+int sqlite_store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
                                     void *context, verdict_error *err);
 int sqlite_store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
 

@@ -125,6 +125,20 @@ static const char schema_v4[] =
     "  recorded TEXT NOT NULL,\n"
     "  PRIMARY KEY (experiment_id, blocks)) WITHOUT ROWID;\n";
 
+/* Schema 5: signatures of experiments (`verdict run --sign KEY`), one per signer's key,
+ * with what the signer says it signed (issue 31). */
+static const char schema_v5[] =
+    "CREATE TABLE experiment_signature (\n"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),\n"
+    "  public_key TEXT NOT NULL CHECK (length(public_key) = 64),\n"
+    "  signature TEXT NOT NULL,\n"
+    "  text_sha256 TEXT NOT NULL,\n"
+    "  plan_hash TEXT NOT NULL,\n"
+    "  tool_build TEXT NOT NULL,\n"
+    "  extensions TEXT NOT NULL,\n"
+    "  recorded TEXT NOT NULL,\n"
+    "  PRIMARY KEY (experiment_id, public_key)) WITHOUT ROWID;\n";
+
 typedef struct {
     int version; /* the schema this step brings the store to */
     const char *sql;
@@ -136,6 +150,7 @@ static const store_migration migrations[] = {
     {2, schema_v2},
     {3, schema_v3},
     {4, schema_v4},
+    {5, schema_v5},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,

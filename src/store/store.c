@@ -443,3 +443,21 @@ int store_fail_claim_lost(const char *label, int64_t claim, verdict_error *err)
                      "written",
                      label, claim);
 }
+
+int store_sign_experiment(store *s, int64_t experiment_id, const store_signature *signature,
+                          verdict_error *err)
+{
+    assert(s != NULL && signature != NULL);
+    assert(signature->public_key && signature->signature && signature->text_sha256 &&
+           signature->plan_hash && signature->tool_build && signature->extensions);
+    if (refuse_if_read_only(s, "signing an experiment", err) != 0)
+        return -1;
+    return s->backend->sign_experiment(s, experiment_id, signature, err);
+}
+
+int store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
+                             void *context, verdict_error *err)
+{
+    assert(s != NULL && fn != NULL);
+    return s->backend->for_each_signature(s, experiment_id, fn, context, err);
+}

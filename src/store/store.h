@@ -11,7 +11,7 @@
 
 typedef struct store store; /* opaque */
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 typedef struct {
     const char *name;
@@ -193,5 +193,35 @@ int store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_er
 typedef int (*store_extension_fn)(void *context, long blocks);
 int store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn fn,
                              void *context, verdict_error *err);
+
+/* Signatures (`verdict run EXP --sign KEY`, issue 31): an Ed25519 signature over what a
+ * worker executes, one per signer's key (signing again replaces it). The store keeps what the
+ * signer says it signed beside the signature, so that a worker can say which part changed;
+ * the worker believes none of it until the signature checks out (lab/lab_signature.h). */
+typedef struct {
+    const char *public_key;   /* the signer's Ed25519 public key, 64 hex digits */
+    const char *signature;    /* 128 hex digits (any text: a worker refuses a damaged one) */
+    const char *text_sha256;  /* what was signed: the text's SHA-256 (64 hex digits), */
+    const char *plan_hash;    /* the plan hash (16 hex digits), */
+    const char *tool_build;   /* the verdict build the experiment needs, */
+    const char *extensions;   /* and its extensions ("10,20"; "" without) */
+} store_signature;
+
+/* Records the signature of the experiment by that key, replacing an earlier one by it. */
+int store_sign_experiment(store *s, int64_t experiment_id, const store_signature *signature,
+                          verdict_error *err);
+/* Every signature of the experiment, by public key (strings valid during the call only). */
+typedef int (*store_signature_fn)(void *context, const store_signature *signature);
+int store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
+                             void *context, verdict_error *err);
+
+/* A fleet's database roles (PostgreSQL only; docs/fleet.md): the SQL that creates the owner's
+ * and the workers' roles (NOLOGIN groups; each machine logs in as a member named as the
+ * machine) with their grants and row-level security on the store's schema, malloc'ed into
+ * *sql; and the same applied to an open store (its tables then exist). ERROR_USAGE for a
+ * SQLite store or a role name that is not a plain lowercase identifier. */
+int store_roles_sql(const char *name, const char *owner, const char *worker, char **sql,
+                    verdict_error *err);
+int store_apply_roles(store *s, const char *owner, const char *worker, verdict_error *err);
 
 #endif

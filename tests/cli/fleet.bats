@@ -54,10 +54,10 @@ EOF
         --machine m1 > "$DATA/m1.log" 2>&1 &
     local m1=$!
     wait_for "SELECT count(*) FROM experiment"
-    ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine m2 \
+    ${WORKER_PREFIX[2]} "$VERDICT" worker --trust-any-experiment --store "${WORKER_STORE[2]}" --machine m2 \
         > "$DATA/m2.log" 2>&1 &
     local m2=$!
-    ${WORKER_PREFIX[3]} "$VERDICT" worker --store "${WORKER_STORE[3]}" --machine m3 \
+    ${WORKER_PREFIX[3]} "$VERDICT" worker --trust-any-experiment --store "${WORKER_STORE[3]}" --machine m3 \
         > "$DATA/m3.log" 2>&1 &
     local m3=$!
     # SIGKILL m2 once some of its samples are committed, while it measures more
@@ -71,7 +71,7 @@ EOF
     # was measured since the last commit is measured again by the restarted worker
     [ $((before % 2)) -eq 0 ]
     [ "$before" -lt 24 ]
-    run ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine m2
+    run ${WORKER_PREFIX[2]} "$VERDICT" worker --trust-any-experiment --store "${WORKER_STORE[2]}" --machine m2
     [ "$status" -eq 0 ]
     [[ "$output" == *"survey (machines: survey)"*"nothing left for this machine"* ]]
     wait "$m1"
@@ -121,7 +121,7 @@ EOF
         --machine w1 --lease 2s > "$DATA/w1.log" 2>&1 &
     local w1=$!
     wait_for "SELECT count(*) FROM block"
-    ${WORKER_PREFIX[2]} "$VERDICT" worker --store "${WORKER_STORE[2]}" --machine w2 --lease 2s \
+    ${WORKER_PREFIX[2]} "$VERDICT" worker --trust-any-experiment --store "${WORKER_STORE[2]}" --machine w2 --lease 2s \
         > "$DATA/w2.log" 2>&1 &
     local w2=$!
     # killed while it holds a block, after it finished one of its own. It is stopped first
@@ -142,7 +142,7 @@ EOF
     [ -n "$held" ]
     echo "# w2 killed holding block $held (try $try)" >&3
     wait "$w1"
-    run "$VERDICT" worker --store "$STORE" --machine w2 --lease 2s
+    run "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine w2 --lease 2s
     [ "$status" -eq 0 ]
     [ "$(sql "SELECT count(*) FROM block WHERE state = 'done'")" -eq 20 ]
     [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 40 ]
@@ -169,7 +169,7 @@ EOF
     done=$(sql "SELECT count(*) FROM block WHERE state = 'done'")
     [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq $((done * 2)) ]
     # with a 60 s lease, only a given-back block lets another worker finish at once
-    run timeout 60 "$VERDICT" worker --store "$STORE" --machine w2
+    run timeout 60 "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine w2
     [ "$status" -eq 0 ]
     [ "$(sql "SELECT count(*) FROM block WHERE state = 'done'")" -eq 20 ]
 }
@@ -187,9 +187,9 @@ variants:
 EOF
     run "$VERDICT" run "$DATA/failing.yaml" --store "$STORE" --machine good-1
     [ "$status" -eq 0 ]
-    run "$VERDICT" worker --store "$STORE" --machine good-2
+    run "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine good-2
     [ "$status" -eq 0 ]
-    run env BROKEN_HERE=1 "$VERDICT" worker --store "$STORE" --machine broken
+    run env BROKEN_HERE=1 "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine broken
     [ "$status" -eq 0 ]
     run "$VERDICT" report "$STORE" --json "$DATA/f.json" --html "$DATA/f.html" \
         --markdown "$DATA/f.md" --csv "$DATA/f.csv" --svg "$DATA/svg"
@@ -228,7 +228,7 @@ variants:
 EOF
     run "$VERDICT" run "$DATA/split.yaml" --store "$STORE" --machine quick
     [ "$status" -eq 0 ]
-    run env SLOWER_HERE=1 "$VERDICT" worker --store "$STORE" --machine sluggish
+    run env SLOWER_HERE=1 "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine sluggish
     [ "$status" -eq 0 ]
     run "$VERDICT" report "$STORE" --json "$DATA/split.json"
     echo "$output"
@@ -243,7 +243,7 @@ EOF
     [ "$status" -eq 0 ]
     cp "$VERDICT" "$DATA/verdict-other"
     printf 'another build' >> "$DATA/verdict-other"
-    run "$DATA/verdict-other" worker --store "$STORE" --machine w2
+    run "$DATA/verdict-other" worker --trust-any-experiment --store "$STORE" --machine w2
     [ "$status" -eq 2 ]
     [[ "$output" == *"experiment share was registered by verdict"*"(build "*"this is verdict"*"every machine of a fleet must run the same verdict"* ]]
 }
@@ -319,7 +319,7 @@ EOF
     sed 's/^repetitions: 10/repetitions: 6/' "$EXAMPLES/fleet/survey.yaml" > "$DATA/survey.yaml"
     run "$VERDICT" run "$DATA/survey.yaml" --store "$STORE" --machine one
     [ "$status" -eq 0 ]
-    run "$VERDICT" worker --store "$STORE" --machine two --dir "$DATA"
+    run "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine two --dir "$DATA"
     [ "$status" -eq 0 ]
     run "$VERDICT" report "$STORE" --json "$DATA/awk.json"
     [ "$status" -eq 0 ]
@@ -349,7 +349,7 @@ EOF
     [ "$status" -eq 0 ]
     # another machine: its own cache, the experiment's files found under --dir
     cd "$BATS_TEST_TMPDIR"
-    run "$VERDICT" worker --store "$STORE" --machine two --cache "$DATA/cache-two" --dir "$DATA"
+    run "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine two --cache "$DATA/cache-two" --dir "$DATA"
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(sql "SELECT count(*) FROM sample WHERE block >= 0")" -eq 20 ]
@@ -382,7 +382,7 @@ EOF
     run "$VERDICT" run "$DATA/inplace.yaml" --store "$STORE" --machine one
     [ "$status" -eq 0 ]
     mkdir "$DATA/two"
-    run "$VERDICT" worker --store "$STORE" --machine two --dir "$DATA/two"
+    run "$VERDICT" worker --trust-any-experiment --store "$STORE" --machine two --dir "$DATA/two"
     echo "$output"
     [ "$status" -eq 0 ]
     [ "$(sort "$DATA/two/built.txt" | tr -d '\n')" = AB ]
@@ -391,7 +391,7 @@ EOF
 }
 
 @test "the store's server gone: a worker retries, then says so clearly" {
-    run env VERDICT_STORE_RETRY_SECONDS=1 "$VERDICT" worker --store "postgresql://root:secret@127.0.0.1:1/none?verdict_schema=$SCHEMA"
+    run env VERDICT_STORE_RETRY_SECONDS=1 "$VERDICT" worker --trust-any-experiment --store "postgresql://root:secret@127.0.0.1:1/none?verdict_schema=$SCHEMA"
     [ "$status" -eq 1 ]
     [[ "$output" == *"127.0.0.1:1"* ]]
     [[ "$output" != *secret* ]]

@@ -117,8 +117,8 @@ def documents(verdict, data, fake_kernels):
         ("run --dry-run", ["run", yaml, "--dry-run"]),
         ("report of a fleet's store (per machine, pooled)", ["report", d("fleet.db")],
          [["run", fleet, "--store", d("fleet.db")],
-          ["worker", "--store", d("fleet.db"), "--machine", "m1"],
-          ["worker", "--store", d("fleet.db"), "--machine", "m2"]]),
+          ["worker", "--trust-any-experiment", "--store", d("fleet.db"), "--machine", "m1"],
+          ["worker", "--trust-any-experiment", "--store", d("fleet.db"), "--machine", "m2"]]),
         ("run --dry-run, adaptive", ["run", write(d("adaptive.yaml"),
                                                   "name: adaptive\nseed: 3\n"
                                                   "adaptive: {min_blocks: 10, max_blocks: 40}\n"

@@ -849,6 +849,55 @@ static void extensions_grow_and_come_back_in_order(void **state)
     store_close(s);
 }
 
+/* ---- signatures ---- */
+
+typedef struct {
+    char lines[4][400];
+    size_t n;
+} signature_list;
+
+static int collect_signature(void *context, const store_signature *g)
+{
+    signature_list *list = context;
+    assert_true(list->n < 4);
+    snprintf(list->lines[list->n++], sizeof list->lines[0], "%.8s %s %.8s %s %s [%s]",
+             g->public_key, g->signature, g->text_sha256, g->plan_hash, g->tool_build,
+             g->extensions);
+    return 0;
+}
+
+/* One signature per key, by key; the same key signing again replaces its signature (the
+ * store keeps any text as the signature: judging it is the worker's); no other experiment's,
+ * and none for an experiment that is not there. */
+static void signatures_are_one_per_key_and_replaced(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc"), other = sample_experiment("other");
+    int64_t id = open_experiment(s, &e, false), other_id = open_experiment(s, &other, false);
+    char key_a[65], key_b[65];
+    memset(key_a, 'a', 64), memset(key_b, 'b', 64);
+    key_a[64] = key_b[64] = '\0';
+    store_signature g = {.public_key = key_b, .signature = "sig-b", .text_sha256 = key_a,
+                         .plan_hash = "00000000000000ff", .tool_build = "", .extensions = ""};
+    verdict_error err = {0};
+    assert_int_equal(store_sign_experiment(s, id, &g, &err), 0);
+    g.public_key = key_a, g.signature = "sig-a1";
+    assert_int_equal(store_sign_experiment(s, id, &g, &err), 0);
+    g.signature = "sig-a2", g.tool_build = "0123456789abcdef", g.extensions = "20,40";
+    assert_int_equal(store_sign_experiment(s, id, &g, &err), 0);
+    assert_int_equal(store_sign_experiment(s, id + other_id + 100, &g, &err), -1);
+    signature_list got = {0}, none = {0};
+    assert_int_equal(store_for_each_signature(s, id, collect_signature, &got, &err), 0);
+    assert_int_equal(got.n, 2);
+    assert_string_equal(got.lines[0], "aaaaaaaa sig-a2 aaaaaaaa 00000000000000ff "
+                                      "0123456789abcdef [20,40]");
+    assert_string_equal(got.lines[1], "bbbbbbbb sig-b aaaaaaaa 00000000000000ff  []");
+    assert_int_equal(store_for_each_signature(s, other_id, collect_signature, &none, &err), 0);
+    assert_int_equal(none.n, 0);
+    store_close(s);
+}
+
 /* ---- shared plans ---- */
 
 typedef struct {
@@ -1033,6 +1082,7 @@ size_t store_neutral_tests(struct CMUnitTest *out, size_t capacity,
         NEUTRAL(finding_a_missing_experiment_names_those_there),
         NEUTRAL(machines_are_recorded_and_replaced_whole),
         NEUTRAL(extensions_grow_and_come_back_in_order),
+        NEUTRAL(signatures_are_one_per_key_and_replaced),
         NEUTRAL(blocks_are_claimed_in_plan_order_and_finished),
         NEUTRAL(a_lease_that_runs_out_is_retaken_and_its_finish_lost),
         NEUTRAL(a_block_is_finished_whole_or_not_at_all),
