@@ -88,6 +88,12 @@ static int probe_part(const experiment *e, const char *metric, const perf_counte
 
 int run_counters_check(const experiment *e, verdict_error *err)
 {
+    char path[PATH_MAX];
+    /* a target that reads its own processes' counters (a server) needs valgrind as much */
+    if (!e->target->counters && e->target->counters_key &&
+        e->counters == EXPERIMENT_COUNTERS_VALGRIND &&
+        cachegrind_find_valgrind(path, sizeof path, err) != 0)
+        return error_prefix(err, "counters: valgrind");
     if (!e->target->counters)
         return 0;
     bool valgrind_found = false;
@@ -99,7 +105,6 @@ int run_counters_check(const experiment *e, verdict_error *err)
             metric_counter_parse(em->name, e->counters, &counter, &not_counter) != 0)
             continue; /* a builtin (the loader refused any other name) */
         if (e->counters == EXPERIMENT_COUNTERS_VALGRIND && !valgrind_found) {
-            char path[PATH_MAX];
             if (cachegrind_find_valgrind(path, sizeof path, err) != 0)
                 return error_prefix(err, "metric %s", em->name);
             valgrind_found = true;

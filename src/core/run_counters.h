@@ -25,9 +25,11 @@ typedef enum {
 } run_counters_outcome;
 
 /* Whether this machine can count the experiment's counter metrics, asked before anything is
- * built or run: each perf event opened once (perf_counters_probe's reason; for the PMU's
- * events, the alternative --counters valgrind), or valgrind found (the apt-get line).
- * 0 (also when no metric is a counter), or -1 (ERROR_USAGE). */
+ * built or run: each perf event opened once (perf_counters_probe's reason, then what would
+ * work: --counters valgrind for the PMU's events where the target has it, ':u' for a kernel
+ * level perf_event_paranoid refuses), or valgrind found (the apt-get line), also for a
+ * target that counts its own processes (a server, counters_key). 0 (also when no metric is a
+ * counter), or -1 (ERROR_USAGE). */
 int run_counters_check(const experiment *e, verdict_error *err);
 
 /* The counting of metrics[0..n)'s counters (the METRIC_COUNTER ones) as how says: perf's

@@ -18,6 +18,7 @@ teardown() {
     [[ "$output" == *"usage: verdict kernel"* ]]
     [[ "$output" == *"--sweep"* ]]
     [[ "$output" == *"--sample-time"* ]]
+    [[ "$output" == *"--metric NAME"*"per call"* ]]
 }
 
 @test "--list names the module's kernels" {
