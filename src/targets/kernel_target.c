@@ -1,5 +1,5 @@
 /* The kernel target: the module loaded once, per point every kernel set up and calibrated
- * (in the first block's order), each sample one batch retaken while the thread was preempted. */
+ * (first block's order), each sample one batch (counters around it) retaken while preempted. */
 #include "targets/kernel_target.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
-/* The kernel target: functions of a shared object (include/verdict/kernel.h) timed
- * in-process, one calibrated batch per sample, as ns_per_call and (with bytes) gbps. */
+/* The kernel target: functions of a shared object (include/verdict/kernel.h) timed in-process,
+ * one calibrated batch per sample, as ns_per_call, (with bytes) gbps, or counters per call. */
 #ifndef VERDICT_TARGETS_KERNEL_TARGET_H
 #define VERDICT_TARGETS_KERNEL_TARGET_H
 

@@ -1,6 +1,5 @@
-/* Counters of the PostgreSQL server during one measured workload: perf's attached to the
- * postmaster just before it (inherited by the backends forked for it), or the server run
- * under Valgrind's callgrind (each backend's file counted from PostgresMain on). */
+/* Counters of a PostgreSQL run: the server's (perf on the postmaster, inherited by its new
+ * backends, or callgrind from PostgresMain on), and pgbench's own on request, apart. */
 #include "targets/postgres_counters.h"
 
 #include <assert.h>
