@@ -413,8 +413,9 @@ static void the_calling_threads_children_are_counted(void **state)
     assert_false(value.partial);
 }
 
-/* Writes to `pages` fresh pages (no huge pages: one fault each) and unmaps them. */
-static void touch_fresh_pages(size_t pages)
+/* Writes to `pages` fresh pages (no huge pages: one fault each; not instrumented, or ASan's
+ * shadow memory would fault too) and unmaps them. */
+__attribute__((no_sanitize_address)) static void touch_fresh_pages(size_t pages)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     volatile char *memory = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
