@@ -68,9 +68,19 @@ static void describe_alternative(const experiment *e, const perf_counters_spec *
                  "exactly under cachegrind", event);
 }
 
+/* Whether the user-space count of a hardware event whose kernel level perf_event_paranoid
+ * refused (its reason offers ':u') can be had here: not without a PMU, nor where the level
+ * forbids every event. */
+static bool user_level_countable(const perf_counters_spec *part)
+{
+    perf_counters_spec user = {part->event, PERF_COUNTERS_USER};
+    verdict_error ignored = {0};
+    return perf_counters_probe(&user, &ignored) == 0;
+}
+
 /* A refused event with the way out: a software event's reason, and a kernel level refused by
- * perf_event_paranoid (whose reason offers ':u' and the sysctl), already say what would work;
- * any other hardware event's is followed by what counts without a PMU. */
+ * perf_event_paranoid (whose reason offers ':u' and the sysctl) where ':u' counts, already say
+ * what would work; any other hardware event's is followed by what counts without a PMU. */
 static int probe_part(const experiment *e, const char *metric, const perf_counters_spec *part,
                       verdict_error *err)
 {
@@ -78,12 +88,14 @@ static int probe_part(const experiment *e, const char *metric, const perf_counte
         return 0;
     bool kernel_refused = (part->scope & PERF_COUNTERS_KERNEL) != 0 &&
                           strstr(err->message, "with ':u'") != NULL;
-    if (!part->event->hardware || kernel_refused)
+    if (!part->event->hardware || (kernel_refused && user_level_countable(part)))
         return error_prefix(err, "metric %s", metric);
     verdict_error why = *err;
     char alternative[512];
     describe_alternative(e, part, alternative, sizeof alternative);
-    return error_set(err, why.kind, "metric %s: %s; %s", metric, why.message, alternative);
+    return error_set(err, why.kind, "metric %s: %s%s; %s", metric, why.message,
+                     kernel_refused ? " (which cannot be counted here either)" : "",
+                     alternative);
 }
 
 int run_counters_check(const experiment *e, verdict_error *err)
