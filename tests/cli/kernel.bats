@@ -256,9 +256,11 @@ samples() {
            | .verdict == "worse" and .estimate > 1.96 and .estimate < 2.04' "$DATA/c.json"
     # task-clock (ns per call) over the batch's calls is the batch's CPU time, its `user`
     # (the thread's CPU clock around the same calls): never less (its span holds the timed
-    # one), and more only by what the VM's clock adds (up to 4% here on a busy machine)
+    # one), more by what the VM's clock adds (the time a busy host took from the thread:
+    # 4% of a sample here, 56% of a 4 ms span under a load of 24), so only the median is
+    # bounded above, loosely: a count not divided by the calls would be thousands of times
     jq -e '[.samples[] | .metrics | (.["task-clock"] * .wall / .ns_per_call) / .user]
-           | all(. > 0.97 and . < 1.25) and (sort | .[length / 2 | floor] < 1.1)' "$DATA/c.json"
+           | all(. > 0.97) and (sort | .[length / 2 | floor] < 2)' "$DATA/c.json"
 }
 
 @test "a hardware counter without a PMU stops before anything runs, exit 2; counted per call with one" {

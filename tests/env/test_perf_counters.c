@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "env/perf_counters.h"
+#include "counters_testing.h"
 
 extern char **environ;
 
@@ -180,21 +181,6 @@ static void refusals_say_why_and_what_to_do(void **state)
     assert_non_null(strstr(err.message, "cannot be read"));
     assert_int_equal(perf_counters_refusal(&faults, EMFILE, 2, true, &err), -1);
     assert_true(error_is(&err, ERROR_INTERNAL));
-}
-
-/* Where perf_event_open is forbidden altogether (perf_event_paranoid 3 for a user, a
- * container's seccomp profile), no real count can be tested: said, and skipped (failed in
- * CI, which runs as root on a VM where software events open). */
-static bool counting_forbidden(void)
-{
-    perf_counters_spec clock = spec_of("task-clock");
-    verdict_error err;
-    if (perf_counters_probe(&clock, &err) == 0)
-        return false;
-    if (getenv("VERDICT_CI") != NULL)
-        fail_msg("%s", err.message);
-    print_message("SKIPPED: %s\n", err.message);
-    return true;
 }
 
 static int hardware_present(char *why, size_t len)
@@ -413,20 +399,6 @@ static void the_calling_threads_children_are_counted(void **state)
     assert_false(value.partial);
 }
 
-/* Writes to `pages` fresh pages (no huge pages: one fault each; not instrumented, or ASan's
- * shadow memory would fault too) and unmaps them. */
-__attribute__((no_sanitize_address)) static void touch_fresh_pages(size_t pages)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    volatile char *memory = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(memory != MAP_FAILED);
-    madvise((void *)memory, pages * page, MADV_NOHUGEPAGE);
-    for (size_t i = 0; i < pages; i++)
-        memory[i * page] = 1;
-    munmap((void *)memory, pages * page);
-}
-
 static double thread_seconds(void)
 {
     struct timespec t;
@@ -436,8 +408,8 @@ static double thread_seconds(void)
 
 /* A session opened paused (a kernel's batches) counts the thread's own work between enable
  * and disable only, span after span: each span's page faults are its pages, and its
- * task-clock its CPU time (a group of the two lost 10-55% of it after the first span); what
- * the thread does while disabled is not counted. */
+ * task-clock at least its CPU time (a group of the two lost 10-55% of it after the first
+ * span); what the thread does while disabled is not counted. */
 static void a_paused_session_counts_only_between_enables(void **state)
 {
     (void)state;
@@ -452,12 +424,12 @@ static void a_paused_session_counts_only_between_enables(void **state)
     if (perf_counters_open_paused(specs, 2, &session, &err) != 0)
         fail_msg("%s", err.message);
     for (int span = 0; span < 3; span++) {
-        touch_fresh_pages(PAGES); /* disabled: not counted */
+        assert_true(fresh_pages_touch(PAGES)); /* disabled: not counted */
         assert_int_equal(perf_counters_read(session, now, &err), 0);
         assert_true(now[0].count == last[0].count && now[1].count == last[1].count);
         double begin = thread_seconds();
         assert_int_equal(perf_counters_enable(session, true, &err), 0);
-        touch_fresh_pages(PAGES);
+        assert_true(fresh_pages_touch(PAGES));
         assert_int_equal(perf_counters_enable(session, false, &err), 0);
         double cpu = thread_seconds() - begin;
         assert_int_equal(perf_counters_read(session, now, &err), 0);
@@ -466,9 +438,10 @@ static void a_paused_session_counts_only_between_enables(void **state)
         print_message("span %d: %.0f page faults of %d pages, task-clock %.5f s, CPU %.5f s\n",
                       span, faults, PAGES, clock, cpu);
         assert_true(faults >= PAGES && faults <= PAGES + PAGES / 50);
-        /* never less than the CPU clock between the same calls; more only by what a VM's
-         * clock adds (the time a busy host took from the thread) */
-        assert_true(clock >= 0.97 * cpu - 0.0001 && clock <= 1.25 * cpu + 0.0005);
+        /* never less than the thread's CPU clock between the same calls; more by what a VM's
+         * clock adds, the time a busy host took from the thread (up to 56% of a 4 ms span
+         * here, under a load of 24): no upper bound holds on a busy machine */
+        assert_true(clock >= 0.97 * cpu - 0.0001);
         assert_false(now[0].time_running - last[0].time_running <
                      now[0].time_enabled - last[0].time_enabled);
         memcpy(last, now, sizeof last);

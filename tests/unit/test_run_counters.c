@@ -10,8 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,6 +20,7 @@
 #include "core/run_counters.h"
 #include "core/runner.h"
 #include "core/target.h"
+#include "../env/counters_testing.h"
 
 extern char **environ;
 
@@ -231,12 +230,7 @@ static void without_counters_nothing_is_opened(void **state)
 static void page_faults_are_counted_per_run(void **state)
 {
     (void)state;
-    perf_counters_spec clock = {perf_counters_event_find("task-clock"), PERF_COUNTERS_USER};
-    verdict_error err = {0};
-    if (perf_counters_probe(&clock, &err) != 0) {
-        if (getenv("VERDICT_CI") != NULL)
-            fail_msg("%s", err.message);
-        print_message("SKIPPED: %s\n", err.message);
+    if (counting_forbidden()) {
         skip();
         return;
     }
@@ -270,32 +264,14 @@ static void page_faults_are_counted_per_run(void **state)
 
 static bool valgrind_missing(void);
 
-/* Writes to `pages` fresh pages of the calling thread's own (one fault each; not
- * instrumented, or ASan's shadow memory would fault too). */
-__attribute__((no_sanitize_address)) static void touch_own_pages(size_t pages)
-{
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    volatile char *memory = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    assert_true(memory != MAP_FAILED);
-    madvise((void *)memory, pages * page, MADV_NOHUGEPAGE);
-    for (size_t i = 0; i < pages; i++)
-        memory[i * page] = 1;
-    munmap((void *)memory, pages * page);
-}
-
 /* The thread's own work between start and stop (a kernel's batch), span by span: each span's
  * faults are its pages, what the thread does between spans is not counted, and a ratio's
  * parts are shared. Under valgrind there is no such counting: refused. */
 static void the_threads_own_work_is_counted_between_start_and_stop(void **state)
 {
     (void)state;
-    perf_counters_spec clock = {perf_counters_event_find("task-clock"), PERF_COUNTERS_USER};
     verdict_error err = {0};
-    if (perf_counters_probe(&clock, &err) != 0) {
-        if (getenv("VERDICT_CI") != NULL)
-            fail_msg("%s", err.message);
-        print_message("SKIPPED: %s\n", err.message);
+    if (counting_forbidden()) {
         skip();
         return;
     }
@@ -304,11 +280,11 @@ static void the_threads_own_work_is_counted_between_start_and_stop(void **state)
     run_counters *c = NULL;
     open_counters(names, 3, EXPERIMENT_COUNTERS_PERF, defs, &c);
     for (size_t span = 1; span <= 3; span++) {
-        touch_own_pages(500); /* between spans: not counted */
+        assert_true(fresh_pages_touch(500)); /* between spans: not counted */
         double values[3] = {-1, NAN, NAN};
         char note[512];
         assert_int_equal(run_counters_start(c, &err), 0);
-        touch_own_pages(1000 * span);
+        assert_true(fresh_pages_touch(1000 * span));
         assert_int_equal(run_counters_stop(c, values, note, sizeof note, &err),
                          RUN_COUNTERS_COUNTED);
         print_message("span %zu: %.0f page faults of %zu pages, %.0f in the kernel\n", span,
