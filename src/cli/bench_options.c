@@ -232,15 +232,6 @@ static int apply_running(int opt, const char *arg, bench_settings *s, verdict_er
     return 1;
 }
 
-static int parse_counters(const char *arg, experiment_counters *out, verdict_error *err)
-{
-    if (strcmp(arg, "perf") == 0 || strcmp(arg, "valgrind") == 0) {
-        *out = arg[0] == 'p' ? EXPERIMENT_COUNTERS_PERF : EXPERIMENT_COUNTERS_VALGRIND;
-        return 0;
-    }
-    return error_set(err, ERROR_USAGE, "--counters '%s': perf (the default) or valgrind", arg);
-}
-
 static int apply_option(int opt, const char *arg, void *settings, verdict_error *err)
 {
     bench_settings *s = settings;

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
+#include "common/array.h"
 #include "common/error.h"
 #include "targets/kernel_module.h"
 #include "targets/kernel_target.h"
@@ -25,6 +26,8 @@ typedef struct {
     kernel_line_spec spec;
     bool adaptive, list;
     const char *store_path;
+    const char **metrics;         /* --metric, in order (owned array, borrowed names) */
+    size_t n_metrics, metrics_capacity;
     report_choices report;
     int first_operand;            /* index of the module in argv */
 } kernel_settings;
@@ -37,7 +40,8 @@ const char cmd_kernel_help[] =
     "compares every KERNEL with the first, the baseline. Each kernel's batch size is\n"
     "calibrated so that one sample lasts about --sample-time; then every block takes one\n"
     "sample of each kernel, in a seeded shuffled order. Metrics: ns_per_call (lower is\n"
-    "better) and, when the kernels process bytes, gbps (higher is better).\n"
+    "better) and, when the kernels process bytes, gbps (higher is better); or counters\n"
+    "per call (--metric).\n"
     "\n"
     "running:\n"
     "      --arg TEXT          passed to every kernel's setup (e.g. a buffer size)\n"
@@ -55,6 +59,12 @@ const char cmd_kernel_help[] =
     "      --iterations N      calls per sample, no calibration (e.g. 50000000)\n"
     "  -w, --warmup N          unmeasured samples of each kernel first (default "
     STRINGIFY(DEFAULT_WARMUP) ")\n"
+    "      --metric NAME       ns_per_call, gbps, or a counter counted around each batch\n"
+    "                          on verdict's thread, per call (instructions, task-clock\n"
+    "                          in ns, page-faults; :u, :k, :uk; docs/metrics.md);\n"
+    "                          repeat it for several (default: ns_per_call, gbps)\n"
+    "      --counters HOW      how counters are read: perf only (kernels run inside\n"
+    "                          verdict, never under valgrind)\n"
     "      --seed N            seed of the block orders (default: random, printed)\n"
     "      --store FILE        keep every sample in FILE as it is taken; the same command\n"
     "                          with the same store resumes (verdict report FILE reads it)\n"
@@ -69,8 +79,18 @@ const char cmd_kernel_help[] =
 
 enum {
     OPT_ARG = 1000, OPT_SWEEP, OPT_ADAPTIVE, OPT_MIN_RUNS, OPT_MAX_RUNS, OPT_SAMPLE_TIME,
-    OPT_ITERATIONS, OPT_SEED, OPT_LIST, OPT_STORE, OPT_LOOKS, OPT_SPENDING
+    OPT_ITERATIONS, OPT_SEED, OPT_LIST, OPT_STORE, OPT_LOOKS, OPT_SPENDING, OPT_METRIC,
+    OPT_COUNTERS
 };
+
+static int add_metric(kernel_settings *s, const char *name, verdict_error *err)
+{
+    if (array_reserve((void **)&s->metrics, &s->metrics_capacity, s->n_metrics + 1,
+                      sizeof *s->metrics) != 0)
+        return error_no_memory(err);
+    s->metrics[s->n_metrics++] = name;
+    return 0;
+}
 
 static int parse_iterations(const char *text, uint64_t *out, verdict_error *err)
 {
@@ -107,6 +127,8 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     case OPT_SEED: k->has_seed = true; return parse_u64("--seed", arg, &k->seed, err);
     case OPT_LIST: s->list = true; return 0;
     case OPT_STORE: s->store_path = arg; return 0;
+    case OPT_METRIC: return add_metric(s, arg, err);
+    case OPT_COUNTERS: return parse_counters(arg, &k->counters, err);
     }
     int rc = report_choice_apply(&s->report, opt, arg, err);
     if (rc <= 0)
@@ -165,6 +187,8 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, verdict_
         {"iterations", required_argument, NULL, OPT_ITERATIONS},
         {"warmup", required_argument, NULL, 'w'}, {"seed", required_argument, NULL, OPT_SEED},
         {"list", no_argument, NULL, OPT_LIST}, {"store", required_argument, NULL, OPT_STORE},
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"counters", required_argument, NULL, OPT_COUNTERS},
         REPORT_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
     };
     set_defaults(s);
@@ -181,6 +205,8 @@ static int parse_kernel_args(int argc, char **argv, kernel_settings *s, verdict_
     k->module = argv[optind];
     k->kernels = (const char *const *)argv + optind + 1;
     k->n_kernels = argc > optind ? (size_t)(argc - optind - 1) : 0;
+    k->metrics = s->metrics;
+    k->n_metrics = s->n_metrics;
     k->confidence = s->report.confidence_set ? s->report.confidence : 0.95;
     k->margin = s->report.margin_set ? s->report.margin : 0.01;
     return check_operands(s, argc, err);
@@ -282,13 +308,17 @@ int cmd_kernel(int argc, char **argv)
     kernel_settings settings;
     verdict_error err = {0};
     int parsed = parse_kernel_args(argc, argv, &settings, &err);
+    int rc;
     if (parsed == 1) {
         cli_help_write(cmd_kernel_help, stdout);
-        return EXIT_DONE;
-    }
-    if (parsed != 0) {
+        rc = EXIT_DONE;
+    } else if (parsed != 0) {
         fprintf(stderr, "verdict kernel: %s\n", err.message);
-        return EXIT_USAGE;
+        rc = EXIT_USAGE;
+    } else {
+        rc = settings.list ? list_kernels(argv[settings.first_operand])
+                           : run_kernels(&settings);
     }
-    return settings.list ? list_kernels(argv[settings.first_operand]) : run_kernels(&settings);
+    free(settings.metrics);
+    return rc;
 }

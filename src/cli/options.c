@@ -224,6 +224,15 @@ int parse_duration(const char *option, const char *text, double *out, verdict_er
     return -1;
 }
 
+int parse_counters(const char *text, experiment_counters *out, verdict_error *err)
+{
+    if (strcmp(text, "perf") == 0 || strcmp(text, "valgrind") == 0) {
+        *out = text[0] == 'p' ? EXPERIMENT_COUNTERS_PERF : EXPERIMENT_COUNTERS_VALGRIND;
+        return 0;
+    }
+    return error_set(err, ERROR_USAGE, "--counters '%s': perf (the default) or valgrind", text);
+}
+
 /* The kernel's CPU-list syntax, parsed by env's parser; every CPU must be allowed to us. */
 int parse_pin_option(const char *text, cpu_set_t *out, verdict_error *err)
 {

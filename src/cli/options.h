@@ -14,6 +14,7 @@
 #include "cli/text_options.h"
 #include "common/error.h"
 #include "core/analysis.h"
+#include "core/experiment.h"
 #include "report/report.h"
 
 typedef enum { FAIL_IF_NEVER, FAIL_IF_WORSE, FAIL_IF_NOT_BETTER } fail_if_rule;
@@ -48,6 +49,8 @@ int parse_count(const char *option, const char *text, bool allow_zero, size_t *o
                 verdict_error *err);
 /* "30", "30s", "500ms", "5m", "1h" into seconds. */
 int parse_duration(const char *option, const char *text, double *out, verdict_error *err);
+/* --counters: perf or valgrind. */
+int parse_counters(const char *text, experiment_counters *out, verdict_error *err);
 /* "0", "0-3", "0,2-3" into a CPU set; every CPU must be one verdict may run on. */
 int parse_pin_option(const char *text, cpu_set_t *out, verdict_error *err);
 

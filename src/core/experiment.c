@@ -198,6 +198,9 @@ static int top_counters(experiment_loader *l, const yaml_field *f, void *target)
     int which;
     if (yaml_choice(&l->r, f, names, ARRAY_SIZE(names), &which) != 0)
         return -1;
+    if (which == EXPERIMENT_COUNTERS_VALGRIND && l->e->target->no_valgrind != NULL)
+        return yaml_fail_field(&l->r, f, "'counters: valgrind' with 'target: %s': %s",
+                               l->e->target->name, l->e->target->no_valgrind);
     ((experiment *)target)->counters = (experiment_counters)which;
     ((experiment *)target)->counters_given = true;
     return 0;

@@ -110,8 +110,9 @@ static int check_counter(experiment_loader *l, struct fy_node *where, const char
         return yaml_fail(&l->r, where, "metric '%s': %s", name, why.message);
     char counters[512];
     perf_counters_names(counters, sizeof counters);
-    return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s; counters: %s; or give "
-                     "a 'regex' to extract it)", name, builtins, counters);
+    return yaml_fail(&l->r, where, "unknown metric '%s' (builtins: %s; counters: %s%s)", name,
+                     builtins, counters,
+                     l->e->target->regex_metrics ? "; or give a 'regex' to extract it" : "");
 }
 
 static int check_metric(experiment_loader *l, struct fy_node *where, metric_draft *m)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -32,7 +33,11 @@ struct run_counters {
     perf_counters_spec specs[MAX_PARTS];          /* perf */
     const cachegrind_count *counts[MAX_PARTS];    /* valgrind */
     size_t n_parts;
-    perf_counters_session *session;               /* between begin and end (perf) */
+    perf_counters_session *session;               /* between begin and end (perf), or from
+                                                     the first start on (paused) */
+    bool paused;                                  /* counting the thread's own work */
+    pid_t thread;                                 /* paused: the thread counted */
+    perf_counters_value last[MAX_PARTS];          /* paused: the readings at the last stop */
     cachegrind_options options;
     char valgrind[PATH_MAX];
     char dir[PATH_MAX];                           /* between begin and end (valgrind) */
@@ -41,22 +46,66 @@ struct run_counters {
 
 /* ---- before anything runs ---- */
 
-/* A hardware event the machine cannot count has an alternative that needs no PMU. */
-static int probe_part(const char *metric, const perf_counters_spec *part, verdict_error *err)
+/* What would count a hardware event this machine refuses, after the reason: cachegrind counts
+ * user space only, so a kernel level is offered as ':u' there; a target that cannot run under
+ * valgrind (a kernel, inside verdict) says so instead. */
+static void describe_alternative(const experiment *e, const perf_counters_spec *part,
+                                 char *out, size_t len)
+{
+    const char *event = part->event->name;
+    if (e->target->no_valgrind != NULL)
+        snprintf(out, len, "'target: %s' has no --counters valgrind: %s", e->target->name,
+                 e->target->no_valgrind);
+    else if (cachegrind_count_find(event) == NULL)
+        snprintf(out, len, "--counters valgrind ('counters: valgrind' in a file) counts "
+                 "instructions exactly under cachegrind, but no %s", event);
+    else if (part->scope != PERF_COUNTERS_USER)
+        snprintf(out, len, "--counters valgrind ('counters: valgrind' in a file) counts "
+                 "%s:u exactly under cachegrind: user space only, it cannot see the kernel",
+                 event);
+    else
+        snprintf(out, len, "--counters valgrind ('counters: valgrind' in a file) counts %s "
+                 "exactly under cachegrind", event);
+}
+
+/* Whether the user-space count of a hardware event whose kernel level perf_event_paranoid
+ * refused (its reason offers ':u') can be had here: not without a PMU, nor where the level
+ * forbids every event. */
+static bool user_level_countable(const perf_counters_spec *part)
+{
+    perf_counters_spec user = {part->event, PERF_COUNTERS_USER};
+    verdict_error ignored = {0};
+    return perf_counters_probe(&user, &ignored) == 0;
+}
+
+/* A refused event with the way out: a software event's reason, and a kernel level refused by
+ * perf_event_paranoid (whose reason offers ':u' and the sysctl) where ':u' counts, already say
+ * what would work; any other hardware event's is followed by what counts without a PMU. */
+static int probe_part(const experiment *e, const char *metric, const perf_counters_spec *part,
+                      verdict_error *err)
 {
     if (perf_counters_probe(part, err) == 0)
         return 0;
-    if (!part->event->hardware || cachegrind_count_find(part->event->name) == NULL ||
-        strstr(err->message, "--counters valgrind") != NULL)
+    bool kernel_refused = (part->scope & PERF_COUNTERS_KERNEL) != 0 &&
+                          strstr(err->message, "with ':u'") != NULL;
+    if (!part->event->hardware || (kernel_refused && user_level_countable(part)))
         return error_prefix(err, "metric %s", metric);
     verdict_error why = *err;
-    return error_set(err, why.kind, "metric %s: %s; --counters valgrind ('counters: valgrind' "
-                     "in a file) counts %s exactly under cachegrind", metric, why.message,
-                     part->event->name);
+    char alternative[512];
+    describe_alternative(e, part, alternative, sizeof alternative);
+    return error_set(err, why.kind, "metric %s: %s%s; %s", metric, why.message,
+                     kernel_refused ? " (which cannot be counted here either)" : "",
+                     alternative);
 }
 
 int run_counters_check(const experiment *e, verdict_error *err)
 {
+    char path[PATH_MAX];
+    /* a target that reads its own processes' counters (a server) needs valgrind as much */
+    if (!e->target->counters && e->target->counters_key &&
+        e->counters == EXPERIMENT_COUNTERS_VALGRIND &&
+        cachegrind_find_valgrind(path, sizeof path, err) != 0)
+        return error_prefix(err, "counters: valgrind");
     if (!e->target->counters)
         return 0;
     bool valgrind_found = false;
@@ -68,13 +117,12 @@ int run_counters_check(const experiment *e, verdict_error *err)
             metric_counter_parse(em->name, e->counters, &counter, &not_counter) != 0)
             continue; /* a builtin (the loader refused any other name) */
         if (e->counters == EXPERIMENT_COUNTERS_VALGRIND && !valgrind_found) {
-            char path[PATH_MAX];
             if (cachegrind_find_valgrind(path, sizeof path, err) != 0)
                 return error_prefix(err, "metric %s", em->name);
             valgrind_found = true;
         }
         for (size_t i = 0; e->counters == EXPERIMENT_COUNTERS_PERF && i < counter.n_parts; i++)
-            if (probe_part(em->name, &counter.parts[i], err) != 0)
+            if (probe_part(e, em->name, &counter.parts[i], err) != 0)
                 return -1;
     }
     return 0;
@@ -169,7 +217,7 @@ int run_counters_open(const metric_def *metrics, size_t n, experiment_counters h
 int run_counters_begin(run_counters *c, char *const *command, char *const **argv,
                        verdict_error *err)
 {
-    assert(c->session == NULL && c->argv == NULL && c->dir[0] == '\0');
+    assert(c->session == NULL && !c->paused && c->argv == NULL && c->dir[0] == '\0');
     *argv = command;
     if (c->how == EXPERIMENT_COUNTERS_PERF)
         return perf_counters_open(0, c->specs, c->n_parts, &c->session, err);
@@ -200,15 +248,11 @@ static void describe_partial(const run_counters *c, size_t part, const perf_coun
                  100.0 * (double)v->time_running / (double)v->time_enabled);
 }
 
-static int end_perf(run_counters *c, double *values, char *note, size_t note_len,
-                    verdict_error *err)
+/* values[m] of every counter metric from the readings (a partial reading's metrics NaN, the
+ * first named in note): a run_counters_outcome. */
+static int values_of(const run_counters *c, const perf_counters_value *readings, double *values,
+                     char *note, size_t note_len)
 {
-    perf_counters_value readings[MAX_PARTS];
-    int rc = perf_counters_read(c->session, readings, err);
-    perf_counters_close(c->session);
-    c->session = NULL;
-    if (rc != 0)
-        return -1;
     int outcome = RUN_COUNTERS_COUNTED;
     for (size_t i = 0; i < c->n_metrics; i++) {
         const counted_metric *cm = &c->metrics[i];
@@ -226,6 +270,16 @@ static int end_perf(run_counters *c, double *values, char *note, size_t note_len
         outcome = RUN_COUNTERS_PARTIAL;
     }
     return outcome;
+}
+
+static int end_perf(run_counters *c, double *values, char *note, size_t note_len,
+                    verdict_error *err)
+{
+    perf_counters_value readings[MAX_PARTS];
+    int rc = perf_counters_read(c->session, readings, err);
+    perf_counters_close(c->session);
+    c->session = NULL;
+    return rc != 0 ? -1 : values_of(c, readings, values, note, note_len);
 }
 
 static int end_cachegrind(run_counters *c, double *values, char *note, size_t note_len,
@@ -263,6 +317,53 @@ int run_counters_end(run_counters *c, double *values, char *note, size_t note_le
     if (c->how == EXPERIMENT_COUNTERS_PERF)
         return end_perf(c, values, note, note_len, err);
     return end_cachegrind(c, values, note, note_len, err);
+}
+
+/* ---- around pieces of the thread's own work ---- */
+
+static pid_t this_thread(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+int run_counters_start(run_counters *c, verdict_error *err)
+{
+    assert(c->argv == NULL && (c->session == NULL || c->paused));
+    if (c->how != EXPERIMENT_COUNTERS_PERF)
+        return error_set(err, ERROR_INTERNAL, "the thread's own work is counted by perf only");
+    if (c->session == NULL) {
+        if (perf_counters_open_paused(c->specs, c->n_parts, &c->session, err) != 0)
+            return -1;
+        c->paused = true;
+        c->thread = this_thread();
+    }
+    assert(c->thread == this_thread()); /* the counters follow the thread that opened them */
+    return perf_counters_enable(c->session, true, err);
+}
+
+/* The span since the last stop: totals, and the times enabled and running, less the last. */
+static perf_counters_value span_of(const perf_counters_value *now,
+                                   const perf_counters_value *last)
+{
+    return perf_counters_value_of(now->count - last->count,
+                                  now->time_enabled - last->time_enabled,
+                                  now->time_running - last->time_running);
+}
+
+int run_counters_stop(run_counters *c, double *values, char *note, size_t note_len,
+                      verdict_error *err)
+{
+    assert(c->paused && c->session != NULL);
+    perf_counters_value now[MAX_PARTS], span[MAX_PARTS];
+    note[0] = '\0';
+    if (perf_counters_enable(c->session, false, err) != 0 ||
+        perf_counters_read(c->session, now, err) != 0)
+        return -1;
+    for (size_t i = 0; i < c->n_parts; i++) {
+        span[i] = span_of(&now[i], &c->last[i]);
+        c->last[i] = now[i];
+    }
+    return values_of(c, span, values, note, note_len);
 }
 
 void run_counters_close(run_counters *c)

@@ -1,6 +1,6 @@
 /* The counter metrics of a measured run (instructions, page-faults, ipc), counted around it:
- * perf's events opened just before it starts, or the run put under cachegrind; their values
- * from the readings, never scaled. */
+ * perf's events opened just before it starts (or enabled around the thread's own work), or
+ * the run put under cachegrind; their values from the readings, never scaled. */
 #ifndef VERDICT_CORE_RUN_COUNTERS_H
 #define VERDICT_CORE_RUN_COUNTERS_H
 
@@ -25,9 +25,11 @@ typedef enum {
 } run_counters_outcome;
 
 /* Whether this machine can count the experiment's counter metrics, asked before anything is
- * built or run: each perf event opened once (perf_counters_probe's reason; for the PMU's
- * events, the alternative --counters valgrind), or valgrind found (the apt-get line).
- * 0 (also when no metric is a counter), or -1 (ERROR_USAGE). */
+ * built or run: each perf event opened once (perf_counters_probe's reason, then what would
+ * work: --counters valgrind for the PMU's events where the target has it, ':u' for a kernel
+ * level perf_event_paranoid refuses), or valgrind found (the apt-get line), also for a
+ * target that counts its own processes (a server, counters_key). 0 (also when no metric is a
+ * counter), or -1 (ERROR_USAGE). */
 int run_counters_check(const experiment *e, verdict_error *err);
 
 /* The counting of metrics[0..n)'s counters (the METRIC_COUNTER ones) as how says: perf's
@@ -49,6 +51,16 @@ int run_counters_begin(run_counters *c, char *const *command, char *const **argv
  * counted, for the run's warning or failure), or -1 with err when a read failed. */
 int run_counters_end(run_counters *c, double *values, char *note, size_t note_len,
                      verdict_error *err);
+
+/* Counting the calling thread's own work instead of a run it starts (a kernel's batch, run
+ * in-process), perf only: start enables the counters (opened on the thread, disabled, at the
+ * first start) just before the work, stop disables them just after it and sets values[m] of
+ * every counter metric to what the span between the two counted (NaN where a counter ran
+ * only part of it, as run_counters_end). Every start and stop on the thread of the first.
+ * start: 0, or -1 with err; stop: a run_counters_outcome, or -1 with err. */
+int run_counters_start(run_counters *c, verdict_error *err);
+int run_counters_stop(run_counters *c, double *values, char *note, size_t note_len,
+                      verdict_error *err);
 
 void run_counters_close(run_counters *c);
 

@@ -97,6 +97,8 @@ struct target_kind {
     bool measures_processes;     /* a run is a process (rusage kept; under 5 ms: a warning) */
     bool counters;               /* counters may be metrics (instructions, page-faults, ipc),
                                     and `counters: valgrind` chosen (docs/metrics.md) */
+    const char *no_valgrind;     /* with counters: why `counters: valgrind` is refused (the
+                                    run cannot be put under valgrind); NULL: allowed */
     bool counters_key;           /* the top-level `counters:` key chooses how its own counter
                                     metrics are read, although `counters` is false (PostgreSQL
                                     counts its server's processes, not the run) */

@@ -124,6 +124,15 @@ int perf_counters_open(pid_t pid, const perf_counters_spec *specs, size_t n,
  * counted). Read once the children of interest have ended. Groups as perf_counters_open. */
 int perf_counters_attach(pid_t pid, const perf_counters_spec *specs, size_t n,
                          perf_counters_session **out, verdict_error *err);
+/* Opens specs[0..n) on the calling thread, disabled: they count its own work (a kernel's
+ * batch run in-process) only between perf_counters_enable(session, true) and (..., false),
+ * as often as wanted; each read gives the totals of every span counted since the open, and
+ * the times enabled and running over those spans. Groups as perf_counters_open. */
+int perf_counters_open_paused(const perf_counters_spec *specs, size_t n,
+                              perf_counters_session **out, verdict_error *err);
+/* Starts (on) or stops the counting of a session opened paused, each group at once. 0, or -1
+ * (ERROR_INTERNAL) naming the ioctl that failed. */
+int perf_counters_enable(perf_counters_session *session, bool on, verdict_error *err);
 /* True when every kind of event (hardware, software) with more than one member got a group. */
 bool perf_counters_grouped(const perf_counters_session *session);
 /* Reads every counter into values[0..n) (the order of the specs): after the process and

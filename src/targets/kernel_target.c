@@ -1,5 +1,5 @@
 /* The kernel target: the module loaded once, per point every kernel set up and calibrated
- * (in the first block's order), each sample one batch retaken while the thread was preempted. */
+ * (first block's order), each sample one batch (counters around it) retaken while preempted. */
 #include "targets/kernel_target.h"
 
 #include <math.h>
@@ -12,7 +12,9 @@
 #include "common/strbuf.h"
 #include "core/experiment_loader.h"
 #include "core/experiment_writer.h"
+#include "core/metrics.h"
 #include "core/plan_hash.h"
+#include "core/run_counters.h"
 #include "core/runner.h"
 #include "core/schedule.h"
 #include "targets/kernel_module.h"
@@ -44,6 +46,11 @@ struct target {
     size_t retakes, tainted;
     strbuf calls;                /* "point kernel calls" lines for the facts */
     strbuf warnings;             /* long calls, one per line */
+    metric_def *defs;            /* per metric: the counters' (the builtins' are left empty) */
+    run_counters *counters;      /* NULL when no metric is a counter */
+    double *counted;             /* per metric: the last batch's counts */
+    size_t partial_batches;      /* kept samples a counter did not count whole */
+    strbuf first_partial;        /* the first of them, for the warning */
 };
 
 /* ---- experiment files ---- */
@@ -331,19 +338,62 @@ static void kernel_end_point(target *t)
     teardown_point(t);
 }
 
+/* One batch, its counters (when a metric is one) enabled just around it: false when a stop
+ * came before the batch ended; *counted the run_counters_outcome, or -1 with err. */
+static bool counted_batch(target *t, kernel_slot *s, volatile sig_atomic_t *stop,
+                          kernel_timing *timing, char *note, size_t note_len, int *counted,
+                          verdict_error *err)
+{
+    *counted = RUN_COUNTERS_COUNTED;
+    if (t->counters && run_counters_start(t->counters, err) != 0) {
+        *counted = -1;
+        return true;
+    }
+    bool whole = kernel_time_batch_pieces(s->kernel, s->state, s->iterations, s->piece, stop,
+                                          timing);
+    if (t->counters)
+        *counted = run_counters_stop(t->counters, t->counted, note, note_len, err);
+    return whole;
+}
+
+/* A sample's value of metric m: a count per call (a batch's count over its calls; a ratio of
+ * two counts as it is), nanoseconds per call, or gigabytes per second. */
+static double metric_value_of(const target *t, const kernel_slot *s, size_t m, double ns)
+{
+    const metric_def *def = &t->defs[m];
+    if (def->kind == METRIC_COUNTER)
+        return def->counter.derived ? t->counted[m] : t->counted[m] / (double)s->iterations;
+    if (strcmp(t->e->metrics[m].name, "gbps") == 0) /* bytes per nanosecond are GB/s */
+        return s->bytes_per_call ? (double)s->bytes_per_call * (double)s->iterations / ns : NAN;
+    return ns / (double)s->iterations;
+}
+
+/* A kept sample whose counter did not count the whole batch has no value of it (never a
+ * scaled guess); the first is named in the warning that counts them. */
+static void note_partial(target *t, const target_unit *unit, const char *note)
+{
+    if (unit->block < 0 || t->partial_batches++ > 0)
+        return;
+    strbuf_appendf(&t->first_partial, "kernel %s at %s, block %ld: %s",
+                   t->e->variants[unit->variant].name, t->point_id, unit->block, note);
+}
+
 /* A sample that lost the CPU measures the scheduler, not the kernel: it is taken again
  * at once, in the same place of the block. Calibration makes every sample about as long,
  * so every kernel is about as likely to be retaken and the retakes favour none. */
 static int kernel_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
                           target_measurement *out, verdict_error *err)
 {
-    (void)err;
     kernel_slot *s = &t->slots[unit->variant];
     kernel_timing timing;
+    char note[512] = "";
+    int counted = RUN_COUNTERS_COUNTED;
     unsigned retakes = 0;
     for (;; retakes++) {
-        if (!kernel_time_batch_pieces(s->kernel, s->state, s->iterations, s->piece, stop,
-                                      &timing))
+        bool whole = counted_batch(t, s, stop, &timing, note, sizeof note, &counted, err);
+        if (counted < 0)
+            return error_prefix(err, "kernel %s", t->e->variants[unit->variant].name);
+        if (!whole)
             return TARGET_RUN_INTERRUPTED; /* a part of a batch is no sample */
         if (!kernel_timing_preempted(&timing) || retakes == KERNEL_MAX_RETAKES || *stop)
             break;
@@ -357,15 +407,10 @@ static int kernel_measure(target *t, const target_unit *unit, volatile sig_atomi
     if (out->tainted)
         snprintf(out->taint_reason, sizeof out->taint_reason, "preempted in %u tries",
                  retakes + 1);
-    for (size_t m = 0; m < t->e->n_metrics; m++) {
-        const char *name = t->e->metrics[m].name;
-        /* bytes per nanosecond are gigabytes (1e9 B) per second */
-        out->values[m] = strcmp(name, "gbps") == 0
-                             ? (s->bytes_per_call ? (double)s->bytes_per_call *
-                                                        (double)s->iterations / ns
-                                                  : NAN)
-                             : ns / (double)s->iterations;
-    }
+    for (size_t m = 0; m < t->e->n_metrics; m++)
+        out->values[m] = metric_value_of(t, s, m, ns);
+    if (counted == RUN_COUNTERS_PARTIAL)
+        note_partial(t, unit, note);
     if (unit->block >= 0) {
         t->retakes += retakes;
         t->tainted += out->tainted;
@@ -385,6 +430,12 @@ static int kernel_facts(target *t, machine_facts *facts)
         strbuf_append(&t->warnings, strbuf_text(&w));
         strbuf_free(&w);
     }
+    if (t->partial_batches) {
+        strbuf_appendf(&t->warnings, "counter-partial\t\t\t%zu samples had a counter that did "
+                       "not count the whole batch (the first: %s); such a sample has no value "
+                       "of that counter, and its block is left out of that metric's "
+                       "comparison\n", t->partial_batches, strbuf_text(&t->first_partial));
+    }
     if (t->warnings.length)
         rc |= machine_facts_set(facts, "warnings.kernel", strbuf_text(&t->warnings));
     return rc;
@@ -399,7 +450,31 @@ static void kernel_close(target *t)
     kernel_module_close(t->module);
     strbuf_free(&t->calls);
     strbuf_free(&t->warnings);
+    strbuf_free(&t->first_partial);
+    run_counters_close(t->counters);
+    for (size_t m = 0; t->defs && m < t->e->n_metrics; m++)
+        metric_free(&t->defs[m]);
+    free(t->defs);
+    free(t->counted);
     free(t);
+}
+
+/* The counter metrics' definitions (the loader let only the builtins and counters through)
+ * and their counting, on the thread that will run the batches. */
+static int open_counters(target *t, verdict_error *err)
+{
+    const experiment *e = t->e;
+    verdict_error why = {0};
+    t->defs = calloc(e->n_metrics + 1, sizeof *t->defs);
+    t->counted = calloc(e->n_metrics + 1, sizeof *t->counted);
+    if (t->defs == NULL || t->counted == NULL)
+        return error_no_memory(err);
+    for (size_t m = 0; m < e->n_metrics; m++)
+        if (target_find_metric(&kernel_target, e->metrics[m].name) == NULL &&
+            metric_parse(e->metrics[m].name, &t->defs[m], &why) != 0)
+            return error_set(err, ERROR_USAGE, "metric %s: %s", e->metrics[m].name,
+                             why.message);
+    return run_counters_open(t->defs, e->n_metrics, e->counters, &t->counters, err);
 }
 
 static int kernel_open(const experiment *e, const target_settings *s, target **out,
@@ -413,7 +488,8 @@ static int kernel_open(const experiment *e, const target_settings *s, target **o
     }
     t->e = e;
     t->options = options_of(e);
-    if (kernel_module_open(t->options->module, &t->module, err) != 0) {
+    if (open_counters(t, err) != 0 ||
+        kernel_module_open(t->options->module, &t->module, err) != 0) {
         kernel_close(t);
         return -1;
     }
@@ -439,6 +515,7 @@ const target_kind kernel_target = {
     .no_build = "build the module yourself and give it as 'module'",
     .no_source = "build the module yourself and give it as 'module'",
     .no_helpers = "a kernel runs inside verdict: prepare its data in the module's setup",
+    .no_valgrind = KERNEL_NO_VALGRIND,
     .no_process = "a kernel runs inside verdict's own process, which has no environment, "
                   "directory or time limit of its own",
     .begin_file = kernel_begin_file,
@@ -453,6 +530,7 @@ const target_kind kernel_target = {
     .write_variant_keys = kernel_write_variant_keys,
     .metrics = kernel_metrics,
     .n_metrics = ARRAY_SIZE(kernel_metrics),
+    .counters = true,
     .open = kernel_open,
     .facts = kernel_facts,
     .begin_point = kernel_begin_point,
@@ -556,6 +634,28 @@ static int check_writable(const kernel_line_spec *s, verdict_error *err)
     return 0;
 }
 
+/* A --metric (or a default builtin): ns_per_call, gbps, or a counter, counted per call. */
+static int add_line_metric(experiment *e, const char *name, verdict_error *err)
+{
+    const target_metric *builtin = target_find_metric(&kernel_target, name);
+    perf_counters_metric counter;
+    verdict_error why = {0};
+    if (builtin == NULL && metric_counter_parse(name, EXPERIMENT_COUNTERS_PERF, &counter,
+                                                &why) != 0)
+        return error_set(err, ERROR_USAGE, "--metric '%s': expected ns_per_call, gbps or a "
+                         "counter (counted per call): %s", name, why.message);
+    for (size_t m = 0; m < e->n_metrics; m++)
+        if (strcmp(e->metrics[m].name, name) == 0)
+            return error_set(err, ERROR_USAGE, "--metric '%s' is given twice", name);
+    experiment_metric *em = &e->metrics[e->n_metrics];
+    em->higher_is_better = builtin ? builtin->higher_is_better
+                                   : metric_counter_higher_is_better(&counter);
+    if ((em->name = strdup(name)) == NULL)
+        return error_no_memory(err);
+    e->n_metrics++;
+    return 0;
+}
+
 int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *err)
 {
     experiment_init(e);
@@ -566,7 +666,10 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
         return error_set(err, ERROR_USAGE, "--sample-time %s", why.message);
     if (s->iterations && kernel_check_iterations(s->iterations, &why) != 0)
         return error_set(err, ERROR_USAGE, "--iterations %s", why.message);
+    if (s->counters == EXPERIMENT_COUNTERS_VALGRIND)
+        return error_set(err, ERROR_USAGE, "--counters valgrind: %s", KERNEL_NO_VALGRIND);
     e->target = &kernel_target;
+    e->counters = s->counters;
     e->adaptive = s->runs == 0;
     e->repetitions = s->runs;
     e->min_blocks = e->adaptive ? s->min_runs : 0;
@@ -581,7 +684,7 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
     e->path = strdup("command line");
     e->name = strdup("kernel");
     e->variants = calloc(s->n_kernels + 1, sizeof *e->variants);
-    e->metrics = calloc(ARRAY_SIZE(kernel_metrics), sizeof *e->metrics);
+    e->metrics = calloc(s->n_metrics + ARRAY_SIZE(kernel_metrics), sizeof *e->metrics);
     if (!e->path || !e->name || !e->variants || !e->metrics)
         return error_no_memory(err);
     if ((s->sweep && add_sweep(s->sweep, e, err) != 0) || kernel_options_from(s, e, err) != 0)
@@ -595,14 +698,12 @@ int kernel_experiment(const kernel_line_spec *s, experiment *e, verdict_error *e
             return error_no_memory(err);
         }
     }
-    for (size_t m = 0; m < ARRAY_SIZE(kernel_metrics); m++, e->n_metrics++) {
-        e->metrics[m].name = strdup(kernel_metrics[m].name);
-        e->metrics[m].higher_is_better = kernel_metrics[m].higher_is_better;
-        if (e->metrics[m].name == NULL) {
-            e->n_metrics++;
-            return error_no_memory(err);
-        }
-    }
+    for (size_t m = 0; m < s->n_metrics; m++)
+        if (add_line_metric(e, s->metrics[m], err) != 0)
+            return -1;
+    for (size_t m = 0; s->n_metrics == 0 && m < ARRAY_SIZE(kernel_metrics); m++)
+        if (add_line_metric(e, kernel_metrics[m].name, err) != 0)
+            return -1;
     return experiment_set_written_text(e) == 0 ? 0 : error_set(err, ERROR_INTERNAL,
                                                                 "out of memory");
 }

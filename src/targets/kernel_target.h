@@ -1,5 +1,5 @@
-/* The kernel target: functions of a shared object (include/verdict/kernel.h) timed
- * in-process, one calibrated batch per sample, as ns_per_call and (with bytes) gbps. */
+/* The kernel target: functions of a shared object (include/verdict/kernel.h) timed in-process,
+ * one calibrated batch per sample, as ns_per_call, (with bytes) gbps, or counters per call. */
 #ifndef VERDICT_TARGETS_KERNEL_TARGET_H
 #define VERDICT_TARGETS_KERNEL_TARGET_H
 
@@ -14,6 +14,11 @@
 extern const target_kind kernel_target;
 
 #define KERNEL_DEFAULT_SAMPLE_SECONDS 0.010
+
+/* Why a kernel's counters are perf's only (target_kind's no_valgrind). */
+#define KERNEL_NO_VALGRIND "a kernel runs inside verdict's own process, which verdict does not " \
+    "put under valgrind; its counters are perf's: task-clock and page-faults anywhere, " \
+    "instructions where the machine has a PMU"
 
 /* The target's keys: `kernel: {module, sample_time, iterations, arg}`. */
 typedef struct {
@@ -40,6 +45,9 @@ typedef struct {
     uint64_t seed;
     bool has_seed;               /* false: the caller settles one before running */
     double confidence, margin;
+    const char *const *metrics;  /* --metric: builtins or counters, per call; NULL: the builtins */
+    size_t n_metrics;
+    experiment_counters counters; /* --counters: perf only (KERNEL_NO_VALGRIND) */
 } kernel_line_spec;
 
 /* The bounds of `sample_time` (above 0, at most KERNEL_MAX_SAMPLE_SECONDS) and of

@@ -1,6 +1,5 @@
-/* Counters of the PostgreSQL server during one measured workload: perf's attached to the
- * postmaster just before it (inherited by the backends forked for it), or the server run
- * under Valgrind's callgrind (each backend's file counted from PostgresMain on). */
+/* Counters of a PostgreSQL run: the server's (perf on the postmaster, inherited by its new
+ * backends, or callgrind from PostgresMain on), and pgbench's own on request, apart. */
 #include "targets/postgres_counters.h"
 
 #include <assert.h>
@@ -100,13 +99,32 @@ static bool every_server_without_autovacuum(const experiment *e, const postgres_
     return true;
 }
 
-/* One metric against the mode and the workload; 1 when it is a counter metric. */
+/* pgbench's own count (pgbench.instructions/tx), asked for: counted by perf around pgbench,
+ * which a 'queries' workload does not run; 2, or -1. */
+static int check_client_metric(experiment_loader *l, const postgres_options *pg,
+                               const char *name)
+{
+    struct fy_node *where = loader_target_node(l);
+    if (pg->n_queries > 0)
+        return yaml_fail(loader_reader(l), where, "metric '%s' counts pgbench, and a 'queries' "
+                         "workload runs no pgbench (verdict sends the queries itself)", name);
+    if (pg->counters == PG_COUNTERS_VALGRIND)
+        return yaml_fail(loader_reader(l), where, "metric '%s': pgbench's own counts are "
+                         "perf's, and 'counters: valgrind' counts the server only (pgbench "
+                         "waiting on a server under valgrind is no measure of pgbench)", name);
+    return 2;
+}
+
+/* One metric against the mode and the workload; 1 when it is a counter metric of the
+ * server, 2 when one of pgbench (PG_CLIENT_PREFIX). */
 static int check_metric(experiment_loader *l, const postgres_options *pg, const char *name)
 {
     char event[64];
     pg_counter_per per;
     bool valgrind = pg->counters == PG_COUNTERS_VALGRIND;
     struct fy_node *where = loader_target_node(l);
+    if (postgres_client_metric(name, event, sizeof event, &per))
+        return check_client_metric(l, pg, name);
     if (!postgres_counter_metric(name, event, sizeof event, &per))
         return valgrind ? yaml_fail(loader_reader(l), where, "metric '%s' with 'counters: "
                                     "valgrind': the server runs under valgrind, tens of times "
@@ -161,18 +179,19 @@ int postgres_finish_counters(experiment_loader *l)
     postgres_options *pg = postgres_options_of(e);
     pg->counters = e->counters == EXPERIMENT_COUNTERS_VALGRIND ? PG_COUNTERS_VALGRIND
                                                                : PG_COUNTERS_NONE;
-    size_t counted = 0;
+    size_t counted = 0, client = 0;
     for (size_t m = 0; m < e->n_metrics; m++) {
         int one = check_metric(l, pg, e->metrics[m].name);
         if (one < 0)
             return -1;
-        counted += (size_t)one;
+        counted += one == 1;
+        client += one == 2;
     }
-    if (counted == 0 && e->counters_given)
+    if (counted == 0 && client == 0 && e->counters_given)
         return yaml_fail(loader_reader(l), loader_target_node(l), "'counters' says how the "
                          "server's counter metrics are read, and none is measured: add one, "
                          "e.g. metrics: [instructions/tx]");
-    if (counted == 0)
+    if (counted == 0) /* pgbench's own counts need no server of verdict's */
         return 0;
     if (pg->counters == PG_COUNTERS_NONE)
         pg->counters = PG_COUNTERS_PERF;
@@ -191,6 +210,15 @@ void postgres_describe_plan(const experiment *e, strbuf *out)
                        "backend counted from PostgresMain on): much slower, tens of times "
                        "(pgbench -S -c 1 -t 20 took 6-9 s a run here, a server's start a "
                        "few seconds more); only counts are measured\n");
+    bool client = false;
+    for (size_t m = 0; m < e->n_metrics && !client; m++) {
+        char event[64];
+        pg_counter_per per;
+        client = postgres_client_metric(e->metrics[m].name, event, sizeof event, &per);
+    }
+    if (client)
+        strbuf_appendf(out, "  counters: perf's of pgbench itself (its %s* metrics), around "
+                       "each run, apart from the server's\n", PG_CLIENT_PREFIX);
 }
 
 /* ---- opening ---- */
@@ -487,5 +515,104 @@ double pg_counting_value(const pg_counting *c, const char *metric, long transact
     for (size_t i = 0; i < c->n; i++)
         if (strcmp(c->events[i]->name, event) == 0)
             return (double)c->totals[i] / divisor;
+    return NAN;
+}
+
+/* ---- pgbench's own counts, on request ---- */
+
+bool postgres_client_metric(const char *metric, char *event, size_t len, pg_counter_per *per)
+{
+    size_t prefix = strlen(PG_CLIENT_PREFIX);
+    return strncmp(metric, PG_CLIENT_PREFIX, prefix) == 0 &&
+           postgres_counter_metric(metric + prefix, event, len, per) && *per != PG_PER_QUERY;
+}
+
+/* The pgbench.* metrics of e, each as the counter of its event; 0, or -1. */
+static int client_metrics(pg_client_counting *c, const experiment *e, verdict_error *err)
+{
+    c->defs = calloc(e->n_metrics + 1, sizeof *c->defs);
+    c->metric = calloc(e->n_metrics + 1, sizeof *c->metric);
+    c->per = calloc(e->n_metrics + 1, sizeof *c->per);
+    c->values = calloc(e->n_metrics + 1, sizeof *c->values);
+    if (!c->defs || !c->metric || !c->per || !c->values)
+        return error_no_memory(err);
+    for (size_t m = 0; m < e->n_metrics; m++) {
+        char event[64];
+        pg_counter_per per;
+        if (!postgres_client_metric(e->metrics[m].name, event, sizeof event, &per))
+            continue;
+        verdict_error why = {0};
+        metric_def *def = &c->defs[c->n];
+        if (metric_parse(event, def, &why) != 0)
+            return error_set(err, ERROR_INTERNAL, "metric %s: %s", e->metrics[m].name,
+                             why.message);
+        c->metric[c->n] = m;
+        c->per[c->n++] = per;
+        assert(def->kind == METRIC_COUNTER);
+    }
+    return 0;
+}
+
+/* Probed here, before any template is made, as the server's: a machine that cannot count
+ * stops at once. */
+static int probe_client(const pg_client_counting *c, const experiment *e, verdict_error *err)
+{
+    for (size_t k = 0; k < c->n; k++) {
+        const perf_counters_spec *spec = &c->defs[k].counter.parts[0];
+        verdict_error why = {0};
+        if (perf_counters_probe(spec, &why) != 0)
+            return error_set(err, why.kind, "metric %s: %s (pgbench's own counts are perf's "
+                             "only)", e->metrics[c->metric[k]].name, why.message);
+    }
+    return 0;
+}
+
+int pg_client_open(pg_client_counting *c, const experiment *e, verdict_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (client_metrics(c, e, err) != 0 || probe_client(c, e, err) != 0)
+        return -1;
+    return c->n == 0 ? 0 : run_counters_open(c->defs, c->n, EXPERIMENT_COUNTERS_PERF,
+                                             &c->counters, err);
+}
+
+void pg_client_close(pg_client_counting *c)
+{
+    run_counters_close(c->counters);
+    for (size_t k = 0; c->defs && k < c->n; k++)
+        metric_free(&c->defs[k]);
+    free(c->defs);
+    free(c->metric);
+    free(c->per);
+    free(c->values);
+    memset(c, 0, sizeof *c);
+}
+
+bool pg_client_active(const pg_client_counting *c)
+{
+    return c->counters != NULL;
+}
+
+int pg_client_begin(pg_client_counting *c, char *const *argv, verdict_error *err)
+{
+    char *const *counted;
+    if (run_counters_begin(c->counters, argv, &counted, err) != 0)
+        return -1;
+    assert(counted == argv); /* perf's: pgbench itself runs, not a wrapper */
+    return 0;
+}
+
+int pg_client_end(pg_client_counting *c, char *note, size_t note_len, verdict_error *err)
+{
+    return run_counters_end(c->counters, c->values, note, note_len, err);
+}
+
+double pg_client_value(const pg_client_counting *c, size_t metric, long transactions)
+{
+    for (size_t k = 0; k < c->n; k++)
+        if (c->metric[k] == metric)
+            return c->per[k] == PG_PER_TX
+                       ? (transactions > 0 ? c->values[k] / (double)transactions : NAN)
+                       : c->values[k];
     return NAN;
 }

@@ -116,8 +116,10 @@ double postgres_query_value(const postgres_options *pg, const char *name,
 /* postgres_counters.c: the server's counters during the measured workload (docs/postgres.md,
  * "Counters of the server") */
 /* The counter metrics: every perf name plain (the run's total), per transaction ("/tx") and
- * per query ("/query"). */
-#define POSTGRES_COUNTER_METRIC(name) {name, false}, {name "/tx", false}, {name "/query", false}
+ * per query ("/query") of the server; and pgbench's own, on request ("pgbench." before the
+ * name: a run's total or per transaction). */
+#define POSTGRES_COUNTER_METRIC(name) {name, false}, {name "/tx", false}, {name "/query", false}, \
+    {"pgbench." name, false}, {"pgbench." name "/tx", false}
 /* At the file's end: the counting mode chosen, and the metrics, workload and variants
  * checked against it. */
 int postgres_finish_counters(experiment_loader *l);

@@ -72,6 +72,7 @@ struct target {
     bool pin_client, pin_server;
     char client_cpu_list[64], server_cpu_list[64];
     pg_counting counting;        /* the server's counters, when a metric asks */
+    pg_client_counting client;   /* pgbench's own, when a pgbench.* metric asks */
 };
 
 static bool is_percentile(const char *name)
@@ -428,9 +429,10 @@ static int percentile_metric(const target *t, const char *name, double *value, v
     return 0;
 }
 
-static int pgbench_metric(const target *t, const char *name, const run_result *run,
-                          double *value, verdict_error *err)
+static int pgbench_metric(const target *t, size_t m, const run_result *run, double *value,
+                          verdict_error *err)
 {
+    const char *name = t->e->metrics[m].name;
     if (is_percentile(name))
         return percentile_metric(t, name, value, err);
     pgbench_result r;
@@ -439,6 +441,13 @@ static int pgbench_metric(const target *t, const char *name, const run_result *r
         return error_prefix(err, "pgbench output");
     char event[64];
     pg_counter_per per;
+    if (postgres_client_metric(name, event, sizeof event, &per)) {
+        /* NaN also when its counter ran part of the run: the sample is marked, not failed */
+        *value = pg_client_value(&t->client, m, r.transactions_processed);
+        return per != PG_PER_TX || r.transactions_processed > 0
+                   ? 0 : error_set(err, ERROR_USAGE, "%s: pgbench printed no number of "
+                                   "transactions processed", name);
+    }
     bool counter = postgres_counter_metric(name, event, sizeof event, &per);
     *value = counter ? pg_counting_value(&t->counting, name, r.transactions_processed, 0)
              : strcmp(name, "tps") == 0 ? r.tps : r.latency_average_ms;
@@ -459,7 +468,7 @@ static int read_metrics(const target *t, const run_result *run, double *values, 
         values[m] = NAN;
         int one = t->process_metric[m]
                       ? metric_value(&t->metrics[m], run, &values[m], why)
-                      : pgbench_metric(t, t->e->metrics[m].name, run, &values[m], why);
+                      : pgbench_metric(t, m, run, &values[m], why);
         if (one != 0 && rc == 0)
             rc = -1; /* the first reason is kept */
     }
@@ -595,6 +604,25 @@ static int measure_queries(target *t, pg_server *s, volatile sig_atomic_t *stop,
     return status;
 }
 
+/* pgbench's run, its own counters around it when a pgbench.* metric asks (*client: what
+ * they counted, a run_counters_outcome); -1 with err when it could not be run or counted. */
+static int run_pgbench(target *t, const target_unit *unit, run_request *request,
+                       volatile sig_atomic_t *stop, run_result *result, target_measurement *out,
+                       int *client, char *note, size_t note_len, verdict_error *err)
+{
+    bool counted = pg_client_active(&t->client);
+    if (counted && pg_client_begin(&t->client, request->argv, err) != 0)
+        return -1;
+    int ran = process_runner_measure(&t->runner, request, unit->seq, stop, result, out, err);
+    verdict_error why = {0};
+    *client = counted ? pg_client_end(&t->client, note, note_len, &why) : RUN_COUNTERS_COUNTED;
+    if (ran == 0 && *client < 0) {
+        run_result_free(result);
+        return error_copy(err, &why);
+    }
+    return ran;
+}
+
 static int postgres_measure(target *t, const target_unit *unit, volatile sig_atomic_t *stop,
                             target_measurement *out, verdict_error *err)
 {
@@ -626,7 +654,10 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
     }
     request.argv = s->run_argv.words;
     run_result result;
-    int ran = process_runner_measure(&t->runner, &request, unit->seq, stop, &result, out, err);
+    char note[512] = "";
+    int client = RUN_COUNTERS_COUNTED;
+    int ran = run_pgbench(t, unit, &request, stop, &result, out, &client, note, sizeof note,
+                          err);
     bool ended = ran == 0 && !result.interrupted && !result.timed_out && result.exit_code == 0;
     bool counted = count_server(t, s, ended ? TARGET_MEASURED : TARGET_RUN_FAILED, out) == 0;
     if (t->pg->fresh == PG_FRESH_RUN)
@@ -647,6 +678,10 @@ static int postgres_measure(target *t, const target_unit *unit, volatile sig_ato
     else if (!read)
         status = TARGET_RUN_FAILED, snprintf(out->failure, sizeof out->failure, "%s: %s", what,
                                              why.message);
+    if (status == TARGET_MEASURED && client == RUN_COUNTERS_PARTIAL && !out->tainted) {
+        out->tainted = true;
+        snprintf(out->taint_reason, sizeof out->taint_reason, "pgbench's counter: %.70s", note);
+    }
     run_result_free(&result);
     return status;
 }
@@ -726,6 +761,7 @@ static void postgres_close(target *t)
     free(t->init_variables);
     process_runner_close(&t->runner);
     pg_counting_close(&t->counting);
+    pg_client_close(&t->client);
     free(t);
 }
 
@@ -752,6 +788,8 @@ static int postgres_open(const experiment *e, const target_settings *s, target *
     int rc = process_metric_defs(e, t->metrics, t->process_metric, err);
     if (rc == 0) /* before the templates: a machine that cannot count stops at once */
         rc = pg_counting_open(&t->counting, e, err);
+    if (rc == 0)
+        rc = pg_client_open(&t->client, e, err);
     if (rc == 0)
         rc = process_runner_open(&t->runner, s, e->seed, true, err);
     if (rc == 0)

@@ -132,6 +132,43 @@ needs_valgrind() {
     [[ "$output" == *"e.yaml:2:11: metric 'page-faults:x': "*"unknown modifier ':x'"* ]]
 }
 
+# Would catch: a refused kernel level sent to --counters valgrind, which refuses any :k too,
+# or ':u' offered alone where it cannot be counted either (no PMU): then valgrind's count of
+# user space is the way out.
+@test "a kernel level refused by perf_event_paranoid offers ':u' and the sysctl, not valgrind's :uk" {
+    command -v jq > /dev/null || skip "jq is not installed"
+    paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+    [ "$paranoid" -ge 2 ] || skip "perf_event_paranoid is $paranoid: kernel levels are allowed"
+    as_user=()
+    if [ "$(id -u)" -eq 0 ]; then # root passes the check: ask as nobody
+        command -v setpriv > /dev/null || skip "setpriv is not installed"
+        as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    fi
+    cd /
+    run "${as_user[@]}" "$VERDICT" --metric instructions:uk -r 2 "$SPIN 1" "$SPIN 2"
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"cannot count 'instructions:uk': /proc/sys/kernel/perf_event_paranoid is $paranoid"* ]]
+    [[ "$output" == *"sysctl kernel.perf_event_paranoid=1, or count user space only with ':u'"* ]]
+    if has_pmu; then # ':u' counts here, unless a level above 2 forbids every event
+        [ "$paranoid" -gt 2 ] || [[ "$output" != *"valgrind"* ]]
+    else
+        [[ "$output" == *"with ':u' (which cannot be counted here either); --counters valgrind ('counters: valgrind' in a file) counts instructions:u exactly under cachegrind: user space only"* ]]
+    fi
+}
+
+# Would catch: valgrind offered for a kernel level it cannot count, without saying it counts
+# user space only.
+@test "without a PMU, a refused :uk count offers valgrind's count of user space" {
+    command -v jq > /dev/null || skip "jq is not installed"
+    has_pmu && skip "this machine counts instructions"
+    run "$VERDICT" --metric instructions:uk -r 2 "$SPIN 1" "$SPIN 2"
+    echo "$output"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"no hardware performance counters"* ]]
+    [[ "$output" == *"--counters valgrind ('counters: valgrind' in a file) counts instructions:u exactly under cachegrind: user space only"* ]]
+}
+
 @test "without valgrind, --counters valgrind gives the apt-get line and runs nothing" {
     mkdir empty
     PATH="$DATA/empty" run "$VERDICT" --counters valgrind -r 2 /bin/sh /bin/sh

@@ -13,11 +13,13 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "env/perf_counters.h"
+#include "counters_testing.h"
 
 extern char **environ;
 
@@ -160,7 +162,8 @@ static void refusals_say_why_and_what_to_do(void **state)
     assert_true(error_is(&err, ERROR_USAGE));
     assert_non_null(strstr(err.message, "'instructions:u'"));
     assert_non_null(strstr(err.message, "no hardware performance counters"));
-    assert_non_null(strstr(err.message, "use --counters valgrind for exact instruction counts"));
+    /* the way out depends on the target (core/run_counters.c says it): not here */
+    assert_null(strstr(err.message, "valgrind"));
     assert_int_equal(perf_counters_refusal(&instructions, EOPNOTSUPP, 2, false, &err), -1);
     assert_non_null(strstr(err.message, "no hardware performance counters"));
     assert_int_equal(perf_counters_refusal(&instructions, ENOENT, 2, true, &err), -1);
@@ -180,21 +183,6 @@ static void refusals_say_why_and_what_to_do(void **state)
     assert_true(error_is(&err, ERROR_INTERNAL));
 }
 
-/* Where perf_event_open is forbidden altogether (perf_event_paranoid 3 for a user, a
- * container's seccomp profile), no real count can be tested: said, and skipped (failed in
- * CI, which runs as root on a VM where software events open). */
-static bool counting_forbidden(void)
-{
-    perf_counters_spec clock = spec_of("task-clock");
-    verdict_error err;
-    if (perf_counters_probe(&clock, &err) == 0)
-        return false;
-    if (getenv("VERDICT_CI") != NULL)
-        fail_msg("%s", err.message);
-    print_message("SKIPPED: %s\n", err.message);
-    return true;
-}
-
 static int hardware_present(char *why, size_t len)
 {
     perf_counters_spec instructions = spec_of("instructions"), clock = spec_of("task-clock:u");
@@ -207,7 +195,7 @@ static int hardware_present(char *why, size_t len)
 }
 
 /* Where the PMU is missing (and task-clock:u, with the same permissions, opens), the reason
- * is the missing PMU and the way out is valgrind. Skipped, visibly, where counters exist. */
+ * is the missing PMU. Skipped, visibly, where counters exist. */
 static void without_a_pmu_the_probe_says_so(void **state)
 {
     (void)state;
@@ -223,7 +211,6 @@ static void without_a_pmu_the_probe_says_so(void **state)
     }
     print_message("probe of instructions:u: %s\n", why);
     assert_non_null(strstr(why, "no hardware performance counters"));
-    assert_non_null(strstr(why, "--counters valgrind"));
 }
 
 static void measure(const char *const *argv, const perf_counters_spec *specs, size_t n,
@@ -412,6 +399,56 @@ static void the_calling_threads_children_are_counted(void **state)
     assert_false(value.partial);
 }
 
+static double thread_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A session opened paused (a kernel's batches) counts the thread's own work between enable
+ * and disable only, span after span: each span's page faults are its pages, and its
+ * task-clock at least its CPU time (a group of the two lost 10-55% of it after the first
+ * span); what the thread does while disabled is not counted. */
+static void a_paused_session_counts_only_between_enables(void **state)
+{
+    (void)state;
+    if (counting_forbidden()) {
+        skip();
+        return;
+    }
+    perf_counters_spec specs[] = {spec_of("page-faults"), spec_of("task-clock")};
+    perf_counters_session *session;
+    perf_counters_value last[2] = {{0}}, now[2];
+    verdict_error err;
+    if (perf_counters_open_paused(specs, 2, &session, &err) != 0)
+        fail_msg("%s", err.message);
+    for (int span = 0; span < 3; span++) {
+        assert_true(fresh_pages_touch(PAGES)); /* disabled: not counted */
+        assert_int_equal(perf_counters_read(session, now, &err), 0);
+        assert_true(now[0].count == last[0].count && now[1].count == last[1].count);
+        double begin = thread_seconds();
+        assert_int_equal(perf_counters_enable(session, true, &err), 0);
+        assert_true(fresh_pages_touch(PAGES));
+        assert_int_equal(perf_counters_enable(session, false, &err), 0);
+        double cpu = thread_seconds() - begin;
+        assert_int_equal(perf_counters_read(session, now, &err), 0);
+        double faults = (double)(now[0].count - last[0].count);
+        double clock = (double)(now[1].count - last[1].count) / 1e9;
+        print_message("span %d: %.0f page faults of %d pages, task-clock %.5f s, CPU %.5f s\n",
+                      span, faults, PAGES, clock, cpu);
+        assert_true(faults >= PAGES && faults <= PAGES + PAGES / 50);
+        /* never less than the thread's CPU clock between the same calls; more by what a VM's
+         * clock adds, the time a busy host took from the thread (up to 56% of a 4 ms span
+         * here, under a load of 24): no upper bound holds on a busy machine */
+        assert_true(clock >= 0.97 * cpu - 0.0001);
+        assert_false(now[0].time_running - last[0].time_running <
+                     now[0].time_enabled - last[0].time_enabled);
+        memcpy(last, now, sizeof last);
+    }
+    perf_counters_close(session);
+}
+
 static void a_program_that_cannot_run_is_named(void **state)
 {
     (void)state;
@@ -445,6 +482,7 @@ int main(void)
         cmocka_unit_test(a_child_of_the_child_is_counted),
         cmocka_unit_test(values_are_never_scaled),
         cmocka_unit_test(the_calling_threads_children_are_counted),
+        cmocka_unit_test(a_paused_session_counts_only_between_enables),
         cmocka_unit_test(a_program_that_cannot_run_is_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -755,7 +755,10 @@ static void test_kernel_errors(void **state)
     /* metrics: the target's builtins, and no output to read others from */
     snprintf(text, sizeof text, "%s%smetrics: [wall]\n", module, variants);
     parse_expect_fails(text, "spin.yaml:4:11: unknown metric 'wall' (builtins: ns_per_call, "
-                             "gbps)");
+                             "gbps; counters: instructions, cycles, branches, branch-misses, "
+                             "cache-references, cache-misses, L1-dcache-load-misses, "
+                             "task-clock, page-faults, context-switches, cpu-migrations; "
+                             "ratios: ipc, branch-miss-rate)");
     snprintf(text, sizeof text, "%s%smetrics: [{name: x, regex: \"x=([0-9]+)\", better: lower}]\n",
              module, variants);
     parse_expect_fails(text, "spin.yaml:4:12: metric 'x': 'target: kernel' has no output to "
@@ -1277,8 +1280,10 @@ static void test_counters_key(void **state)
                        "'cachegrind'");
     parse_expect_fails("target: kernel\nkernel: {module: /k.so}\ncounters: valgrind\n"
                        "variants: {A: k}\n",
-                       "spin.yaml:3:1: 'counters' is not used with 'target: kernel': its runs "
-                       "are not counted (docs/metrics.md)");
+                       "spin.yaml:3:11: 'counters: valgrind' with 'target: kernel': a kernel "
+                       "runs inside verdict's own process, which verdict does not put under "
+                       "valgrind; its counters are perf's: task-clock and page-faults anywhere, "
+                       "instructions where the machine has a PMU");
 }
 
 #define kernel_round_trip(spec, back) kernel_round_trip_at(__FILE__, __LINE__, spec, back)

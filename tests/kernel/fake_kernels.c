@@ -1,8 +1,11 @@
 /* Test module for `verdict kernel`: spin kernels with a known amount of work (one 20%
- * slower), byte-counting and failing setups; -D flags build broken variants of it. */
+ * slower), kernels that fault a known number of pages, byte-counting and failing setups;
+ * -D flags build broken variants of it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "verdict/kernel.h"
 
@@ -83,6 +86,36 @@ static void stateless_run(void *state, uint64_t iterations)
         verdict_kernel_keep(i);
 }
 
+/* Each call maps `pages` fresh pages, writes one byte to each and unmaps them: `pages` page
+ * faults a call, whatever the machine's load (tests of the counters per call); not
+ * instrumented, or ASan's shadow memory would fault too. */
+__attribute__((no_sanitize_address)) static void touch_pages(uint64_t iterations, size_t pages)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (uint64_t i = 0; i < iterations; i++) {
+        unsigned char *p = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            abort();
+        for (size_t k = 0; k < pages; k++)
+            p[k * page] = (unsigned char)i;
+        verdict_kernel_keep(p[0]);
+        munmap(p, pages * page);
+    }
+}
+
+static void touch_one_run(void *state, uint64_t iterations)
+{
+    (void)state;
+    touch_pages(iterations, 1);
+}
+
+static void touch_two_run(void *state, uint64_t iterations)
+{
+    (void)state;
+    touch_pages(iterations, 2);
+}
+
 static const verdict_kernel fake_kernels[] = {
     {"spin", "40 dependent multiply-xorshift steps", spin_setup, spin_teardown, spin_run, 0},
     {"spin_same", "spin again: an A/A check", spin_setup, spin_teardown, spin_run, 0},
@@ -90,6 +123,10 @@ static const verdict_kernel fake_kernels[] = {
     {"sized", "spin, reporting --arg bytes per call", sized_setup, spin_teardown, spin_run, 64},
     {"refusing", "setup always fails", refusing_setup, spin_teardown, spin_run, 0},
     {"stateless", "no setup: state is NULL", NULL, NULL, stateless_run, 0},
+    {"touch_one", "maps, writes and unmaps 1 page: 1 page fault a call", NULL, NULL,
+     touch_one_run, 0},
+    {"touch_two", "maps, writes and unmaps 2 pages: 2 page faults a call", NULL, NULL,
+     touch_two_run, 0},
 };
 
 #if defined(FAKE_NO_EXPORTS)
