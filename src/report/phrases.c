@@ -378,6 +378,7 @@ void phrases_method_note(const analysis_options *o, char *buf, size_t len)
     char percentile[32];
     percentile_words(o->quantile > 0 ? o->quantile : COMPARISON_DEFAULT_QUANTILE, percentile,
                      sizeof percentile);
-    snprintf(buf, len, "Compares the %s percentile of each variant (Harrell-Davis): how fast "
-             "each runs when undisturbed, as interference only adds time.", percentile);
+    snprintf(buf, len, "Compares the %s percentile of each variant (Harrell-Davis; of a "
+             "metric where higher is better, such as tps, the same share from the top): how "
+             "fast each runs when undisturbed, as interference only adds time.", percentile);
 }

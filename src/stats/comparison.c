@@ -2,6 +2,7 @@
  * turns the shift into a ratio, an interval and a verdict. */
 #include "comparison.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -45,9 +46,14 @@ const char *comparison_method_option(comparison_method method)
     return "unknown";
 }
 
+/* The quantile compared: Q of the runs at the metric's good end, where interference does not
+ * reach. For a time that is the Q quantile; where higher is better (tps, gbps) interference
+ * takes from the value, so the good end is the 1 - Q quantile (0.9 for the default 0.1). */
 static double quantile_of(const comparison_options *o)
 {
-    return o->quantile > 0 ? o->quantile : COMPARISON_DEFAULT_QUANTILE;
+    double q = o->quantile > 0 ? o->quantile : COMPARISON_DEFAULT_QUANTILE;
+    assert(q > 0.0 && q < 1.0);
+    return o->higher_is_better ? 1.0 - q : q;
 }
 
 /* The quantile method compares the values themselves (its estimate is the log ratio of two

@@ -308,6 +308,21 @@ static void test_compare_samples_quantile(void **state)
     assert_int_equal(c.decision.kind, VERDICT_INCONCLUSIVE);
     assert_int_equal(c.decision.reason, UNDECIDED_CONFIDENCE);
 
+    /* Where higher is better (tps), interference takes from the value: the good end that
+     * --quantile 0.25 names is the 75th percentile, compared and reported as such. */
+    co.quantile = 0.25;
+    co.higher_is_better = true;
+    assert_int_equal(compare_samples(a, N, b, N, &co, &c), STATS_OK);
+    assert_true(c.quantile == 0.75);
+    qo.q = 0.75;
+    assert_int_equal(quantile_compare_paired(a, b, N, &qo, &q, &err), 0);
+    assert_true(fabs(log(c.ratio) - q.shift.estimate) < 1e-12);
+    qo.q = 0.25;
+    assert_int_equal(quantile_compare_paired(a, b, N, &qo, &q, &err), 0);
+    assert_true(fabs(log(c.ratio) - q.shift.estimate) > 1e-6);
+    co.higher_is_better = false;
+    co.quantile = 0;
+
     assert_int_equal(compare_samples(a, 25, b, 20, &co, &c), STATS_ERR_DOMAIN);
     co.quantile = 1.5;
     assert_int_equal(compare_samples(a, N, b, N, &co, &c), STATS_ERR_DOMAIN);
