@@ -16,6 +16,8 @@
 /* Appends a new series; NULL when out of memory. Strings are copied (NULL stays NULL). */
 peer_series *peer_series_add(peer_file *f, const char *point, const char *variant,
                              const char *metric, bool higher_is_better);
+/* Adds a warning to the file (printf format); 0, or -1 when out of memory. */
+int peer_file_warn(peer_file *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* The series of this point, or NULL. */
 peer_series *peer_series_find(peer_file *f, const char *point);
 /* Keeps value / divisor (1e9: nanoseconds to seconds) after checking that the value, as the
@@ -49,6 +51,13 @@ int peer_gbench_read(const char *name, const json_t *root, const peer_options *o
                      peer_file *out, verdict_error *err);
 int peer_pyperf_read(const char *name, const json_t *root, const peer_options *o,
                      peer_file *out, verdict_error *err);
+int peer_criterion_read(const char *name, const json_t *root, const peer_options *o,
+                        peer_file *out, verdict_error *err);
+/* Names the one benchmark of a criterion file read from path by the full_id of the
+ * benchmark.json beside it, when there is one; -1 when that file is unreadable. */
+int peer_criterion_name(const char *path, peer_file *f, verdict_error *err);
+int peer_jmh_read(const char *name, const json_t *root, const peer_options *o, peer_file *out,
+                  verdict_error *err);
 int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,
                  peer_file *out, verdict_error *err);
 /* True when text holds a Go benchmark result line or a goos:/goarch:/pkg:/cpu: header. */
