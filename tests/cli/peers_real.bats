@@ -48,6 +48,17 @@ teardown() {
     [[ "$output" == *"inconclusive: false vs true: cannot compare"* ]]
 }
 
+@test "hyperfine -L over two commands: each value a point, the commands compared at each by template" {
+    "$VERDICT" compare --json - "$PEERS/hyperfine/scan.json" 2>/dev/null > "$DATA/o.json"
+    jq -e '[.comparisons[] | [.point, .baseline, .candidate]] == [["n=1", "sleep 0.00{n}", "sleep 0.01{n}"], ["n=2", "sleep 0.00{n}", "sleep 0.01{n}"]]' "$DATA/o.json"
+    jq -e '[.summaries[] | .n] == [5, 5, 5, 5]' "$DATA/o.json"
+    jq -e '(.overall | length) == 1' "$DATA/o.json"
+    # a scan is compared with scans only
+    run "$VERDICT" compare "$PEERS/hyperfine/scan.json" "$PEERS/hyperfine/flaky.json"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"scan.json is a hyperfine parameter scan and flaky.json is not"* ]]
+}
+
 @test "Google Benchmark (Debian's libbenchmark): a SkipWithError entry and a missing counter are named" {
     run "$VERDICT" compare "$PEERS/gbench/before.json" "$PEERS/gbench/after.json"
     [ "$status" -eq 0 ]

@@ -353,6 +353,44 @@ static void test_hyperfine_exit_codes(void **state)
                  &auto_options, "results[0].exit_codes[0]: 0.5 is not an exit code");
 }
 
+/* hyperfine -L over two commands: values are points, commands variants named by template;
+ * a scan of one command keeps its values as variants. */
+static void test_hyperfine_scan(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("{\"results\": ["
+             "{\"command\": \"sleep 0.001\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 0.011\", \"times\": [2], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 0.002\", \"times\": [3], \"parameters\": {\"n\": \"2\"}},"
+             "{\"command\": \"sleep 0.012\", \"times\": [4], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_int_equal(f.n, 4);
+    assert_string_equal(f.series[0].point, "n=1");
+    assert_string_equal(f.series[0].variant, "sleep 0.00{n}");
+    assert_string_equal(f.series[1].variant, "sleep 0.01{n}"); /* not "sleep 0.0{n}{n}" */
+    assert_string_equal(f.series[3].point, "n=2");
+    assert_string_equal(f.series[3].variant, "sleep 0.01{n}");
+    peer_file_free(&f);
+    /* no template fits: the first command, at its point */
+    parse_ok("{\"results\": ["
+             "{\"command\": \"a\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"b\", \"times\": [2], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"c\", \"times\": [3], \"parameters\": {\"n\": \"2\"}},"
+             "{\"command\": \"d\", \"times\": [4], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_string_equal(f.series[2].variant, "a (at n=1)");
+    assert_string_equal(f.series[3].variant, "b (at n=1)");
+    peer_file_free(&f);
+    parse_ok("{\"results\": ["
+             "{\"command\": \"sleep 1\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 2\", \"times\": [2], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_null(f.series[0].point);
+    assert_string_equal(f.series[1].variant, "sleep 2");
+    peer_file_free(&f);
+}
+
 /* criterion's sample.json: total ns of iters[i] iterations, as seconds per iteration. */
 static void test_criterion(void **state)
 {
@@ -461,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_detection_and_forcing),
         cmocka_unit_test(test_hyperfine_exit_codes),
         cmocka_unit_test(test_go_configurations),
+        cmocka_unit_test(test_hyperfine_scan),
         cmocka_unit_test(test_criterion),
         cmocka_unit_test(test_jmh),
     };
