@@ -128,7 +128,7 @@ static int read_result(const char *name, const json_t *result, size_t i, peer_fi
         return error_set(err, ERROR_BAD_INPUT, "%s: %s: no times", name, path);
     const json_t *exits = json_object_get(result, "exit_codes");
     if (exits == NULL) /* hyperfine before 1.12 kept no exit codes: every run is a success */
-        return peer_keep_json_values(name, times, path, s, err);
+        return peer_keep_json_values(name, times, path, 1.0, s, err);
     return keep_runs(name, times, exits, where, s, err);
 }
 

@@ -40,9 +40,10 @@ json_t *peer_json_array(const char *name, const json_t *object, const char *key,
 /* The number value is, or -1 with a message naming where. */
 int peer_json_number(const char *name, const json_t *value, const char *where, double *out,
                      verdict_error *err);
-/* Keeps every element of a JSON array of numbers; path names the array. */
+/* Keeps every element of a JSON array of numbers, each / divisor as peer_keep_value does;
+ * path names the array. */
 int peer_keep_json_values(const char *name, const json_t *array, const char *path,
-                          peer_series *s, verdict_error *err);
+                          double divisor, peer_series *s, verdict_error *err);
 
 /* The readers, one per format (peer_hyperfine.c, peer_gobench.c, ...). */
 int peer_hyperfine_read(const char *name, const json_t *root, const peer_options *o,

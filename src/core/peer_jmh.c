@@ -82,15 +82,8 @@ static int keep_raw(const char *name, const json_t *metric, const char *where, d
         if (!json_is_array(fork))
             return error_set(err, ERROR_BAD_INPUT, "%s: %s: %s, where an array was expected",
                              name, path, peer_json_kind(fork));
-        for (size_t i = 0; i < json_array_size(fork); i++) {
-            char at[sizeof path + 24], place[sizeof at + 512];
-            double value;
-            snprintf(at, sizeof at, "%s[%zu]", path, i);
-            snprintf(place, sizeof place, "%s: %s", name, at);
-            if (peer_json_number(name, json_array_get(fork, i), at, &value, err) != 0 ||
-                peer_keep_value(s, value, divisor, 0, place, err) != 0)
-                return -1;
-        }
+        if (peer_keep_json_values(name, fork, path, divisor, s, err) != 0)
+            return -1;
     }
     return 0;
 }
