@@ -10,6 +10,7 @@
 #include "report/report_query.h"
 #include "report/units.h"
 #include "stats/level_text.h"
+#include "stats/percent_text.h"
 #include "stats/verdict_rules.h"
 
 #define INFINITY_SIGN "\xE2\x88\x9E"
@@ -206,13 +207,14 @@ static void why_undecided(const report_input *in, const analysis_comparison *c,
                           phrases_comparison *p)
 {
     const comparison *r = &c->result;
-    char margin[32], level[40], rounding[64];
+    char margin[32], level[40], rounding[64], step[48];
     phrases_margin(in->options->margin, margin, sizeof margin);
     if (r->decision.reason == UNDECIDED_RESOLUTION) {
         analysis_describe_rounding(r, rounding, sizeof rounding);
+        stats_percent_text(r->relative_step * 100, step, sizeof step);
         snprintf(p->reason, sizeof p->reason, "the values are rounded (%s), which can move the "
-                 "ratio by %.2g%%: too coarse to show a change within %s or to rule one out",
-                 rounding, r->relative_step * 100, margin);
+                 "ratio by %s%%: too coarse to show a change within %s or to rule one out",
+                 rounding, step, margin);
     } else if (r->decision.reason == UNDECIDED_CONFIDENCE) {
         level_text(r->confidence, 6, level, sizeof level);
         snprintf(p->reason, sizeof p->reason, "%zu %s per side cannot reach %s%% confidence",
