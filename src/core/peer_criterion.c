@@ -1,10 +1,14 @@
 /* criterion.rs sample.json: one benchmark's samples, each the total time (ns) of iters[i]
  * iterations, read as seconds per iteration; the point named by benchmark.json beside it. */
 #include <assert.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/array.h"
 
 #include "common/strbuf.h"
 #include "core/sample_file.h"
@@ -17,6 +21,8 @@
 #define NS_PER_SECOND 1e9
 /* The point of a sample.json whose path names no benchmark (standard input, a copy). */
 #define UNNAMED_POINT "benchmark"
+/* How deep a directory is searched for new/sample.json (target/criterion/group/name/new). */
+#define DEPTH_MAX 8
 
 static const char *const criterion_metrics[] = {"time", NULL};
 
@@ -141,5 +147,100 @@ int peer_criterion_name(const char *path, peer_file *f, verdict_error *err)
     json_decref(root);
     free(text);
     strbuf_free(&beside);
+    return rc;
+}
+
+typedef struct {
+    char **paths;
+    size_t n, capacity;
+} path_list;
+
+static int compare_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int add_path(path_list *list, const char *path)
+{
+    char *copy = strdup(path);
+    if (copy == NULL ||
+        array_reserve((void **)&list->paths, &list->capacity, list->n + 1, sizeof *list->paths)) {
+        free(copy);
+        return -1;
+    }
+    list->paths[list->n++] = copy;
+    return 0;
+}
+
+/* Every new/sample.json below dir (criterion's latest run of each benchmark; base/ and
+ * change/ are its older run and its own comparison), symbolic links not followed. */
+static int find_samples(const char *dir, int depth, path_list *list, verdict_error *err)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return error_set(err, ERROR_BAD_INPUT, "%s: cannot read the directory", dir);
+    int rc = 0;
+    const struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        strbuf path = STRBUF_INIT;
+        strbuf_appendf(&path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        const char *p = strbuf_text(&path);
+        bool is_dir = strbuf_status(&path) == 0 && lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        const char *parent = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+        if (strbuf_status(&path) != 0)
+            rc = error_no_memory(err);
+        else if (is_dir && depth < DEPTH_MAX)
+            rc = find_samples(p, depth + 1, list, err);
+        else if (!is_dir && strcmp(e->d_name, SAMPLE_FILE) == 0 && strcmp(parent, "new") == 0)
+            rc = add_path(list, p) == 0 ? 0 : error_no_memory(err);
+        strbuf_free(&path);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Moves the one series of one benchmark's file into out, refusing a second of its name. */
+static int take_series(const char *path, peer_file *one, peer_file *out, verdict_error *err)
+{
+    const peer_series *twin = peer_series_find(out, one->series[0].point);
+    if (twin != NULL)
+        return error_set(err, ERROR_BAD_INPUT, "%s: a second benchmark %s in the directory",
+                         path, twin->point);
+    if (array_reserve((void **)&out->series, &out->capacity, out->n + 1, sizeof *out->series))
+        return error_no_memory(err);
+    out->series[out->n++] = one->series[0];
+    one->n = 0; /* moved: peer_file_free leaves it alone */
+    return 0;
+}
+
+int peer_criterion_read_dir(const char *dir, const peer_options *o, peer_file *out,
+                            verdict_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->format = PEER_CRITERION;
+    path_list list = {0};
+    peer_options one_options = {.format = PEER_CRITERION, .metric = o->metric};
+    int rc = find_samples(dir, 0, &list, err);
+    if (rc == 0 && list.n == 0)
+        rc = error_set(err, ERROR_BAD_INPUT, "%s: a directory without */new/sample.json: "
+                       "verdict reads criterion's target/criterion (or a copy of it)", dir);
+    if (rc == 0)
+        qsort(list.paths, list.n, sizeof *list.paths, compare_paths);
+    for (size_t i = 0; rc == 0 && i < list.n; i++) {
+        peer_file one;
+        rc = peer_file_read(list.paths[i], &one_options, &one, err);
+        if (rc == 0) {
+            rc = take_series(list.paths[i], &one, out, err);
+            peer_file_free(&one);
+        }
+    }
+    for (size_t i = 0; i < list.n; i++)
+        free(list.paths[i]);
+    free(list.paths);
+    if (rc != 0)
+        peer_file_free(out);
     return rc;
 }

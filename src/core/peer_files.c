@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/array.h"
 #include "common/error.h"
@@ -311,6 +312,13 @@ int peer_file_read(const char *path, const peer_options *o, peer_file *out, verd
     char *text = NULL;
     size_t length = 0;
     memset(out, 0, sizeof *out);
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return o->format == PEER_AUTO || o->format == PEER_CRITERION
+                   ? peer_criterion_read_dir(path, o, out, err)
+                   : error_set(err, ERROR_BAD_INPUT, "%s: a directory, read as criterion's "
+                               "target/criterion only (not --format %s)", path,
+                               peer_format_name(o->format));
     if (sample_file_load(path, &text, &length, err) != 0)
         return -1;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;

@@ -57,6 +57,10 @@ int peer_criterion_read(const char *name, const json_t *root, const peer_options
 /* Names the one benchmark of a criterion file read from path by the full_id of the
  * benchmark.json beside it, when there is one; -1 when that file is unreadable. */
 int peer_criterion_name(const char *path, peer_file *f, verdict_error *err);
+/* Reads every new/sample.json below dir (target/criterion, or a copy) as one file whose
+ * benchmarks are its points. */
+int peer_criterion_read_dir(const char *dir, const peer_options *o, peer_file *out,
+                            verdict_error *err);
 int peer_jmh_read(const char *name, const json_t *root, const peer_options *o, peer_file *out,
                   verdict_error *err);
 int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,

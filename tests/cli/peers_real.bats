@@ -92,6 +92,20 @@ teardown() {
     jq -e '.comparisons[0].point == "fib/x"' "$DATA/p.json"
 }
 
+@test "criterion: a copy of target/criterion against another, every benchmark a point" {
+    "$VERDICT" compare --json - "$PEERS/criterion/before" "$PEERS/criterion/after" 2>/dev/null > "$DATA/o.json"
+    jq -e '[.comparisons[] | .point] == ["fib/iterative 15", "fib/recursive 15"]' "$DATA/o.json"
+    jq -e '[.summaries[] | .variant] == ["before", "after", "before", "after"]' "$DATA/o.json"
+    jq -e '[.summaries[] | .n] == [20, 20, 20, 20] and (.overall | length) == 1' "$DATA/o.json"
+    mkdir "$DATA/empty"
+    run "$VERDICT" compare "$DATA/empty" "$PEERS/criterion/before"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"$DATA/empty: a directory without */new/sample.json"* ]]
+    run "$VERDICT" compare --format go "$PEERS/criterion/before" "$PEERS/criterion/after"
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"a directory, read as criterion's target/criterion only (not --format go)"* ]]
+}
+
 @test "criterion 0.2's [[iters], [times]] (criterion.rs's book); estimates.json refused naming sample.json" {
     book="$PEERS/criterion/Fibonacci/Recursive/new"
     "$VERDICT" compare --format criterion --json - "$book/sample.json" "$book/sample.json" \
