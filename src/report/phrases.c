@@ -93,12 +93,15 @@ void phrases_method(const report_input *in, char *buf, size_t len)
 }
 
 /* slower/faster only for a time where lower is better: "B is 5% slower" of a count of
- * bytes or of a throughput would say what the number never measured. */
+ * bytes or of a throughput would say what the number never measured; a count a variant
+ * spends (allocs/op, instructions) is "more" or "fewer" of it. */
 static const char *direction_of(const report_input *in, const analysis_series *base, double ratio)
 {
     bool up = ratio > 1.0;
     if (!base->higher_is_better && text_style_is_time(&in->text_style, base->metric))
         return up ? "slower" : "faster";
+    if (!base->higher_is_better && base->exact_counts)
+        return up ? "more" : "fewer";
     return up ? "higher" : "lower";
 }
 
@@ -118,7 +121,9 @@ static void decided(const report_input *in, const analysis_comparison *c, phrase
 {
     const comparison *r = &c->result;
     double change = fabs(query_percent(r->ratio));
-    p->direction = direction_of(in, &in->series[c->baseline], r->ratio);
+    const analysis_series *base = &in->series[c->baseline];
+    p->direction = direction_of(in, base, r->ratio);
+    p->counted = !base->higher_is_better && base->exact_counts ? base->metric : NULL;
     format_percent(change, decimals_of(change), false, p->size, sizeof p->size);
     units_format_times(r->ratio, p->times, sizeof p->times);
     char margin[32], runs[64], negligible[96] = "";
@@ -263,7 +268,12 @@ void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape 
 {
     if (p->direction != NULL) {
         escape(out, p->candidate);
-        fprintf(out, " is %s %s than ", p->size, p->direction);
+        fprintf(out, " %s %s %s ", p->counted ? "uses" : "is", p->size, p->direction);
+        if (p->counted) {
+            escape(out, p->counted);
+            fputs(" ", out);
+        }
+        fputs("than ", out);
         escape(out, p->baseline);
         if (p->times[0] != '\0')
             fprintf(out, " (%s)", p->times);

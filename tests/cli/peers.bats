@@ -290,7 +290,7 @@ go_counts() { # file allocs bytes: three benchmarks of 6 runs, ns/op varying
     go_counts "$DATA/new.txt" 3 64
     run "$VERDICT" compare --metric allocs/op "$DATA/old.txt" "$DATA/new.txt"
     [ "$status" -eq 0 ]
-    [ "$(grep -c 'worse: new.txt is 50.0% higher than old.txt (exact: each gave the same value in every run, 6 runs of each)' <<< "$output")" -eq 3 ]
+    [ "$(grep -c 'worse: new.txt uses 50.0% more allocs/op than old.txt (exact: each gave the same value in every run, 6 runs of each)' <<< "$output")" -eq 3 ]
     [[ "$output" != *"more digits"* && "$output" != *"rounded"* ]]
     "$VERDICT" compare --metric allocs/op --json - "$DATA/old.txt" "$DATA/new.txt" \
         2>/dev/null > "$DATA/o.json"
