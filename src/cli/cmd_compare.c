@@ -1,5 +1,6 @@
 /* `verdict compare`: analyses samples measured elsewhere (bare numbers, or the files of
- * hyperfine, Go, Google Benchmark and pyperf) and prints every variant against the first. */
+ * hyperfine, Go, Google Benchmark, pyperf, criterion and JMH): every variant against the first. */
+#include <assert.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,14 +39,17 @@ const char cmd_compare_help[] =
     "A FILE is told by its content (or --format): bare numbers, one per line ('#' comments\n"
     "and blank lines skipped, a '#' after a number too); a hyperfine --export-json file\n"
     "(every command a variant: one file of two commands is a comparison); Go benchmark\n"
-    "output, Google Benchmark JSON or pyperf JSON (every file a variant, every benchmark a\n"
-    "point, matched by name). FILE '-' reads standard input. Values must be positive:\n"
+    "output, Google Benchmark, pyperf or JMH (-rf json) JSON, or criterion's sample.json\n"
+    "or target/criterion directory (every file a variant, every benchmark a point,\n"
+    "matched by name). FILE '-' reads standard input. Values must be positive:\n"
     "comparisons are ratios.\n"
     "\n"
     "options:\n"
-    "      --format F          hyperfine, go, gbench, pyperf or numbers (default: by content)\n"
+    "      --format F          hyperfine, go, gbench, pyperf, criterion, jmh or numbers\n"
+    "                          (default: by content)\n"
     "      --metric M          go: ns/op (default, reported as sec/op), B/op, allocs/op,\n"
-    "                          MB/s...; gbench: real_time (default), cpu_time, a counter\n"
+    "                          MB/s...; gbench: real_time (default), cpu_time, a counter;\n"
+    "                          jmh: a secondary metric (default: the primary)\n"
     "  -C, --column N          take column N (1-based) of bare numbers, like ministat\n"
     "  -d, --delimiter D       columns are split at any byte of D (-d , for CSV), like\n"
     "                          ministat (default: white space)\n"
@@ -99,8 +103,8 @@ static int parse_format(const char *text, peer_format *out, verdict_error *err)
 {
     if (peer_format_parse(text, out) == 0)
         return 0;
-    error_set(err, ERROR_USAGE, "--format '%s': one of hyperfine, go, gbench, pyperf, numbers, "
-              "auto", text);
+    error_set(err, ERROR_USAGE, "--format '%s': one of hyperfine, go, gbench, pyperf, criterion, "
+              "jmh, numbers, auto", text);
     return -1;
 }
 
@@ -210,7 +214,7 @@ static int check_counts(char **paths, const peer_file *files, const peer_plan *p
     for (size_t k = 0; k < plan->n_columns; k++) {
         const peer_column *c = &plan->columns[k];
         const sample_series *v = &c->series->samples;
-        if (v->n >= 2)
+        if (v->n >= 2 || c->series->failed.n > 0) /* failed runs: the report says why */
             continue;
         const char *name = c->series->point ? c->series->point : c->series->variant;
         char line[48] = "";
@@ -252,6 +256,9 @@ typedef struct {
     report_sample *samples;
     const char **metric_names; /* one per series: a sample holds its series' metric */
     size_t n_variants, n_points, n_series, n_samples;
+    char **paths;              /* the files read, for their readers' warnings */
+    const peer_file *files;
+    size_t n_files;
 } compare_model;
 
 /* Short names for the report: file names without directories when they are unique. */
@@ -273,13 +280,27 @@ static int allocate_model(const peer_plan *plan, compare_model *m)
     m->n_series = plan->n_columns;
     m->n_samples = 0;
     for (size_t k = 0; k < plan->n_columns; k++)
-        m->n_samples += plan->columns[k].series->samples.n;
+        m->n_samples += plan->columns[k].series->samples.n + plan->columns[k].series->failed.n;
     m->variants = calloc(m->n_variants, sizeof *m->variants);
     m->points = calloc(m->n_points, sizeof *m->points);
     m->series = calloc(m->n_series, sizeof *m->series);
     m->samples = calloc(m->n_samples ? m->n_samples : 1, sizeof *m->samples);
     m->metric_names = calloc(m->n_series, sizeof *m->metric_names);
     return m->variants && m->points && m->series && m->samples && m->metric_names ? 0 : -1;
+}
+
+/* The failed runs of a column, after its others: in the samples, never in the series. */
+static size_t add_failed_runs(const peer_column *c, const char **metric_name,
+                              report_sample *samples, size_t j)
+{
+    const sample_series *f = &c->series->failed;
+    for (size_t i = 0; i < f->n; i++, j++)
+        samples[j] = (report_sample){
+            .variant = c->variant, .point = c->point, .block = -1,
+            .seq = (long)(c->series->samples.n + i), /* after the others: unique */
+            .metric_names = metric_name, .metric_values = &f->values[i], .n_metrics = 1,
+            .exit_code = c->series->failed_exits[i]};
+    return j;
 }
 
 static int build_model(char **paths, const peer_plan *plan, const compare_settings *s,
@@ -307,7 +328,9 @@ static int build_model(char **paths, const peer_plan *plan, const compare_settin
                 .block = s->analysis.paired ? (long)i : -1, .seq = (long)i,
                 .metric_names = &m->metric_names[k], .metric_values = &v->values[i],
                 .n_metrics = 1};
+        j = add_failed_runs(c, &m->metric_names[k], m->samples, j);
     }
+    assert(j == m->n_samples);
     return 0;
 }
 
@@ -320,12 +343,30 @@ static void free_model(compare_model *m)
     free(m->metric_names);
 }
 
-/* Benchmarks found in only some files are named in the report's warnings. */
-static int add_plan_warnings(const peer_plan *plan, analysis_result *result)
+/* Whether file f was given before (a file against itself): its warnings are said once. */
+static bool given_before(char **paths, size_t f)
+{
+    for (size_t g = 0; g < f; g++)
+        if (strcmp(paths[g], paths[f]) == 0)
+            return true;
+    return false;
+}
+
+/* Benchmarks found in only some files, and entries a reader left out (errored, skipped,
+ * without the metric), are named in the report's warnings. */
+static int add_plan_warnings(const compare_model *m, const peer_plan *plan,
+                             analysis_result *result)
 {
     for (size_t i = 0; i < plan->n_warnings; i++)
         if (analysis_add_warning(result, "missing-benchmark", "", "", plan->warnings[i]) != 0)
             return -1;
+    for (size_t f = 0; f < m->n_files; f++)
+        for (size_t i = 0; !given_before(m->paths, f) && i < m->files[f].n_warnings; i++) {
+            char message[1024];
+            snprintf(message, sizeof message, "%s: %s", m->paths[f], m->files[f].warnings[i]);
+            if (analysis_add_warning(result, "left-out", "", "", message) != 0)
+                return -1;
+        }
     return 0;
 }
 
@@ -337,7 +378,7 @@ static int report_comparisons(const compare_settings *s, const peer_plan *plan,
     analysis_result result;
     if (analysis_run(m->series, m->n_series, &s->analysis, &result, err) != 0)
         return -1;
-    int rc = add_plan_warnings(plan, &result) == 0 ? EXIT_DONE : error_no_memory(err);
+    int rc = add_plan_warnings(m, plan, &result) == 0 ? EXIT_DONE : error_no_memory(err);
     report_input in = {
         .experiment_name = "compare", .seed = s->seed, .has_seed = true,
         .options = &s->analysis, .variants = m->variants, .n_variants = m->n_variants,
@@ -370,7 +411,7 @@ static int compare_files(const compare_settings *s, char **paths, size_t n, peer
     peer_plan plan;
     if (peer_plan_build(files, names, n, &plan, err) != 0)
         return -1;
-    compare_model model = {0};
+    compare_model model = {.paths = paths, .files = files, .n_files = n};
     int rc = -1;
     bool usable = check_counts(paths, files, &plan, err) == 0 &&
                   (!s->analysis.paired || check_paired_lengths(paths, &plan, err) == 0);

@@ -17,6 +17,7 @@
 #include "stats/layouts.h"
 #include "stats/level_text.h"
 #include "stats/multiplicity.h"
+#include "stats/percent_text.h"
 #include "stats/quantile.h"
 
 /* Thresholds of the diagnostics; each is a warning, never a change of verdict. */
@@ -210,15 +211,16 @@ static int diagnose_comparison(analysis_result *r, const analysis_series *series
         return -1;
     const comparison *k = &c->result;
     size_t values = k->n_baseline + k->n_candidate;
-    char rounding[64];
+    char rounding[64], step[48];
     analysis_describe_rounding(k, rounding, sizeof rounding);
+    stats_percent_text(k->relative_step * 100, step, sizeof step);
     int rc = 0;
     if (k->resolution_limited)
         rc |= add_warning(r, "discrete", x, format_text(
-            "%s vs %s: the values are rounded (%s), which can move the ratio by %.2g%%, and "
+            "%s vs %s: the values are rounded (%s), which can move the ratio by %s%%, and "
             "the interval could not absorb that (the values spread over less than two steps, "
-            "or the interval is narrower than one): it is widened by %.2g%% on each side",
-            x->variant, b->variant, rounding, k->relative_step * 100, k->relative_step * 100));
+            "or the interval is narrower than one): it is widened by %s%% on each side",
+            x->variant, b->variant, rounding, step, step));
     else if (!k->constant && k->distinct_values <= DISCRETE_MAX_LEVELS &&
              values >= 2 * k->distinct_values)
         rc |= add_warning(r, "discrete", x, format_text(

@@ -3,9 +3,11 @@
 #include "core/peer_files.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/array.h"
 #include "common/error.h"
@@ -21,6 +23,7 @@ static const struct {
 } format_names[] = {
     {PEER_AUTO, "auto"},     {PEER_NUMBERS, "numbers"}, {PEER_HYPERFINE, "hyperfine"},
     {PEER_GO, "go"},         {PEER_GBENCH, "gbench"},   {PEER_PYPERF, "pyperf"},
+    {PEER_CRITERION, "criterion"}, {PEER_JMH, "jmh"},
 };
 
 const char *peer_format_name(peer_format format)
@@ -43,7 +46,8 @@ int peer_format_parse(const char *text, peer_format *out)
 
 bool peer_format_has_points(peer_format format)
 {
-    return format == PEER_GO || format == PEER_GBENCH || format == PEER_PYPERF;
+    return format == PEER_GO || format == PEER_GBENCH || format == PEER_PYPERF ||
+           format == PEER_CRITERION || format == PEER_JMH;
 }
 
 static char *copy_or_null(const char *text, bool *failed)
@@ -68,6 +72,27 @@ peer_series *peer_series_add(peer_file *f, const char *point, const char *varian
                        .higher_is_better = higher_is_better};
     f->n++; /* counted even when a copy failed, so that peer_file_free frees the others */
     return failed ? NULL : s;
+}
+
+int peer_file_warn(peer_file *f, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int length = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *warning = length >= 0 ? malloc((size_t)length + 1) : NULL;
+    if (warning != NULL) {
+        va_start(args, format);
+        vsnprintf(warning, (size_t)length + 1, format, args);
+        va_end(args);
+    }
+    if (warning == NULL || array_reserve((void **)&f->warnings, &f->warnings_capacity,
+                                         f->n_warnings + 1, sizeof *f->warnings) != 0) {
+        free(warning);
+        return -1;
+    }
+    f->warnings[f->n_warnings++] = warning;
+    return 0;
 }
 
 peer_series *peer_series_find(peer_file *f, const char *point)
@@ -139,8 +164,25 @@ static bool looks_like_json(const char *text, size_t length)
     return i < length && (text[i] == '{' || text[i] == '[');
 }
 
+/* criterion's sample.json ({"iters", "times"}, or [[iters], [times]] before 0.3) and its
+ * estimates.json (told apart so that the reader can say which file to give instead). */
+static bool is_criterion(const json_t *root)
+{
+    if (json_is_array(root))
+        return json_array_size(root) == 2 && json_is_array(json_array_get(root, 0)) &&
+               json_is_array(json_array_get(root, 1));
+    return (json_is_array(json_object_get(root, "iters")) &&
+            json_is_array(json_object_get(root, "times"))) ||
+           json_is_object(json_object_get(json_object_get(root, "mean"), "confidence_interval")) ||
+           json_is_object(json_object_get(json_object_get(root, "Mean"), "confidence_interval"));
+}
+
 static peer_format json_format(const json_t *root)
 {
+    if (json_is_array(root) && json_object_get(json_array_get(root, 0), "primaryMetric"))
+        return PEER_JMH;
+    if (is_criterion(root))
+        return PEER_CRITERION;
     if (json_is_array(json_object_get(root, "results")))
         return PEER_HYPERFINE;
     const json_t *benchmarks = json_object_get(root, "benchmarks");
@@ -175,8 +217,9 @@ static int unknown_json(const char *name, const json_t *root, verdict_error *err
             strbuf_appendf(&found, " and %zu more", k - KEYS_SHOWN);
     }
     error_set(err, ERROR_BAD_INPUT, "%s:1: JSON of no format verdict reads: tried hyperfine "
-               "(\"results\"), Google Benchmark (\"context\" and \"benchmarks\") and pyperf "
-              "(\"benchmarks\" with \"runs\"); found %s", name,
+               "(\"results\"), Google Benchmark (\"context\" and \"benchmarks\"), pyperf "
+              "(\"benchmarks\" with \"runs\"), criterion (\"iters\" and \"times\") and JMH (an "
+              "array of \"primaryMetric\"); found %s", name,
               strbuf_status(&found) == 0 ? strbuf_text(&found) : "?");
     strbuf_free(&found);
     return -1;
@@ -196,13 +239,16 @@ static int read_json(const char *name, peer_format format, const json_t *root,
     case PEER_HYPERFINE: return peer_hyperfine_read(name, root, o, out, err);
     case PEER_GBENCH: return peer_gbench_read(name, root, o, out, err);
     case PEER_PYPERF: return peer_pyperf_read(name, root, o, out, err);
+    case PEER_CRITERION: return peer_criterion_read(name, root, o, out, err);
+    case PEER_JMH: return peer_jmh_read(name, root, o, out, err);
     default: return unknown_json(name, root, err);
     }
 }
 
 static bool is_json_format(peer_format format)
 {
-    return format == PEER_HYPERFINE || format == PEER_GBENCH || format == PEER_PYPERF;
+    return format == PEER_HYPERFINE || format == PEER_GBENCH || format == PEER_PYPERF ||
+           format == PEER_CRITERION || format == PEER_JMH;
 }
 
 /* Says, after a failure of text detected as bare numbers, what else was tried. */
@@ -250,7 +296,7 @@ int peer_text_parse(const char *name, const char *text, size_t length, const pee
     else
         rc = read_detected(name, text, length, o, out, err);
     for (size_t i = 0; rc == 0 && i < out->n; i++)
-        if (out->series[i].samples.n == 0)
+        if (out->series[i].samples.n == 0 && out->series[i].failed.n == 0)
             rc = error_set(err, ERROR_BAD_INPUT, "%s: %s has no values", name,
                            out->series[i].point    ? out->series[i].point
                            : out->series[i].variant ? out->series[i].variant : "the file");
@@ -266,11 +312,21 @@ int peer_file_read(const char *path, const peer_options *o, peer_file *out, verd
     char *text = NULL;
     size_t length = 0;
     memset(out, 0, sizeof *out);
+    struct stat st;
+    if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return o->format == PEER_AUTO || o->format == PEER_CRITERION
+                   ? peer_criterion_read_dir(path, o, out, err)
+                   : error_set(err, ERROR_BAD_INPUT, "%s: a directory, read as criterion's "
+                               "target/criterion only (not --format %s)", path,
+                               peer_format_name(o->format));
     if (sample_file_load(path, &text, &length, err) != 0)
         return -1;
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
     int rc = peer_text_parse(name, text, length, o, out, err);
     free(text);
+    if (rc == 0 && out->format == PEER_CRITERION && strcmp(path, "-") != 0 &&
+        (rc = peer_criterion_name(path, out, err)) != 0)
+        peer_file_free(out);
     return rc;
 }
 
@@ -281,7 +337,12 @@ void peer_file_free(peer_file *file)
         free(file->series[i].variant);
         free(file->series[i].metric);
         sample_series_free(&file->series[i].samples);
+        sample_series_free(&file->series[i].failed);
+        free(file->series[i].failed_exits);
     }
     free(file->series);
+    for (size_t i = 0; i < file->n_warnings; i++)
+        free(file->warnings[i]);
+    free(file->warnings);
     memset(file, 0, sizeof *file);
 }

@@ -1,5 +1,5 @@
 /* Reads the result files of peer tools for `verdict compare`: hyperfine's --export-json, Go
- * benchmark text, Google Benchmark JSON, pyperf JSON, and bare numbers, by content or forced. */
+ * benchmark text, Google Benchmark, pyperf, criterion.rs and JMH JSON, and bare numbers. */
 #ifndef VERDICT_CORE_PEER_FILES_H
 #define VERDICT_CORE_PEER_FILES_H
 
@@ -15,7 +15,9 @@ typedef enum {
     PEER_HYPERFINE, /* hyperfine --export-json: every result a variant */
     PEER_GO,        /* go test -bench output: every benchmark a point */
     PEER_GBENCH,    /* Google Benchmark --benchmark_format=json: every run_name a point */
-    PEER_PYPERF     /* pyperf -o FILE.json: every benchmark a point */
+    PEER_PYPERF,    /* pyperf -o FILE.json: every benchmark a point */
+    PEER_CRITERION, /* criterion.rs sample.json: one benchmark, a point */
+    PEER_JMH        /* JMH -rf json: every benchmark (with its params) a point */
 } peer_format;
 
 /* The samples of one (point, variant) a file holds. */
@@ -26,12 +28,18 @@ typedef struct {
     bool higher_is_better; /* the metric's own direction (MB/s, items_per_second) */
     bool exact_counts;     /* the metric is a count, exact as printed (Go's allocs/op, B/op) */
     sample_series samples; /* lines[i]: the line of a text file; 0 for JSON */
+    sample_series failed;  /* runs that failed (hyperfine's exit_codes): counted, never
+                            * analysed; lines[i] is the run's index in the file */
+    int *failed_exits;     /* their exit codes; -1: ended by a signal (hyperfine's null) */
+    size_t failed_capacity;
 } peer_series;
 
 typedef struct {
     peer_format format;    /* as detected or forced */
     peer_series *series;   /* in the order of the file */
     size_t n, capacity;
+    char **warnings;       /* what was read but left out, and why (an errored entry, ...) */
+    size_t n_warnings, warnings_capacity;
 } peer_file;
 
 typedef struct {
@@ -49,7 +57,8 @@ int peer_text_parse(const char *name, const char *text, size_t length, const pee
 int peer_file_read(const char *path, const peer_options *o, peer_file *out, verdict_error *err);
 void peer_file_free(peer_file *file);
 
-/* "hyperfine", "go", "gbench", "pyperf", "numbers" (and "auto"); parse returns 0 or -1. */
+/* "hyperfine", "go", "gbench", "pyperf", "criterion", "jmh", "numbers" (and "auto"); parse
+ * returns 0 or -1. */
 const char *peer_format_name(peer_format format);
 int peer_format_parse(const char *text, peer_format *out);
 /* True for formats whose files hold benchmarks (points) rather than variants. */

@@ -1,5 +1,5 @@
-/* Google Benchmark JSON: the iteration entries (not the aggregates) are the samples, grouped
- * by run_name into points; real_time (or cpu_time, or a counter) in seconds from time_unit. */
+/* Google Benchmark JSON: the iteration entries (not the aggregates, failed or skipped ones) are
+ * the samples, grouped by run_name into points; real_time, cpu_time or a counter. */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +61,11 @@ static int unit_divisor(const char *name, const json_t *entry, const char *where
                      "expected", name, where, text ? text : peer_json_kind(unit));
 }
 
+typedef struct {
+    peer_file *out;
+    const char *last_left_out; /* the benchmark last named in a warning */
+} gbench_reader;
+
 static const char *entry_name(const json_t *entry)
 {
     const json_t *name = json_object_get(entry, "run_name");
@@ -69,33 +74,50 @@ static const char *entry_name(const json_t *entry)
     return json_is_string(name) ? json_string_value(name) : NULL;
 }
 
-/* A run that failed (SkipWithError) has no time to compare: refused, saying why. */
-static int check_not_failed(const char *name, const json_t *entry, const char *where,
-                            const char *run, verdict_error *err)
+/* Why an entry has no value to compare: it failed (SkipWithError), was skipped
+ * (SkipWithMessage, from 1.8), or lacks the counter asked for; NULL when it has one. */
+static const char *left_out_reason(const json_t *entry, const char *metric, const char **detail)
 {
-    if (!json_is_true(json_object_get(entry, "error_occurred")))
+    *detail = json_string_value(json_object_get(entry, "error_message"));
+    if (json_is_true(json_object_get(entry, "error_occurred")))
+        return "failed";
+    *detail = json_string_value(json_object_get(entry, "skip_message"));
+    if (json_is_true(json_object_get(entry, "skipped")))
+        return "was skipped";
+    *detail = NULL;
+    return json_object_get(entry, metric) == NULL ? "has no" : NULL;
+}
+
+/* An entry left out is said once per benchmark (its repetitions say the same). */
+static int warn_left_out(const char *run, const char *reason, const char *detail,
+                         const char *metric, gbench_reader *r)
+{
+    if (r->last_left_out && strcmp(r->last_left_out, run) == 0)
         return 0;
-    const char *why = json_string_value(json_object_get(entry, "error_message"));
-    return error_set(err, ERROR_BAD_INPUT, "%s: %s (%.200s) failed: %.200s", name, where, run,
-                     why ? why : "no error_message");
+    r->last_left_out = run;
+    if (strcmp(reason, "has no") == 0)
+        return peer_file_warn(r->out, "benchmark %.200s has no %.60s: not compared", run, metric);
+    return peer_file_warn(r->out, "benchmark %.200s %s%s%.200s: not compared", run, reason,
+                          detail ? ": " : "", detail ? detail : "");
 }
 
 static int read_entry(const char *name, const json_t *entry, const char *where,
-                      const char *metric, peer_file *out, verdict_error *err)
+                      const char *metric, gbench_reader *r, verdict_error *err)
 {
     const char *run = entry_name(entry);
     if (run == NULL)
         return error_set(err, ERROR_BAD_INPUT, "%s: %s.name: missing or not a string", name, where);
-    if (check_not_failed(name, entry, where, run, err) != 0)
-        return -1;
+    const char *detail, *reason = left_out_reason(entry, metric, &detail);
+    if (reason != NULL)
+        return warn_left_out(run, reason, detail, metric, r) == 0 ? 0 : error_no_memory(err);
     double divisor = 1.0, value;
     char path[PEER_WHERE_SIZE + 80];
     snprintf(path, sizeof path, "%s.%.60s", where, metric);
     if ((is_time_metric(metric) && unit_divisor(name, entry, where, &divisor, err) != 0) ||
         peer_json_number(name, json_object_get(entry, metric), path, &value, err) != 0)
         return -1;
-    peer_series *s = peer_series_find(out, run);
-    if (s == NULL && (s = peer_series_add(out, run, NULL, metric, is_rate(metric))) == NULL)
+    peer_series *s = peer_series_find(r->out, run);
+    if (s == NULL && (s = peer_series_add(r->out, run, NULL, metric, is_rate(metric))) == NULL)
         return error_set(err, ERROR_NO_MEMORY, "%s: out of memory", name);
     char place[sizeof path + 512];
     snprintf(place, sizeof place, "%s: %s", name, path);
@@ -111,6 +133,7 @@ int peer_gbench_read(const char *name, const json_t *root, const peer_options *o
         return -1;
     size_t i;
     const json_t *entry;
+    gbench_reader r = {.out = out};
     json_array_foreach((json_t *)benchmarks, i, entry) {
         char where[PEER_WHERE_SIZE];
         bool iteration = false;
@@ -119,9 +142,12 @@ int peer_gbench_read(const char *name, const json_t *root, const peer_options *o
             return error_set(err, ERROR_BAD_INPUT, "%s: %s: %s, where an object was expected", name,
                              where, peer_json_kind(entry));
         if (is_iteration(name, entry, where, &iteration, err) != 0 ||
-            (iteration && read_entry(name, entry, where, metric, out, err) != 0))
+            (iteration && read_entry(name, entry, where, metric, &r, err) != 0))
             return -1;
     }
+    if (out->n == 0 && out->n_warnings > 0)
+        return error_set(err, ERROR_BAD_INPUT, "%s: benchmarks: no iteration entry to compare: "
+                         "%s", name, out->warnings[0]);
     if (out->n == 0)
         return error_set(err, ERROR_BAD_INPUT, "%s: benchmarks: no iteration entries (only "
                          "aggregates, or none)", name);

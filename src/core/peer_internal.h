@@ -16,6 +16,8 @@
 /* Appends a new series; NULL when out of memory. Strings are copied (NULL stays NULL). */
 peer_series *peer_series_add(peer_file *f, const char *point, const char *variant,
                              const char *metric, bool higher_is_better);
+/* Adds a warning to the file (printf format); 0, or -1 when out of memory. */
+int peer_file_warn(peer_file *f, const char *format, ...) __attribute__((format(printf, 2, 3)));
 /* The series of this point, or NULL. */
 peer_series *peer_series_find(peer_file *f, const char *point);
 /* Keeps value / divisor (1e9: nanoseconds to seconds) after checking that the value, as the
@@ -38,9 +40,10 @@ json_t *peer_json_array(const char *name, const json_t *object, const char *key,
 /* The number value is, or -1 with a message naming where. */
 int peer_json_number(const char *name, const json_t *value, const char *where, double *out,
                      verdict_error *err);
-/* Keeps every element of a JSON array of numbers; path names the array. */
+/* Keeps every element of a JSON array of numbers, each / divisor as peer_keep_value does;
+ * path names the array. */
 int peer_keep_json_values(const char *name, const json_t *array, const char *path,
-                          peer_series *s, verdict_error *err);
+                          double divisor, peer_series *s, verdict_error *err);
 
 /* The readers, one per format (peer_hyperfine.c, peer_gobench.c, ...). */
 int peer_hyperfine_read(const char *name, const json_t *root, const peer_options *o,
@@ -49,6 +52,17 @@ int peer_gbench_read(const char *name, const json_t *root, const peer_options *o
                      peer_file *out, verdict_error *err);
 int peer_pyperf_read(const char *name, const json_t *root, const peer_options *o,
                      peer_file *out, verdict_error *err);
+int peer_criterion_read(const char *name, const json_t *root, const peer_options *o,
+                        peer_file *out, verdict_error *err);
+/* Names the one benchmark of a criterion file read from path by the full_id of the
+ * benchmark.json beside it, when there is one; -1 when that file is unreadable. */
+int peer_criterion_name(const char *path, peer_file *f, verdict_error *err);
+/* Reads every new/sample.json below dir (target/criterion, or a copy) as one file whose
+ * benchmarks are its points. */
+int peer_criterion_read_dir(const char *dir, const peer_options *o, peer_file *out,
+                            verdict_error *err);
+int peer_jmh_read(const char *name, const json_t *root, const peer_options *o, peer_file *out,
+                  verdict_error *err);
 int peer_go_read(const char *name, const char *text, size_t length, const peer_options *o,
                  peer_file *out, verdict_error *err);
 /* True when text holds a Go benchmark result line or a goos:/goarch:/pkg:/cpu: header. */

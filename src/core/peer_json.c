@@ -55,7 +55,7 @@ int peer_json_number(const char *name, const json_t *value, const char *where, d
 }
 
 int peer_keep_json_values(const char *name, const json_t *array, const char *path,
-                          peer_series *s, verdict_error *err)
+                          double divisor, peer_series *s, verdict_error *err)
 {
     size_t i;
     const json_t *value;
@@ -67,7 +67,7 @@ int peer_keep_json_values(const char *name, const json_t *array, const char *pat
             return -1;
         char place[sizeof where + 512];
         snprintf(place, sizeof place, "%s: %s", name, where);
-        if (peer_keep_value(s, number, 1.0, 0, place, err) != 0)
+        if (peer_keep_value(s, number, divisor, 0, place, err) != 0)
             return -1;
     }
     return 0;

@@ -155,6 +155,73 @@ static int plan_variants(const peer_file *files, const char *const *names, size_
     return 0;
 }
 
+/* Whether file f's series have points: a hyperfine scan of several commands. */
+static bool is_scan(const peer_file *f)
+{
+    return f->n > 0 && f->series[0].point != NULL;
+}
+
+/* The index of variant name of file f among the first n variants, or n. */
+static size_t variant_index(const peer_plan *p, size_t n, const char *name, size_t f)
+{
+    for (size_t v = 0; v < n; v++)
+        if (p->variant_files[v] == f && strcmp(p->variants[v], name) == 0)
+            return v;
+    return n;
+}
+
+static bool has_point(const peer_plan *p, const char *point)
+{
+    for (size_t i = 0; i < p->n_points; i++)
+        if (strcmp(p->points[i], point) == 0)
+            return true;
+    return false;
+}
+
+/* Scans (hyperfine -L over several commands): every command a variant, every parameter value
+ * a point at which the commands are compared, the first command the baseline. */
+static int plan_scans(const peer_file *files, const char *const *names, size_t n, peer_plan *p,
+                      verdict_error *err)
+{
+    size_t total = count_series(files, n), *index = calloc(total ? total : 1, sizeof *index);
+    if (index == NULL || plan_reserve(p, total, total, total) != 0) {
+        free(index);
+        return error_no_memory(err);
+    }
+    int rc = 0;
+    for (size_t f = 0, k = 0; rc == 0 && f < n; f++)
+        for (size_t i = 0; rc == 0 && i < files[f].n; i++, k++) {
+            const peer_series *s = &files[f].series[i];
+            index[k] = variant_index(p, p->n_variants, s->variant, f);
+            if (index[k] == p->n_variants && add_variant(p, s->variant, f) != 0)
+                rc = error_no_memory(err);
+            if (rc == 0 && !has_point(p, s->point))
+                p->points[p->n_points++] = s->point;
+        }
+    /* columns point by point, each point's in the order of the variants */
+    for (size_t q = 0; rc == 0 && q < p->n_points; q++)
+        for (size_t v = 0; v < p->n_variants; v++)
+            for (size_t f = 0, k = 0; f < n; f++)
+                for (size_t i = 0; i < files[f].n; i++, k++) {
+                    const peer_series *s = &files[f].series[i];
+                    if (index[k] == v && strcmp(s->point, p->points[q]) == 0)
+                        p->columns[p->n_columns++] = (peer_column){s->point, NULL, s->metric,
+                                                                   s->higher_is_better, s, f};
+                }
+    if (rc == 0 && (prefix_repeated(p, names) != 0 || number_repeated(p) != 0))
+        rc = error_no_memory(err);
+    for (size_t c = 0, k; rc == 0 && c < p->n_columns; c++) {
+        const peer_column *col = &p->columns[c];
+        size_t before = 0;
+        for (size_t f = 0; f < col->file; f++)
+            before += files[f].n;
+        k = before + (size_t)(col->series - files[col->file].series);
+        p->columns[c].variant = p->variants[index[k]];
+    }
+    free(index);
+    return rc;
+}
+
 static int check_same_format(const peer_file *files, const char *const *names, size_t n,
                              verdict_error *err)
 {
@@ -283,8 +350,16 @@ int peer_plan_build(const peer_file *files, const char *const *names, size_t n,
                               "(go, gbench, pyperf) are not compared with variants (numbers, "
                              "hyperfine)", names[0], peer_format_name(files[0].format), names[f],
                              peer_format_name(files[f].format));
-    int rc = points ? plan_points(files, names, n, out, err)
-                    : plan_variants(files, names, n, out, err);
+    size_t scans = 0;
+    for (size_t f = 0; f < n; f++)
+        scans += is_scan(&files[f]);
+    if (!points && scans > 0 && scans < n)
+        return error_set(err, ERROR_BAD_INPUT, "%s is a hyperfine parameter scan and %s is "
+                         "not: a scan's values are points, compared with scans only",
+                         names[is_scan(&files[0]) ? 0 : 1], names[is_scan(&files[0]) ? 1 : 0]);
+    int rc = points  ? plan_points(files, names, n, out, err)
+             : scans ? plan_scans(files, names, n, out, err)
+                     : plan_variants(files, names, n, out, err);
     if (rc != 0)
         peer_plan_free(out);
     return rc;

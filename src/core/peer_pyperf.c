@@ -42,7 +42,7 @@ static int read_runs(const char *name, const json_t *runs, const char *where, pe
             return -1;
         char values_path[sizeof path + 8];
         snprintf(values_path, sizeof values_path, "%s.values", path);
-        if (peer_keep_json_values(name, values, values_path, s, err) != 0)
+        if (peer_keep_json_values(name, values, values_path, 1.0, s, err) != 0)
             return -1;
     }
     return 0;

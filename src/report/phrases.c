@@ -10,6 +10,7 @@
 #include "report/report_query.h"
 #include "report/units.h"
 #include "stats/level_text.h"
+#include "stats/percent_text.h"
 #include "stats/verdict_rules.h"
 
 #define INFINITY_SIGN "\xE2\x88\x9E"
@@ -92,12 +93,15 @@ void phrases_method(const report_input *in, char *buf, size_t len)
 }
 
 /* slower/faster only for a time where lower is better: "B is 5% slower" of a count of
- * bytes or of a throughput would say what the number never measured. */
+ * bytes or of a throughput would say what the number never measured; a count a variant
+ * spends (allocs/op, instructions) is "more" or "fewer" of it. */
 static const char *direction_of(const report_input *in, const analysis_series *base, double ratio)
 {
     bool up = ratio > 1.0;
     if (!base->higher_is_better && text_style_is_time(&in->text_style, base->metric))
         return up ? "slower" : "faster";
+    if (!base->higher_is_better && base->exact_counts)
+        return up ? "more" : "fewer";
     return up ? "higher" : "lower";
 }
 
@@ -117,7 +121,9 @@ static void decided(const report_input *in, const analysis_comparison *c, phrase
 {
     const comparison *r = &c->result;
     double change = fabs(query_percent(r->ratio));
-    p->direction = direction_of(in, &in->series[c->baseline], r->ratio);
+    const analysis_series *base = &in->series[c->baseline];
+    p->direction = direction_of(in, base, r->ratio);
+    p->counted = !base->higher_is_better && base->exact_counts ? base->metric : NULL;
     format_percent(change, decimals_of(change), false, p->size, sizeof p->size);
     units_format_times(r->ratio, p->times, sizeof p->times);
     char margin[32], runs[64], negligible[96] = "";
@@ -206,13 +212,14 @@ static void why_undecided(const report_input *in, const analysis_comparison *c,
                           phrases_comparison *p)
 {
     const comparison *r = &c->result;
-    char margin[32], level[40], rounding[64];
+    char margin[32], level[40], rounding[64], step[48];
     phrases_margin(in->options->margin, margin, sizeof margin);
     if (r->decision.reason == UNDECIDED_RESOLUTION) {
         analysis_describe_rounding(r, rounding, sizeof rounding);
+        stats_percent_text(r->relative_step * 100, step, sizeof step);
         snprintf(p->reason, sizeof p->reason, "the values are rounded (%s), which can move the "
-                 "ratio by %.2g%%: too coarse to show a change within %s or to rule one out",
-                 rounding, r->relative_step * 100, margin);
+                 "ratio by %s%%: too coarse to show a change within %s or to rule one out",
+                 rounding, step, margin);
     } else if (r->decision.reason == UNDECIDED_CONFIDENCE) {
         level_text(r->confidence, 6, level, sizeof level);
         snprintf(p->reason, sizeof p->reason, "%zu %s per side cannot reach %s%% confidence",
@@ -261,7 +268,12 @@ void phrases_write_words(FILE *out, const phrases_comparison *p, phrases_escape 
 {
     if (p->direction != NULL) {
         escape(out, p->candidate);
-        fprintf(out, " is %s %s than ", p->size, p->direction);
+        fprintf(out, " %s %s %s ", p->counted ? "uses" : "is", p->size, p->direction);
+        if (p->counted) {
+            escape(out, p->counted);
+            fputs(" ", out);
+        }
+        fputs("than ", out);
         escape(out, p->baseline);
         if (p->times[0] != '\0')
             fprintf(out, " (%s)", p->times);

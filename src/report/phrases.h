@@ -54,7 +54,10 @@ typedef struct {
     phrases_estimate estimate;        /* when ok */
     char level[40];                   /* the interval's level, "95" (reached, when lower) */
     const char *direction;            /* better and worse: "slower" or "faster" for a time,
-                                         "higher" or "lower" otherwise; NULL for the others */
+                                         "more" or "fewer" for a count, "higher" or "lower"
+                                         otherwise; NULL for the others */
+    const char *counted;              /* a count's metric: "B uses 50.0% more allocs/op than
+                                         A"; NULL for other metrics */
     char size[PHRASES_NUMBER];        /* better and worse: "3.1%" (unsigned) */
     char times[32];                   /* better and worse: "×2.43" beyond 2x, or "" */
     char note[256];                   /* "negligible: the whole interval is within ±1%", what

@@ -57,7 +57,8 @@ static void count_failures(const report_input *in, const char *variant, size_t *
     *runs = *failed = *timed_out = 0;
     for (size_t i = 0; i < in->n_samples; i++) {
         const report_sample *s = &in->samples[i];
-        if (s->block < 0 || strcmp(s->variant, variant) != 0)
+        /* outside blocks, a run of verdict's own is a warmup; a file's run (compare) counts */
+        if ((s->block < 0 && in->from_runs) || strcmp(s->variant, variant) != 0)
             continue;
         (*runs)++;
         *timed_out += s->timed_out;
@@ -299,7 +300,8 @@ static void print_group(const report_input *in, size_t first, size_t end, FILE *
     fputs("\n", out);
     text_style_on(out, &in->text_style, TEXT_PAINT_BOLD);
     fputs("== ", out);
-    if (in->n_points > 1) {
+    /* one point is named too when it has a name (the one benchmark of a compared file) */
+    if (in->n_points > 1 || strcmp(s->point, "default") != 0) {
         plain_write(out, s->point);
         fputs(" · ", out);
     }

@@ -1,5 +1,5 @@
-/* libFuzzer target for the peer-file readers and the comparison made of them: any bytes give
- * series of positive finite values and a plan over them, or a message; never a crash or leak. */
+/* libFuzzer target for the peer-file readers (hyperfine to JMH) and the comparison made of them:
+ * any bytes give series of positive finite values and a plan, or a message; no crash or leak. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,13 +12,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The first byte picks the options: bits 0-2 the format (6 and 7: auto), bits 3-4 -C and
- * -d, bits 5-6 --metric; seeds begin with 0 (detected by content, no options). */
+/* The first byte picks the options: bits 0-2 the format, bits 3-4 -C and -d, bits 5-6
+ * --metric (a JMH secondary among them); seeds begin with 0 (detected by content). */
 static peer_options options_of(uint8_t selector)
 {
     static const peer_format formats[] = {PEER_AUTO, PEER_NUMBERS, PEER_HYPERFINE, PEER_GO,
-                                          PEER_GBENCH, PEER_PYPERF, PEER_AUTO, PEER_AUTO};
-    static const char *const metrics[] = {NULL, "B/op", "cpu_time", "time"};
+                                          PEER_GBENCH, PEER_PYPERF, PEER_CRITERION, PEER_JMH};
+    static const char *const metrics[] = {NULL, "B/op", "cpu_time", "gc.alloc.rate.norm"};
     static const sample_layout layouts[] = {{0, NULL}, {2, NULL}, {0, ","}, {2, ","}};
     return (peer_options){.format = formats[selector & 7],
                           .layout = layouts[(selector >> 3) & 3],
@@ -29,10 +29,17 @@ static void check_file(const peer_file *f)
 {
     if (f->n == 0)
         abort();
+    for (size_t i = 0; i < f->n_warnings; i++)
+        if (f->warnings[i] == NULL || f->warnings[i][0] == '\0')
+            abort();
     for (size_t i = 0; i < f->n; i++) {
         const sample_series *s = &f->series[i].samples;
-        if (s->n == 0 || f->series[i].metric == NULL)
+        /* a series of failed runs only (hyperfine's exit_codes) is kept for the report */
+        if ((s->n == 0 && f->series[i].failed.n == 0) || f->series[i].metric == NULL)
             abort();
+        for (size_t k = 0; k < f->series[i].failed.n; k++)
+            if (f->series[i].failed_exits[k] == 0)
+                abort();
         for (size_t k = 0; k < s->n; k++)
             if (!(s->values[k] > 0.0) || !isfinite(s->values[k]))
                 abort();

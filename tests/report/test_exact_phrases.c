@@ -137,8 +137,9 @@ static void data_that_never_varied_say_so(void **state)
     const comparison *k = &f->analysis.comparisons[0].result;
     assert_true(k->constant && k->ci_low == k->ci_high);
     assert_int_equal(k->decision.kind, VERDICT_WORSE);
-    assert_everywhere(f, "B is 20.0% higher than A (exact: the same ratio in every one of the "
-                         "10 blocks)");
+    /* a count is "more" or "fewer" of what it counts, never "higher" or "slower" */
+    assert_everywhere(f, "B uses 20.0% more instructions:u than A (exact: the same ratio in "
+                         "every one of the 10 blocks)");
     /* JSON's settings keep the option; each comparison's "method" says paired-t */
     assert_written(f, "wilcoxon-signed-rank (paired-t for exact counts)", false);
     assert_int_equal(warnings_coded(&f->analysis, "counts-disagree"), 0);

@@ -125,7 +125,8 @@ static void test_go_refusals(void **state)
     assert_int_equal(f.series[0].samples.n, 2);
     peer_file_free(&f);
     peer_options allocs = {.format = PEER_AUTO, .metric = "allocs/op"};
-    expect_error("BenchmarkA-8 10 12 ns/op\n", &allocs, "t:1: no allocs/op");
+    expect_error("BenchmarkA-8 10 12 ns/op\n", &allocs,
+                 "t: no benchmark line has allocs/op (line 1 has none)");
     expect_error("BenchmarkA-8 10 12 ns/op 0 allocs/op\n", &allocs, "0 is not positive");
 }
 
@@ -167,12 +168,69 @@ static void test_gbench(void **state)
     peer_file_free(&f);
     expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"run_type\": "
                  "\"iteration\", \"error_occurred\": true, \"error_message\": \"nope\", "
-                 "\"real_time\": 0}]}", &auto_options, "benchmarks[0] (BM_F) failed: nope");
+                 "\"real_time\": 0}]}", &auto_options,
+                 "t: benchmarks: no iteration entry to compare: benchmark BM_F failed: nope");
     expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"real_time\": 1, "
                  "\"time_unit\": \"ps\"}]}", &auto_options, "benchmarks[0].time_unit: ps");
     expect_error("{\"context\": {}, \"benchmarks\": [{\"name\": \"BM_F\", \"real_time\": 1}, "
                  "{\"name\": \"BM_F\", \"real_time\": -1}]}", &auto_options,
                  "benchmarks[1].real_time: -1 is not positive");
+    /* failed, skipped and counter-less entries are left out, each benchmark named once */
+    static const char *const mixed =
+        "{\"context\": {}, \"benchmarks\": ["
+        "{\"name\": \"BM_A\", \"real_time\": 1, \"items_per_second\": 5},"
+        "{\"name\": \"BM_A\", \"real_time\": 2, \"items_per_second\": 6},"
+        "{\"name\": \"BM_B\", \"real_time\": 3},"
+        "{\"name\": \"BM_E\", \"error_occurred\": true, \"error_message\": \"no disk\"},"
+        "{\"name\": \"BM_E\", \"error_occurred\": true, \"error_message\": \"no disk\"},"
+        "{\"name\": \"BM_S\", \"skipped\": true, \"skip_message\": \"later\"}]}";
+    peer_options counter = {.format = PEER_AUTO, .metric = "items_per_second"};
+    parse_ok(mixed, &counter, &f);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.series[0].point, "BM_A");
+    assert_int_equal(f.n_warnings, 3);
+    assert_string_equal(f.warnings[0], "benchmark BM_B has no items_per_second: not compared");
+    assert_string_equal(f.warnings[1], "benchmark BM_E failed: no disk: not compared");
+    assert_string_equal(f.warnings[2], "benchmark BM_S was skipped: later: not compared");
+    peer_file_free(&f);
+}
+
+/* A benchmark under two values of a configuration line is two benchmarks; lines without the
+ * unit and "Benchmark" then a lower-case letter are left out, each said in a warning. */
+static void test_go_configurations(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("goos: linux\ncpu: X\nnote: a\nBenchmarkA-8 10 12 ns/op\nBenchmarkB 10 5 ns/op\n"
+             "note: b\nBenchmarkA-8 10 13 ns/op\nBenchmarkA-8 10 14 ns/op\n"
+             "BenchmarkB 10 6 ns/op\nnote:\nBenchmarkA-8 10 15 ns/op\n", &auto_options, &f);
+    assert_int_equal(f.n, 5);
+    assert_string_equal(f.series[0].point, "A-8 (note: a)");
+    assert_int_equal(f.series[0].samples.n, 1);
+    assert_string_equal(f.series[1].point, "B (note: a)");
+    assert_string_equal(f.series[2].point, "A-8 (note: b)");
+    assert_int_equal(f.series[2].samples.n, 2);
+    assert_string_equal(f.series[3].point, "B (note: b)");
+    assert_string_equal(f.series[4].point, "A-8"); /* "note:" unset it */
+    assert_int_equal(f.n_warnings, 0);
+    peer_file_free(&f);
+    /* one configuration throughout: the names stay benchstat's */
+    parse_ok("note: a\nBenchmarkA-8 10 12 ns/op\nBenchmarkA-8 10 13 ns/op\n", &auto_options,
+             &f);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.series[0].point, "A-8");
+    peer_file_free(&f);
+    peer_options bytes = {.format = PEER_AUTO, .metric = "B/op"};
+    parse_ok("BenchmarkA 10 12 ns/op 8 B/op\nBenchmarkA 10 12 ns/op\nBenchmarkB 10 9 ns/op\n"
+             "Benchmarkfoo 10 9 ns/op 8 B/op\nBenchmarkfoo 10 9 ns/op 8 B/op\n", &bytes, &f);
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.series[0].samples.n, 1);
+    assert_int_equal(f.n_warnings, 3);
+    assert_string_equal(f.warnings[0], "line 4 and others: \"Benchmark\" then a lower-case letter "
+                        "is no Go benchmark (the testing package runs none): 2 lines skipped");
+    assert_string_equal(f.warnings[1], "benchmark A: 1 line without B/op (line 2): left out");
+    assert_string_equal(f.warnings[2], "benchmark B has no B/op (line 3): not compared");
+    peer_file_free(&f);
 }
 
 static const char pyperf[] =
@@ -267,6 +325,168 @@ static void test_detection_and_forcing(void **state)
     peer_file_free(&f);
 }
 
+/* Runs with a non-zero exit code (null: a signal) are counted as failed, never analysed. */
+static void test_hyperfine_exit_codes(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("{\"results\": [{\"command\": \"flaky\", \"times\": [0.5, 0.6, 0.7, 0.8], "
+             "\"exit_codes\": [0, 1, 0, null]}]}", &auto_options, &f);
+    assert_int_equal(f.series[0].samples.n, 2);
+    assert_true(f.series[0].samples.values[1] == 0.7);
+    assert_int_equal(f.series[0].failed.n, 2);
+    assert_true(f.series[0].failed.values[0] == 0.6);
+    assert_int_equal(f.series[0].failed_exits[0], 1);
+    assert_int_equal(f.series[0].failed_exits[1], -1);
+    peer_file_free(&f);
+    /* every run failed: kept, so that the report can say so */
+    parse_ok("{\"results\": [{\"command\": \"false\", \"times\": [0.1, 0.2], "
+             "\"exit_codes\": [1, 1]}]}", &auto_options, &f);
+    assert_int_equal(f.series[0].samples.n, 0);
+    assert_int_equal(f.series[0].failed.n, 2);
+    peer_file_free(&f);
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1, 2], \"exit_codes\": [0]}]}",
+                 &auto_options, "t: results[0].exit_codes: 1 codes for 2 times");
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1], \"exit_codes\": [\"0\"]}]}",
+                 &auto_options, "t: results[0].exit_codes[0]: a string, where a number");
+    expect_error("{\"results\": [{\"command\": \"a\", \"times\": [1], \"exit_codes\": [0.5]}]}",
+                 &auto_options, "results[0].exit_codes[0]: 0.5 is not an exit code");
+}
+
+/* hyperfine -L over two commands: values are points, commands variants named by template;
+ * a scan of one command keeps its values as variants. */
+static void test_hyperfine_scan(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok("{\"results\": ["
+             "{\"command\": \"sleep 0.001\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 0.011\", \"times\": [2], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 0.002\", \"times\": [3], \"parameters\": {\"n\": \"2\"}},"
+             "{\"command\": \"sleep 0.012\", \"times\": [4], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_int_equal(f.n, 4);
+    assert_string_equal(f.series[0].point, "n=1");
+    assert_string_equal(f.series[0].variant, "sleep 0.00{n}");
+    assert_string_equal(f.series[1].variant, "sleep 0.01{n}"); /* not "sleep 0.0{n}{n}" */
+    assert_string_equal(f.series[3].point, "n=2");
+    assert_string_equal(f.series[3].variant, "sleep 0.01{n}");
+    peer_file_free(&f);
+    /* no template fits: the first command, at its point */
+    parse_ok("{\"results\": ["
+             "{\"command\": \"a\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"b\", \"times\": [2], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"c\", \"times\": [3], \"parameters\": {\"n\": \"2\"}},"
+             "{\"command\": \"d\", \"times\": [4], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_string_equal(f.series[2].variant, "a (at n=1)");
+    assert_string_equal(f.series[3].variant, "b (at n=1)");
+    peer_file_free(&f);
+    parse_ok("{\"results\": ["
+             "{\"command\": \"sleep 1\", \"times\": [1], \"parameters\": {\"n\": \"1\"}},"
+             "{\"command\": \"sleep 2\", \"times\": [2], \"parameters\": {\"n\": \"2\"}}]}",
+             &auto_options, &f);
+    assert_null(f.series[0].point);
+    assert_string_equal(f.series[1].variant, "sleep 2");
+    peer_file_free(&f);
+}
+
+/* criterion's sample.json: total ns of iters[i] iterations, as seconds per iteration. */
+static void test_criterion(void **state)
+{
+    (void)state;
+    static const char *const sample =
+        "{\"sampling_mode\": \"Linear\", \"iters\": [2.0, 4.0, 6.0], "
+        "\"times\": [3000.0, 6200.0, 9000.0]}";
+    peer_file f;
+    verdict_error err = {0};
+    if (peer_text_parse("target/criterion/fib/recursive 15/new/sample.json", sample,
+                        strlen(sample), &auto_options, &f, &err) != 0)
+        fail_msg("refused: %s", err.message);
+    assert_int_equal(f.format, PEER_CRITERION);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.series[0].point, "fib/recursive 15");
+    assert_string_equal(f.series[0].metric, "time");
+    assert_int_equal(f.series[0].samples.n, 3);
+    assert_true(near(f.series[0].samples.values[1], 1550e-9));
+    peer_file_free(&f);
+    /* criterion 0.2's [[iters], [times]]; a path that names no benchmark */
+    parse_ok("[[1.0, 2.0], [10.0, 22.0]]", &auto_options, &f);
+    assert_int_equal(f.format, PEER_CRITERION);
+    assert_string_equal(f.series[0].point, "benchmark");
+    assert_true(near(f.series[0].samples.values[1], 11e-9));
+    peer_file_free(&f);
+    expect_error("{\"iters\": [1.0, 2.0], \"times\": [10.0]}", &auto_options,
+                 "t: iters has 2 values and times 1");
+    expect_error("{\"iters\": [0.0], \"times\": [10.0]}", &auto_options,
+                 "t: iters[0]: 0, where a count of iterations");
+    expect_error("{\"iters\": [1.0], \"times\": [-1.0]}", &auto_options,
+                 "t: times[0]: -1 is not positive");
+    expect_error("{\"mean\": {\"confidence_interval\": {}, \"point_estimate\": 1.0}}",
+                 &auto_options, "estimates.json holds summaries");
+    peer_options criterion = {.format = PEER_CRITERION};
+    expect_error("{\"iters\": [1.0]}", &criterion, "t: times: missing");
+    expect_error("{\"iters\": [1.0], \"times\": [1.0", &auto_options, "t:1:");
+}
+
+static const char jmh[] =
+    "[{\"benchmark\": \"a.B.decode\", \"mode\": \"avgt\", \"params\": {\"size\": \"64\"},"
+    "  \"primaryMetric\": {\"score\": 2.5, \"scoreUnit\": \"us/op\","
+    "                     \"rawData\": [[2.0, 3.0], [2.5]]},"
+    "  \"secondaryMetrics\": {\"gc.alloc.rate.norm\": {\"scoreUnit\": \"B/op\","
+    "                                                \"rawData\": [[64.0, 64.0]]}}},"
+    " {\"benchmark\": \"a.B.encode\", \"mode\": \"thrpt\","
+    "  \"primaryMetric\": {\"scoreUnit\": \"ops/ms\", \"rawData\": [[100.0, 110.0]]},"
+    "  \"secondaryMetrics\": {}}]";
+
+/* JMH: every benchmark with its params a point, rawData of every fork its samples. */
+static void test_jmh(void **state)
+{
+    (void)state;
+    peer_file f;
+    parse_ok(jmh, &auto_options, &f);
+    assert_int_equal(f.format, PEER_JMH);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.series[0].point, "a.B.decode {size=64}");
+    assert_string_equal(f.series[0].metric, "sec/op");
+    assert_false(f.series[0].higher_is_better);
+    assert_int_equal(f.series[0].samples.n, 3);
+    assert_true(near(f.series[0].samples.values[2], 2.5e-6));
+    assert_string_equal(f.series[1].point, "a.B.encode");
+    assert_string_equal(f.series[1].metric, "ops/ms");
+    assert_true(f.series[1].higher_is_better);
+    assert_int_equal(f.n_warnings, 0);
+    peer_file_free(&f);
+    /* a secondary metric: the benchmark without it is left out with a warning */
+    peer_options alloc = {.format = PEER_AUTO, .metric = "gc.alloc.rate.norm"};
+    parse_ok(jmh, &alloc, &f);
+    assert_int_equal(f.n, 1);
+    assert_string_equal(f.series[0].metric, "B/op");
+    assert_int_equal(f.n_warnings, 1);
+    assert_string_equal(f.warnings[0], "benchmark a.B.encode has no gc.alloc.rate.norm: not "
+                                       "compared");
+    peer_file_free(&f);
+    expect_error("[{\"benchmark\": \"x\", \"primaryMetric\": {\"scoreUnit\": \"ops/s\"}}]",
+                 &auto_options, "t: [0].primaryMetric.rawData: missing");
+    expect_error("[{\"benchmark\": \"x\", \"primaryMetric\": {\"scoreUnit\": \"ops/s\", "
+                 "\"rawDataHistogram\": []}}]", &auto_options, "use -bm avgt or thrpt");
+    expect_error("[{\"primaryMetric\": {}}]", &auto_options, "t: [0].benchmark: missing");
+    expect_error("[{\"benchmark\": \"x\", \"primaryMetric\": {\"rawData\": [[1.0]]}}]",
+                 &auto_options, "t: [0].primaryMetric.scoreUnit: missing");
+    expect_error("[{\"benchmark\": \"x\", \"primaryMetric\": {\"scoreUnit\": \"ops/s\", "
+                 "\"rawData\": [[1.0, \"2\"]]}}]", &auto_options,
+                 "t: [0].primaryMetric.rawData[0][1]: a string");
+    expect_error("[{\"benchmark\": \"x\", \"primaryMetric\": {\"scoreUnit\": \"ops/s\", "
+                 "\"rawData\": [[1.0]]}}, {\"benchmark\": \"x\", \"primaryMetric\": "
+                 "{\"scoreUnit\": \"ops/s\", \"rawData\": [[1.0]]}}]", &auto_options,
+                 "t: [1]: a second x (another -bm mode?)");
+    peer_options jmh_format = {.format = PEER_JMH};
+    expect_error("{\"results\": []}", &jmh_format, "an object, where JMH's array");
+    expect_error("[]", &jmh_format, "an empty array");
+    expect_error(jmh, &(peer_options){.format = PEER_JMH, .metric = "nope"},
+                 "t: no benchmark has the metric nope");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +497,11 @@ int main(void)
         cmocka_unit_test(test_pyperf),
         cmocka_unit_test(test_numbers_delimiters_and_comments),
         cmocka_unit_test(test_detection_and_forcing),
+        cmocka_unit_test(test_hyperfine_exit_codes),
+        cmocka_unit_test(test_go_configurations),
+        cmocka_unit_test(test_hyperfine_scan),
+        cmocka_unit_test(test_criterion),
+        cmocka_unit_test(test_jmh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
