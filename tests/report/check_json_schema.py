@@ -76,6 +76,9 @@ def hyperfine_file():
     return json.dumps({"results": results})
 
 
+PEERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli", "peers")
+
+
 def documents(verdict, data, fake_kernels):
     """(name, argv[, commands run first]) of every document to make; each writes its JSON to
     standard output."""
@@ -105,6 +108,15 @@ def documents(verdict, data, fake_kernels):
                             write(d("g2.json"), gbench_file(1.2))]),
         ("compare pyperf", ["compare", write(d("p1.json"), pyperf_file(1.0)),
                             write(d("p2.json"), pyperf_file(0.9))]),
+        # The peers' real files (tests/cli/peers): failed runs, configurations, criterion, JMH
+        ("compare hyperfine, a failing command",
+         ["compare", os.path.join(PEERS, "hyperfine", "failing.json")]),
+        ("compare go, two configurations",
+         ["compare", os.path.join(PEERS, "go", "notes.txt"), os.path.join(PEERS, "go", "notes.txt")]),
+        ("compare criterion", ["compare", os.path.join(PEERS, "criterion", "before"),
+                               os.path.join(PEERS, "criterion", "after")]),
+        ("compare jmh", ["compare", os.path.join(PEERS, "jmh", "before.json"),
+                         os.path.join(PEERS, "jmh", "after.json")]),
         ("verdict CMD CMD --store", ["-r", "3", "-w", "0", "--store", d("runs.db"),
                                      "true", "true x"]),
         ("verdict -L (points, overall)", ["-r", "2", "-w", "0", "-L", "n", "1,2",
