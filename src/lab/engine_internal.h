@@ -70,6 +70,12 @@ typedef struct {
     bool have_latest;
 } point_run;
 
+/* A profiled run the store holds: not made again when the run is resumed. */
+typedef struct {
+    size_t point, unit;
+    long block;
+} engine_profiled;
+
 /* Everything one run holds; released by engine_free. */
 typedef struct {
     const lab_config *c;
@@ -90,6 +96,8 @@ typedef struct {
     point_table table;           /* the current point's */
     point_run at;                /* the current point */
     engine_batch batch;          /* measured, not yet committed */
+    engine_profiled *profiled;   /* profiles the store holds, sorted (engine_profile.c) */
+    size_t n_profiled, profiled_capacity;
 } engine;
 
 /* ---- the work source: where the loop's blocks come from, and how each is retired ----
@@ -144,6 +152,18 @@ void engine_forget_block(engine *g, long block);
 store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long block, long seq,
                                const target_measurement *m, const double *values,
                                double started);
+
+/* The current point begun (target, setup) and warmed up if it was not yet; 0, or -1. */
+int engine_ready_point(engine *g, verdict_error *err);
+
+/* ---- profiled runs (lab/engine_profile.c, docs/profiles.md) ---- */
+
+/* The profiles this machine's runs of the experiment stored, to be skipped on resume. */
+int engine_profile_load(engine *g, verdict_error *err);
+/* After the block's timed runs: one profiled run of each unit, in the block's order, each
+ * kept in the store as soon as it is resolved; those the store holds skipped. 0, or -1. */
+int engine_profile_block(engine *g, const engine_task *task, const size_t *order,
+                         verdict_error *err);
 
 /* ---- the batch (lab/engine_batch.c) ---- */
 

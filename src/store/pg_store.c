@@ -325,4 +325,6 @@ const store_backend pg_store_backend = {
     .for_each_block = pg_store_for_each_block,
     .add_extension = pg_store_add_extension,
     .for_each_extension = pg_store_for_each_extension,
+    .add_profile = pg_store_add_profile,
+    .for_each_profile = pg_store_for_each_profile,
 };

@@ -397,4 +397,6 @@ const store_backend sqlite_store_backend = {
     .for_each_block = sqlite_store_for_each_block,
     .add_extension = sqlite_store_add_extension,
     .for_each_extension = sqlite_store_for_each_extension,
+    .add_profile = sqlite_store_add_profile,
+    .for_each_profile = sqlite_store_for_each_profile,
 };
