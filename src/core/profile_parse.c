@@ -332,6 +332,18 @@ static int read_lines(const char *text, line_fn fn, const char *what, profile_da
     return 0;
 }
 
+static int compare_symbols(const void *a, const void *b)
+{
+    const profile_symbol *x = a, *y = b;
+    int c = strcmp(x->symbol, y->symbol);
+    return c != 0 ? c : strcmp(x->dso, y->dso);
+}
+
+static int compare_stacks(const void *a, const void *b)
+{
+    return strcmp(((const profile_stack *)a)->stack, ((const profile_stack *)b)->stack);
+}
+
 int profile_from_text(const char *symbols, const char *stacks, profile_data *out,
                       verdict_error *err)
 {
@@ -341,6 +353,11 @@ int profile_from_text(const char *symbols, const char *stacks, profile_data *out
         profile_data_free(out);
         return -1;
     }
+    /* sorted as the parse sorts them, whoever wrote the text: lookups search them */
+    if (out->n_symbols > 1)
+        qsort(out->symbols, out->n_symbols, sizeof *out->symbols, compare_symbols);
+    if (out->n_stacks > 1)
+        qsort(out->stacks, out->n_stacks, sizeof *out->stacks, compare_stacks);
     return 0;
 }
 
