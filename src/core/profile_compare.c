@@ -209,14 +209,15 @@ static const char **distinct_stacks(const pairing *p, size_t *n)
     return all;
 }
 
+/* A symbol kept when its share with its callees reaches the minimum in either variant; its
+ * own change is estimated once the number of symbols compared is known (adjusted_level). */
 static int add_symbol(const pairing *p, const profile_symbol *s, double confidence,
                       profile_comparison *out, verdict_error *err)
 {
     profile_symbol_change c = {.in_baseline = seen_in(p, false, s),
                                .in_candidate = seen_in(p, true, s)};
     profile_change children;
-    if (estimate(p, LOOK_SELF, s->symbol, s->dso, confidence, &c.self, err) != 0 ||
-        estimate(p, LOOK_CHILDREN, s->symbol, s->dso, confidence, &children, err) != 0)
+    if (estimate(p, LOOK_CHILDREN, s->symbol, s->dso, confidence, &children, err) != 0)
         return -1;
     c.children_baseline = children.share_baseline;
     c.children_candidate = children.share_candidate;
@@ -229,6 +230,14 @@ static int add_symbol(const pairing *p, const profile_symbol *s, double confiden
     out->symbols[out->n_symbols++] = c;
     out->addresses |= profile_is_address(s->symbol);
     return 0;
+}
+
+/* Bonferroni's level for n intervals at once: "the rest within noise" is a claim about
+ * every function compared, and at 95% each, one in twenty unchanged functions would be
+ * called changed by chance (docs/profiles.md). */
+static double adjusted_level(double confidence, size_t n)
+{
+    return n > 1 ? 1 - (1 - confidence) / (double)n : confidence;
 }
 
 /* The largest part of the total change first (by its size in seconds), then by name. */
@@ -257,6 +266,12 @@ static int compare_all(const pairing *p, double confidence, profile_comparison *
     for (size_t i = 0; i < n_symbols; i++)
         if (add_symbol(p, symbols[i], confidence, out, err) != 0)
             goto done;
+    out->symbol_confidence = adjusted_level(confidence, out->n_symbols);
+    out->stack_confidence = adjusted_level(confidence, n_stacks);
+    for (size_t i = 0; i < out->n_symbols; i++)
+        if (estimate(p, LOOK_SELF, out->symbols[i].symbol, out->symbols[i].dso,
+                     out->symbol_confidence, &out->symbols[i].self, err) != 0)
+            goto done;
     if (out->n_symbols > 1)
         qsort(out->symbols, out->n_symbols, sizeof *out->symbols, compare_ranked);
     for (size_t i = 0; i < n_stacks; i++, out->n_stacks++) {
@@ -264,8 +279,8 @@ static int compare_all(const pairing *p, double confidence, profile_comparison *
             error_no_memory(err);
             goto done;
         }
-        if (estimate(p, LOOK_STACK, stacks[i], NULL, confidence, &out->stacks[i].change,
-                     err) != 0) {
+        if (estimate(p, LOOK_STACK, stacks[i], NULL, out->stack_confidence,
+                     &out->stacks[i].change, err) != 0) {
             out->n_stacks++; /* its name is freed with the comparison */
             goto done;
         }

@@ -40,7 +40,9 @@ typedef struct {
     size_t n_stacks;
     size_t n_blocks;             /* blocks with a profile and a time of both variants */
     bool addresses;              /* some symbol is an address (a binary without symbols) */
-    double confidence;
+    double confidence;           /* the family's level asked for */
+    double symbol_confidence;    /* each symbol's interval: Bonferroni's over the symbols */
+    double stack_confidence;     /* each stack's interval: the same over the stacks */
 } profile_comparison;
 
 /* Symbols whose share is under this in both variants are left out of the comparison
@@ -49,7 +51,9 @@ typedef struct {
 
 /* Compares the candidate's profiles with the baseline's at one point on one machine; the
  * runs of other points, variants and machines are passed over. A variant's layouts are
- * averaged within a block. 0 (n_blocks 0 when no block pairs them), or -1 with err. */
+ * averaged within a block. The intervals hold together at confidence: each symbol's (and
+ * each stack's) at Bonferroni's level for their number. 0 (n_blocks 0 when no block pairs
+ * them), or -1 with err. */
 int profile_compare(const profile_run *runs, size_t n_runs, const char *point,
                     const char *machine, const char *baseline, const char *candidate,
                     double confidence, profile_comparison *out, verdict_error *err);

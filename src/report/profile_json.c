@@ -92,6 +92,8 @@ int profile_json_add(json_t *item, const report_input *in, const analysis_compar
         rc = json_array_append_new(stacks, stack_json(&p->stacks[i]));
     if (rc == 0)
         rc = json_object_set_new(item, "profile_blocks", json_integer((json_int_t)p->n_blocks));
+    if (rc == 0)
+        rc = json_object_set_new(item, "profile_confidence", real_or_null(p->symbol_confidence));
     if (rc == 0 && in->profile_event)
         rc = json_object_set_new(item, "profile_event", json_string(in->profile_event));
     if (rc == 0)

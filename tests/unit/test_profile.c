@@ -238,6 +238,9 @@ static void test_compare(void **state)
     /* block 1's A is the mean of its layouts: share 0.5 at time 1.00 */
     assert_float_equal(slow->self.share_baseline, (0.5 + 0.5 + 0.502) / 3, 1e-12);
     assert_true(c.n_stacks >= 3);
+    /* main, slow_part, steady_part, memcpy_new: each interval at 1 - 0.05 / 4 */
+    assert_int_equal(c.n_symbols, 4);
+    assert_float_equal(c.symbol_confidence, 1 - 0.05 / 4, 1e-15);
     profile_comparison_free(&c);
     /* no block pairs them: nothing compared */
     assert_int_equal(profile_compare(runs, n, "default", "", "A", "D", 0.95, &c, &err), 0);
