@@ -152,14 +152,14 @@ static int estimate(const pairing *p, look_kind kind, const char *key, const cha
 
 static int compare_symbols_by_name(const void *a, const void *b)
 {
-    const profile_symbol *x = *(const profile_symbol *const *)a,
-                         *y = *(const profile_symbol *const *)b;
+    const profile_symbol *x = *(const void *const *)a, *y = *(const void *const *)b;
     return compare_symbol_pair(x->symbol, x->dso, y);
 }
 
 static int compare_stack_names(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    const char *x = *(const void *const *)a, *y = *(const void *const *)b;
+    return strcmp(x, y);
 }
 
 /* Whether any of the variant's runs in the comparison has the symbol. */
@@ -172,45 +172,56 @@ static bool seen_in(const pairing *p, bool candidate, const profile_symbol *s)
     return false;
 }
 
-/* Every distinct symbol of the comparison's runs (borrowed), sorted. */
-static const profile_symbol **distinct_symbols(const pairing *p, size_t *n)
+/* What distinct_items gathers from a run: its symbols or its stacks, held as void pointers
+ * (converted, never read through another pointer type). */
+typedef struct {
+    size_t (*count)(const profile_run *r);
+    const void *(*at)(const profile_run *r, size_t i);
+    int (*compare)(const void *a, const void *b); /* of two pointers to items */
+} item_kind;
+
+static size_t symbols_count(const profile_run *r)
+{
+    return r->data.n_symbols;
+}
+
+static const void *symbol_at(const profile_run *r, size_t i)
+{
+    return &r->data.symbols[i];
+}
+
+static size_t stacks_count(const profile_run *r)
+{
+    return r->data.n_stacks;
+}
+
+static const void *stack_at(const profile_run *r, size_t i)
+{
+    return r->data.stacks[i].stack;
+}
+
+static const item_kind symbol_items = {symbols_count, symbol_at, compare_symbols_by_name};
+static const item_kind stack_items = {stacks_count, stack_at, compare_stack_names};
+
+/* Every distinct item of the comparison's runs (borrowed), sorted; NULL out of memory. */
+static const void **distinct_items(const pairing *p, const item_kind *kind, size_t *n)
 {
     size_t total = 0, k = 0;
     for (size_t i = 0; i < p->n_entries; i++)
-        total += p->entries[i].run->data.n_symbols;
-    const profile_symbol **all = calloc(total + 1, sizeof *all);
+        total += kind->count(p->entries[i].run);
+    const void **all = calloc(total + 1, sizeof *all);
     for (size_t i = 0; all && i < p->n_entries; i++)
-        for (size_t j = 0; j < p->entries[i].run->data.n_symbols; j++)
-            all[k++] = &p->entries[i].run->data.symbols[j];
+        for (size_t j = 0; j < kind->count(p->entries[i].run); j++)
+            all[k++] = kind->at(p->entries[i].run, j);
     if (all && k > 1)
-        qsort(all, k, sizeof *all, compare_symbols_by_name);
+        qsort(all, k, sizeof *all, kind->compare);
     *n = 0;
     for (size_t i = 0; all && i < k; i++)
-        if (*n == 0 || compare_symbols_by_name(&all[*n - 1], &all[i]) != 0)
+        if (*n == 0 || kind->compare(&all[*n - 1], &all[i]) != 0)
             all[(*n)++] = all[i];
     return all;
 }
 
-static const char **distinct_stacks(const pairing *p, size_t *n)
-{
-    size_t total = 0, k = 0;
-    for (size_t i = 0; i < p->n_entries; i++)
-        total += p->entries[i].run->data.n_stacks;
-    const char **all = calloc(total + 1, sizeof *all);
-    for (size_t i = 0; all && i < p->n_entries; i++)
-        for (size_t j = 0; j < p->entries[i].run->data.n_stacks; j++)
-            all[k++] = p->entries[i].run->data.stacks[j].stack;
-    if (all && k > 1)
-        qsort(all, k, sizeof *all, compare_stack_names);
-    *n = 0;
-    for (size_t i = 0; all && i < k; i++)
-        if (*n == 0 || strcmp(all[*n - 1], all[i]) != 0)
-            all[(*n)++] = all[i];
-    return all;
-}
-
-/* A symbol kept when its share with its callees reaches the minimum in either variant; its
- * own change is estimated once the number of symbols compared is known (adjusted_level). */
 static int add_symbol(const pairing *p, const profile_symbol *s, double confidence,
                       profile_comparison *out, verdict_error *err)
 {
@@ -254,8 +265,8 @@ static int compare_all(const pairing *p, double confidence, profile_comparison *
                        verdict_error *err)
 {
     size_t n_symbols = 0, n_stacks = 0;
-    const profile_symbol **symbols = distinct_symbols(p, &n_symbols);
-    const char **stacks = distinct_stacks(p, &n_stacks);
+    const void **symbols = distinct_items(p, &symbol_items, &n_symbols);
+    const void **stacks = distinct_items(p, &stack_items, &n_stacks);
     int rc = -1;
     if (symbols == NULL || stacks == NULL ||
         (out->symbols = calloc(n_symbols + 1, sizeof *out->symbols)) == NULL ||
@@ -264,7 +275,7 @@ static int compare_all(const pairing *p, double confidence, profile_comparison *
         goto done;
     }
     for (size_t i = 0; i < n_symbols; i++)
-        if (add_symbol(p, symbols[i], confidence, out, err) != 0)
+        if (add_symbol(p, (const profile_symbol *)symbols[i], confidence, out, err) != 0)
             goto done;
     out->symbol_confidence = adjusted_level(confidence, out->n_symbols);
     out->stack_confidence = adjusted_level(confidence, n_stacks);
@@ -287,8 +298,8 @@ static int compare_all(const pairing *p, double confidence, profile_comparison *
     }
     rc = 0;
 done:
-    free(symbols);
-    free(stacks);
+    free((void *)symbols);
+    free((void *)stacks);
     return rc;
 }
 

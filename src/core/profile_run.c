@@ -3,6 +3,7 @@
  * recording resolved by `perf script` into a profile. */
 #include "core/profile.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -103,18 +104,10 @@ static int run_script(const char *path, volatile sig_atomic_t *stop, run_result 
 
 int profile_make_path(char *path, size_t len, verdict_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/verdict-profile.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(dir) == NULL)
-        return error_set(err, ERROR_INTERNAL, "cannot make a directory for perf's recording "
-                         "(%s): %s", dir, strerror(errno));
-    if (realpath(dir, path) == NULL || strlen(path) + sizeof "/perf.data" > len) {
-        int errnum = errno;
-        rmdir(dir);
-        return error_set(err, ERROR_INTERNAL, "cannot resolve the directory %s: %s", dir,
-                         strerror(errnum ? errnum : ENAMETOOLONG));
-    }
+    assert(len > sizeof "/perf.data");
+    if (runner_make_temp_dir("verdict-profile", "perf's recording", path,
+                             len - sizeof "/perf.data" + 1, err) != 0)
+        return -1;
     strcat(path, "/perf.data");
     return 0;
 }

@@ -78,7 +78,7 @@ static int hold_sample(void *context, const store_sample *s)
     return 0;
 }
 
-static int compare_held(const void *a, const void *b)
+int engine_compare_held(const void *a, const void *b)
 {
     const held_sample *x = a, *y = b;
     if (x->point != y->point)
@@ -100,7 +100,7 @@ static int load_held(engine *g, verdict_error *err)
     if (read_stored_samples(g, err) != 0)
         return -1;
     if (g->n_held > 1) /* qsort's pointer must be valid even for no items */
-        qsort(g->held, g->n_held, sizeof *g->held, compare_held);
+        qsort(g->held, g->n_held, sizeof *g->held, engine_compare_held);
     g->out->samples_resumed = g->n_held;
     if (g->n_held > 0 && g->c->notes)
         fprintf(g->c->notes, "verdict: resuming %s (%zu samples stored)\n", g->e->name,

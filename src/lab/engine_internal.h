@@ -70,12 +70,6 @@ typedef struct {
     bool have_latest;
 } point_run;
 
-/* A profiled run the store holds: not made again when the run is resumed. */
-typedef struct {
-    size_t point, unit;
-    long block;
-} engine_profiled;
-
 /* Everything one run holds; released by engine_free. */
 typedef struct {
     const lab_config *c;
@@ -96,7 +90,8 @@ typedef struct {
     point_table table;           /* the current point's */
     point_run at;                /* the current point */
     engine_batch batch;          /* measured, not yet committed */
-    engine_profiled *profiled;   /* profiles the store holds, sorted (engine_profile.c) */
+    held_sample *profiled;       /* profiles the store holds, sorted, without values
+                                    (engine_profile.c): not made again on resume */
     size_t n_profiled, profiled_capacity;
 } engine;
 
@@ -152,6 +147,9 @@ void engine_forget_block(engine *g, long block);
 store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long block, long seq,
                                const target_measurement *m, const double *values,
                                double started);
+
+/* qsort's and bsearch's order of held samples: by point, unit, block. */
+int engine_compare_held(const void *a, const void *b);
 
 /* The current point begun (target, setup) and warmed up if it was not yet; 0, or -1. */
 int engine_ready_point(engine *g, verdict_error *err);

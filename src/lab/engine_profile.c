@@ -32,20 +32,11 @@ static int hold_profile(void *context, const store_profile *p)
     if (array_reserve((void **)&g->profiled, &g->profiled_capacity, g->n_profiled + 1,
                       sizeof *g->profiled) != 0)
         return error_no_memory(l->err);
-    g->profiled[g->n_profiled++] = (engine_profiled){
-        (size_t)point, experiment_unit_index(g->e, (size_t)variant, (size_t)p->layout),
-        p->block};
+    g->profiled[g->n_profiled++] = (held_sample){
+        .point = (size_t)point,
+        .unit = experiment_unit_index(g->e, (size_t)variant, (size_t)p->layout),
+        .block = p->block};
     return 0;
-}
-
-static int compare_profiled(const void *a, const void *b)
-{
-    const engine_profiled *x = a, *y = b;
-    if (x->point != y->point)
-        return x->point < y->point ? -1 : 1;
-    if (x->unit != y->unit)
-        return x->unit < y->unit ? -1 : 1;
-    return (x->block > y->block) - (x->block < y->block);
 }
 
 int engine_profile_load(engine *g, verdict_error *err)
@@ -54,15 +45,15 @@ int engine_profile_load(engine *g, verdict_error *err)
     if (store_for_each_profile(g->c->db, g->c->experiment_id, hold_profile, &l, err) != 0)
         return -1;
     if (g->n_profiled > 1)
-        qsort(g->profiled, g->n_profiled, sizeof *g->profiled, compare_profiled);
+        qsort(g->profiled, g->n_profiled, sizeof *g->profiled, engine_compare_held);
     return 0;
 }
 
 static bool profiled_already(const engine *g, size_t point, size_t unit, long block)
 {
-    engine_profiled key = {point, unit, block};
+    held_sample key = {.point = point, .unit = unit, .block = block};
     return g->n_profiled > 0 && bsearch(&key, g->profiled, g->n_profiled, sizeof key,
-                                        compare_profiled) != NULL;
+                                        engine_compare_held) != NULL;
 }
 
 /* The profile's text forms into the store, as one row of the run. */
