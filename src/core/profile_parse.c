@@ -51,13 +51,15 @@ bool profile_is_address(const char *symbol)
            strspn(symbol + 2, "0123456789abcdefABCDEF") == strlen(symbol + 2);
 }
 
-/* A name as the text forms can hold it: ';' separates frames, tabs and newlines fields. */
+/* A name as the text forms can hold it: ';' separates frames, tabs and newlines fields, and
+ * a NUL would end it early. */
 static char *clean_name(const char *text, size_t n)
 {
-    char *copy = strndup(text, n);
-    for (char *c = copy; c && *c; c++)
-        if (*c == ';' || *c == '\t' || *c == '\n' || *c == '\r')
-            *c = *c == ';' ? ':' : ' ';
+    char *copy = malloc(n + 1);
+    for (size_t i = 0; copy && i < n; i++)
+        copy[i] = text[i] == ';' ? ':' : strchr("\t\n\r", text[i]) ? ' ' : text[i];
+    if (copy)
+        copy[n] = '\0';
     return copy;
 }
 
