@@ -17,11 +17,12 @@ for seed in $(seq 1 "$SEEDS"); do
     line=$(jq -r '.comparisons[0] as $c |
         ($c.profile[] | select(.symbol == "slow_part")) as $s |
         ($c.profile[] | select(.symbol == "steady_part")) as $t |
+        def pct: . * 1000 | round / 10;
         "\($c.profile[0].symbol == "slow_part" and $s.ci[0] > 0 and $t.ci[0] < 0 and
-            $t.ci[1] > 0) slow_part \($s.change * 100 | round)% [\($s.ci[0] * 1000 | round
-            / 10), \($s.ci[1] * 1000 | round / 10)] steady_part \($t.change * 1000 | round
-            / 10)% [\($t.ci[0] * 1000 | round / 10), \($t.ci[1] * 1000 | round / 10)]
-            at \($c.profile_confidence * 10000 | round / 100)%"' "$DATA/$seed.json")
+            $t.ci[1] > 0)" + " slow_part \($s.change | pct)% [\($s.ci[0] | pct), " +
+        "\($s.ci[1] | pct)] steady_part \($t.change | pct)% [\($t.ci[0] | pct), " +
+        "\($t.ci[1] | pct)] at \($c.profile_confidence * 10000 | round / 100)%"' \
+        "$DATA/$seed.json")
     echo "seed $seed: $line"
     case $line in true*) held=$((held + 1)) ;; esac
 done
