@@ -87,10 +87,11 @@ static int parse_frame(const char *line, size_t n, char **symbol, char **dso)
     for (const char *c = dso_start; c < dso_end; c++)
         if (*c == '/')
             dso_start = c + 1;
-    const char *sym = line + ip_len;
-    while (sym < open && *sym == ' ')
+    /* the symbol lies between the address and the space before '(', and may be empty */
+    const char *sym = line + ip_len, *sym_end = open - 1;
+    while (sym < sym_end && *sym == ' ')
         sym++;
-    size_t sym_len = (size_t)(open - 1 - sym);
+    size_t sym_len = sym < sym_end ? (size_t)(sym_end - sym) : 0;
     if (sym_len == 0 || (sym_len == 9 && strncmp(sym, "[unknown]", 9) == 0)) {
         char address[80];
         snprintf(address, sizeof address, "0x%.*s", (int)(ip_len < 64 ? ip_len : 64), line);

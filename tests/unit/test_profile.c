@@ -122,6 +122,11 @@ static void test_bad_text(void **state)
     assert_int_equal(profile_parse_script(bad, strlen(bad), &p, &err), -1);
     assert_int_equal(err.kind, ERROR_BAD_INPUT);
     assert_non_null(strstr(err.message, "line 2"));
+    /* no symbol between the address and its object (found by the fuzzer): the address */
+    const char empty[] = "x 1 cpu-clock:\n\t 1160 (/tmp/a/prog)\n";
+    assert_int_equal(profile_parse_script(empty, strlen(empty), &p, &err), 0);
+    assert_string_equal(p.symbols[0].symbol, "0x1160");
+    profile_data_free(&p);
     assert_int_equal(profile_from_text("f\tdso\tx\t1\n", "", &p, &err), -1);
     assert_int_equal(err.kind, ERROR_BAD_INPUT);
     assert_int_equal(profile_from_text("", "a;b\n", &p, &err), -1);
