@@ -72,7 +72,9 @@ static int parse_frame(const char *line, size_t n, char **symbol, char **dso)
         line++, n--;
     while (n > 0 && isspace((unsigned char)line[n - 1]))
         n--;
-    size_t ip_len = strcspn(line, " \t");
+    size_t ip_len = 0; /* the text need not end in a NUL: every scan is bounded by n */
+    while (ip_len < n && line[ip_len] != ' ' && line[ip_len] != '\t')
+        ip_len++;
     if (ip_len == 0 || ip_len >= n || line[n - 1] != ')')
         return -1;
     const char *open = NULL;
@@ -222,7 +224,10 @@ int profile_parse_script(const char *text, size_t length, profile_data *out,
         const char *line = text + at, *end = memchr(line, '\n', length - at);
         size_t n = end ? (size_t)(end - line) : length - at;
         at += n + 1;
-        bool blank = strspn(line, " \t\r") >= n;
+        size_t spaces = 0;
+        while (spaces < n && (line[spaces] == ' ' || line[spaces] == '\t' || line[spaces] == '\r'))
+            spaces++;
+        bool blank = spaces == n;
         if (blank || !isspace((unsigned char)line[0])) { /* a blank line or the next header */
             rc = end_sample(&g) == 0 ? 0 : error_no_memory(err);
             continue;
