@@ -83,11 +83,10 @@ int lab_profiles_load(store *db, int64_t experiment_id, const analysis_series *s
     memset(out, 0, sizeof *out);
     read_context c = {out, err};
     int rc = store_for_each_profile(db, experiment_id, keep_profile, &c, err);
-    if (rc == 0 && out->n_runs > 0) {
+    if (rc == 0 && out->n_runs > 0)
         rc = store_for_each_sample(db, experiment_id, attach_time, out, err);
-        if (rc == 0)
-            rc = compare_each(series, a, confidence, out, err);
-    }
+    if (rc == 0) /* none stored: every comparison says it has no profile */
+        rc = compare_each(series, a, confidence, out, err);
     if (rc != 0)
         lab_profiles_free(out);
     return rc;

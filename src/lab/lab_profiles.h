@@ -18,7 +18,7 @@ typedef struct {
     size_t n_comparisons;
 } lab_profiles;
 
-/* Reads the profiles (none: an empty set, no comparisons) and compares, for each of the
+/* Reads the profiles (none: every comparison without blocks) and compares, for each of the
  * analysis's comparisons, the candidate's profiles with the baseline's at its point and on
  * its machine, at the confidence given. 0, or -1 with err. */
 int lab_profiles_load(store *db, int64_t experiment_id, const analysis_series *series,
