@@ -88,6 +88,11 @@ const char cmd_bench_help[] =
     "                          valgrind (each run under cachegrind: exact instructions,\n"
     "                          and simulated cache-misses and branch-misses; about 50x\n"
     "                          slower; no time metrics; default metric instructions)\n"
+    "      --profile           also profile each command once per block with perf, in\n"
+    "                          runs of their own (never timed samples): where the\n"
+    "                          change went, per function (docs/profiles.md)\n"
+    "      --profile-event EV  what the profiled runs sample: cpu-clock (default; CPU\n"
+    "                          time, any machine) or cycles where the CPU has counters\n"
     "      --higher-is-better  bigger is better for the NAME=/REGEX/ metrics given no\n"
     "                          direction (throughput)\n"
     "naming and keeping:\n"
@@ -110,7 +115,7 @@ const char cmd_bench_help[] =
 enum {
     OPT_MAX_TIME = 1000, OPT_TIMEOUT, OPT_NO_RANDOMIZE_ENV, OPT_PIN, OPT_SEED, OPT_METRIC,
     OPT_HIGHER, OPT_STORE, OPT_INPUT, OPT_OUTPUT, OPT_SHOW_OUTPUT, OPT_COUNTERS, OPT_LOOKS,
-    OPT_SPENDING
+    OPT_SPENDING, OPT_PROFILE, OPT_PROFILE_EVENT
 };
 
 static int append_word(bench_words *list, const char *word, verdict_error *err)
@@ -244,6 +249,8 @@ static int apply_option(int opt, const char *arg, void *settings, verdict_error 
     case OPT_SEED: s->has_seed = true; return parse_u64("--seed", arg, &s->seed, err);
     case OPT_HIGHER: s->higher_is_better = true; return 0;
     case OPT_COUNTERS: return parse_counters(arg, &s->counters, err);
+    case OPT_PROFILE: s->profile = true; return 0;
+    case OPT_PROFILE_EVENT: s->profile_event = arg; return 0;
     case OPT_STORE: s->store_path = arg; return 0;
     }
     rc = report_choice_apply(&s->report, opt, arg, err);
@@ -331,6 +338,8 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED}, {"metric", required_argument, NULL, OPT_METRIC},
     {"higher-is-better", no_argument, NULL, OPT_HIGHER},
     {"counters", required_argument, NULL, OPT_COUNTERS},
+    {"profile", no_argument, NULL, OPT_PROFILE},
+    {"profile-event", required_argument, NULL, OPT_PROFILE_EVENT},
     {"store", required_argument, NULL, OPT_STORE}, {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},

@@ -34,6 +34,8 @@ typedef struct {
     const char *scan_name, *scan_min, *scan_max, *scan_step; /* -P, -D */
     const char *store_path;      /* --store, or NULL: nothing kept */
     experiment_counters counters; /* --counters */
+    bool profile;                /* --profile */
+    const char *profile_event;   /* --profile-event, or NULL */
     report_choices report;
     bench_words names, metric_specs, prepares, concludes;
     bench_parameters parameters;

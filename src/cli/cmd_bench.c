@@ -37,7 +37,8 @@ static command_line_spec spec_of(const bench_settings *s, int argc, char **argv)
                   : s->report.method_set ? s->report.method : METHOD_WILCOXON,
         .quantile = s->report.quantile_set ? s->report.quantile : 0.0,
         .method_given = s->report.quantile_set || s->report.method_set,
-        .ignore_failure = s->ignore_failure, .counters = s->counters};
+        .ignore_failure = s->ignore_failure, .counters = s->counters,
+        .profile = s->profile, .profile_event = s->profile_event};
 }
 
 static void print_summary(const experiment *e, const lab_outcome *o, store *db,

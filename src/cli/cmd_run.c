@@ -160,6 +160,9 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
         fprintf(out, "  counters: valgrind: every run under cachegrind; expect each run to "
                 "take about %dx longer than without it (20 to 100x)\n",
                 RUN_COUNTERS_CACHEGRIND_SLOWDOWN);
+    if (e->profile)
+        fprintf(out, "  profile: %s: every unit once more per block under perf record, "
+                "never a timed sample (docs/profiles.md)\n", experiment_profile_event(e));
     if (e->target->describe_plan) {
         strbuf note = STRBUF_INIT;
         e->target->describe_plan(e, &note);

@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "cli/stop_signal.h"
 #include "common/error.h"
+#include "core/profile.h"
 #include "core/run_counters.h"
 #include "lab/lab_builds.h"
 #include "lab/lab_looks.h"
@@ -232,7 +233,8 @@ int cli_run_experiment(const cli_run *r)
         return EXIT_USAGE;
     }
     /* counters this machine cannot count: said before anything is built or run */
-    if (run_counters_check(r->e, &err) != 0) {
+    if (run_counters_check(r->e, &err) != 0 ||
+        (r->e->profile && profile_check(experiment_profile_event(r->e), &err) != 0)) {
         fprintf(stderr, "%s: %s\n", r->program, err.message);
         return error_exit_status(err.kind);
     }

@@ -105,22 +105,7 @@ static int run_in(const char *dir, char *const argv[], char *const envp[],
 /* Absolute, because the run may change to another directory before valgrind writes. */
 int cachegrind_make_dir(char *dir, size_t len, verdict_error *err)
 {
-    const char *tmp = getenv("TMPDIR");
-    char made[PATH_MAX];
-    snprintf(made, sizeof made, "%s/verdict-cachegrind.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (mkdtemp(made) == NULL)
-        return error_set(err, ERROR_INTERNAL, "cannot make a directory for cachegrind's "
-                         "output (%s): %s", made, strerror(errno));
-    char absolute[PATH_MAX];
-    bool resolved = realpath(made, absolute) != NULL;
-    if (!resolved || strlen(absolute) >= len) {
-        int errnum = resolved ? ENAMETOOLONG : errno;
-        rmdir(made);
-        return error_set(err, ERROR_INTERNAL, "cannot resolve the directory %s: %s", made,
-                         strerror(errnum));
-    }
-    snprintf(dir, len, "%s", absolute);
-    return 0;
+    return runner_make_temp_dir("verdict-cachegrind", "cachegrind's output", dir, len, err);
 }
 
 int cachegrind_measure_command(char *const argv[], char *const envp[],

@@ -11,6 +11,7 @@
 
 #include "common/array.h"
 #include "common/error.h"
+#include "core/profile.h"
 #include "core/experiment_internal.h"
 
 /* ---- the generic top-level keys ---- */
@@ -206,6 +207,36 @@ static int top_counters(experiment_loader *l, const yaml_field *f, void *target)
     return 0;
 }
 
+const char *experiment_profile_event(const experiment *e)
+{
+    return e->profile_event ? e->profile_event : PROFILE_DEFAULT_EVENT;
+}
+
+/* Profiled runs are the target's to make (a command under perf record; docs/profiles.md). */
+static int top_profile(experiment_loader *l, const yaml_field *f, void *target)
+{
+    if (l->e->target->profile == NULL)
+        return loader_refuse_key(l, f, "its runs cannot be profiled yet (docs/profiles.md)");
+    l->profile_key = f->key_node;
+    return yaml_bool(&l->r, f, &((experiment *)target)->profile);
+}
+
+static int top_profile_event(experiment_loader *l, const yaml_field *f, void *target)
+{
+    experiment *e = target;
+    l->profile_key = f->key_node;
+    free(e->profile_event);
+    e->profile_event = NULL;
+    if (yaml_string(&l->r, f, "perf's event, such as cpu-clock or cycles", &e->profile_event) != 0)
+        return -1;
+    if (e->profile_event[0] == '\0' || strspn(e->profile_event, "abcdefghijklmnopqrstuvwxyz"
+                                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+                                            strlen(e->profile_event))
+        return yaml_fail_field(&l->r, f, "'profile_event' is perf's name of an event, such as "
+                               "cpu-clock or cycles");
+    return 0;
+}
+
 /* Read first (pass 0), so that every other key knows which target it serves. */
 static int top_target(experiment_loader *l, const yaml_field *f, void *target)
 {
@@ -235,6 +266,7 @@ static const experiment_key generic_top_keys[] = {
     {"prepare", top_prepare, 1},     {"target", top_target, 0},
     {"layouts", loader_read_top_layouts, 1}, {"machines", top_machines, 1},
     {"counters", top_counters, 0},
+    {"profile", top_profile, 1},     {"profile_event", top_profile_event, 1},
     {"method", top_method, 1},       {"quantile", top_quantile, 1},
 };
 
@@ -367,6 +399,12 @@ static int fill_defaults(experiment_loader *l)
         return yaml_fail(&l->r, l->machines_key, "'machines: share' needs a fixed "
                          "'repetitions': adaptive looks need every block of a point in one "
                          "place as it is taken");
+    if (e->profile && e->machines == MACHINES_SHARE)
+        return yaml_fail(&l->r, l->profile_key, "'profile: true' is not made with 'machines: "
+                         "share' yet: profile on one machine (docs/profiles.md)");
+    if (e->profile_event && !e->profile)
+        return yaml_fail(&l->r, l->profile_key, "'profile_event' chooses what profiled runs "
+                         "sample: add 'profile: true'");
     return loader_default_metric(l);
 }
 
@@ -554,6 +592,7 @@ int experiment_load(const char *path, const target_table *targets, experiment *o
 void experiment_free(experiment *e)
 {
     free(e->looks);
+    free(e->profile_event);
     for (size_t i = 0; i < e->n_parameters; i++) {
         free(e->parameters[i].name);
         for (size_t j = 0; j < e->parameters[i].n_values; j++)

@@ -134,6 +134,8 @@ typedef struct experiment {
     machines_mode machines;            /* `machines: survey | share` */
     experiment_counters counters;      /* `counters: perf | valgrind` */
     bool counters_given;               /* the file said which */
+    bool profile;                      /* `profile: true`: profiled runs in every block */
+    char *profile_event;               /* `profile_event:` perf's event; NULL: cpu-clock */
     const target_kind *target;         /* what a run is: a command, a server, a function */
     void *target_options;              /* the target's own top-level keys, or NULL */
 } experiment;
@@ -157,6 +159,8 @@ int experiment_parse_in(const char *name, const char *text, size_t length, const
                         const target_table *targets, experiment *out, verdict_error *err);
 /* "survey", "share" or "one". */
 const char *experiment_machines_name(machines_mode mode);
+/* The event profiled runs sample: profile_event, or PROFILE_DEFAULT_EVENT. */
+const char *experiment_profile_event(const experiment *e);
 /* "perf" or "valgrind". */
 const char *experiment_counters_name(experiment_counters counters);
 /* An experiment built by hand (the command line): defaults set, nothing else. */

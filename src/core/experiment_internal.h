@@ -34,6 +34,7 @@ struct experiment_loader {
     const char *base;              /* the file's directory; NULL: the current directory */
     struct fy_node *target_key;    /* where 'target' was given, or NULL */
     struct fy_node *machines_key;  /* where 'machines' was given, or NULL */
+    struct fy_node *profile_key;   /* where 'profile' or 'profile_event' was given, or NULL */
     struct fy_node *reserve_key;   /* where 'reserve_for_more' was given, or NULL */
     struct fy_node *method_key;    /* where 'method' was given, or NULL */
     struct fy_node *quantile_key;  /* where 'quantile' was given, or NULL */

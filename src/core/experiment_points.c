@@ -436,6 +436,8 @@ static void hash_budget(uint64_t *h, const experiment *e)
         plan_hash_number(h, 'F', (size_t)e->machines);
     if (e->counters != EXPERIMENT_COUNTERS_PERF) /* a run under cachegrind is another run */
         plan_hash_number(h, 'K', (size_t)e->counters);
+    if (e->profile) /* profiled runs between the timed ones: another plan (absent without) */
+        plan_hash_field(h, 'Z', experiment_profile_event(e));
 }
 
 uint64_t experiment_plan_hash(const experiment *e)

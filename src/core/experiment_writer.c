@@ -174,6 +174,8 @@ char *experiment_to_yaml(const experiment *e)
     write_budget(&b, e);
     if (e->counters != EXPERIMENT_COUNTERS_PERF)
         strbuf_appendf(&b, "counters: %s\n", experiment_counters_name(e->counters));
+    if (e->profile)
+        strbuf_appendf(&b, "profile: true\nprofile_event: %s\n", experiment_profile_event(e));
     write_parameters(&b, e);
     strbuf_append(&b, "variants:\n");
     for (size_t v = 0; v < e->n_variants; v++)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -538,4 +539,25 @@ void run_result_free(run_result *result)
     free(result->stdout_text);
     result->stdout_text = NULL;
     result->stdout_length = 0;
+}
+
+int runner_make_temp_dir(const char *prefix, const char *what, char *dir, size_t len,
+                         verdict_error *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    char made[PATH_MAX];
+    snprintf(made, sizeof made, "%s/%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (mkdtemp(made) == NULL)
+        return error_set(err, ERROR_INTERNAL, "cannot make a directory for %s (%s): %s", what,
+                         made, strerror(errno));
+    char absolute[PATH_MAX];
+    bool resolved = realpath(made, absolute) != NULL;
+    if (!resolved || strlen(absolute) >= len) {
+        int errnum = resolved ? ENAMETOOLONG : errno;
+        rmdir(made);
+        return error_set(err, ERROR_INTERNAL, "cannot resolve the directory %s: %s", made,
+                         strerror(errnum));
+    }
+    snprintf(dir, len, "%s", absolute);
+    return 0;
 }

@@ -63,6 +63,12 @@ int runner_execute(const run_request *request, volatile sig_atomic_t *stop, run_
                    verdict_error *err);
 void run_result_free(run_result *result);
 
+/* A fresh directory for a run's output files under $TMPDIR (or /tmp), "PREFIX.XXXXXX", its
+ * absolute path into dir (absolute: the run may change to another directory before it
+ * writes); `what` names the files in messages. 0, or -1 (ERROR_INTERNAL). */
+int runner_make_temp_dir(const char *prefix, const char *what, char *dir, size_t len,
+                         verdict_error *err);
+
 /* CLOCK_MONOTONIC in seconds: the one clock every measurement of verdict uses. */
 double runner_monotonic_seconds(void);
 

@@ -13,6 +13,7 @@
 #include "common/strbuf.h"
 #include "core/experiment.h"
 #include "core/experiment_loader.h"
+#include "core/profile.h"
 #include "env/machine.h"
 
 typedef struct target target; /* a target opened for one experiment run */
@@ -113,6 +114,14 @@ struct target_kind {
                    target_measurement *out, verdict_error *err);
     void (*end_point)(target *t);
     void (*close)(target *t);
+    /* One profiled run of the unit (docs/profiles.md): run as measure runs it but under
+     * `perf record -e event` (profile_record_argv), its samples resolved into out (which the
+     * caller frees) and its own wall time (perf's cost included) into *wall. 0, or -1 with
+     * err (a failed run is an error: a profile is not recorded as a failure). NULL: the
+     * target's runs cannot be profiled (`profile: true` is refused). */
+    int (*profile)(target *t, const target_unit *unit, const char *event,
+                   volatile sig_atomic_t *stop, profile_data *out, double *wall,
+                   verdict_error *err);
 };
 
 /* The builtin metric of the experiment's target called name, or NULL. */

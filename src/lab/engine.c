@@ -78,7 +78,7 @@ static int hold_sample(void *context, const store_sample *s)
     return 0;
 }
 
-static int compare_held(const void *a, const void *b)
+int engine_compare_held(const void *a, const void *b)
 {
     const held_sample *x = a, *y = b;
     if (x->point != y->point)
@@ -100,7 +100,7 @@ static int load_held(engine *g, verdict_error *err)
     if (read_stored_samples(g, err) != 0)
         return -1;
     if (g->n_held > 1) /* qsort's pointer must be valid even for no items */
-        qsort(g->held, g->n_held, sizeof *g->held, compare_held);
+        qsort(g->held, g->n_held, sizeof *g->held, engine_compare_held);
     g->out->samples_resumed = g->n_held;
     if (g->n_held > 0 && g->c->notes)
         fprintf(g->c->notes, "verdict: resuming %s (%zu samples stored)\n", g->e->name,
@@ -303,14 +303,23 @@ static int warm_up(engine *g, point_run *p, verdict_error *err)
     return rc;
 }
 
+int engine_ready_point(engine *g, verdict_error *err)
+{
+    point_run *p = &g->at;
+    assert(p->active);
+    if (!p->begun && begin_point(g, p, err) != 0)
+        return -1;
+    if (!p->warmed && warm_up(g, p, err) != 0)
+        return -1;
+    return 0;
+}
+
 /* One measured run: the point begun and warmed first if it was not, the sample put in the
  * batch (to be committed) and in the point's table (for the looks). */
 static int run_unit(engine *g, size_t unit, long block, verdict_error *err)
 {
     point_run *p = &g->at;
-    if (!p->begun && begin_point(g, p, err) != 0)
-        return -1;
-    if (!p->warmed && warm_up(g, p, err) != 0)
+    if (engine_ready_point(g, err) != 0)
         return -1;
     target_measurement m;
     double started = runner_monotonic_seconds() - g->start;
@@ -399,7 +408,7 @@ static int run_block(engine *g, const engine_source_kind *kind, void *source,
             (run_unit(g, order[i], task->block, err) != 0 ||
              kind->kept(g, source, task, err) != 0))
             return -1;
-    return 0;
+    return g->e->profile ? engine_profile_block(g, task, order, err) : 0;
 }
 
 /* The one loop: a block from the source, run, retired, until the source has no more or
@@ -534,6 +543,7 @@ static void engine_free(engine *g)
     strbuf_free(&g->warnings);
     strbuf_free(&g->measured);
     engine_batch_free(&g->batch);
+    free(g->profiled);
 }
 
 static int prepare_engine(engine *g, verdict_error *err)
@@ -550,6 +560,8 @@ static int prepare_engine(engine *g, verdict_error *err)
     if ((g->point_order = calloc(g->points.n + 1, sizeof *g->point_order)) == NULL)
         return error_no_memory(err);
     schedule_point_order(e->seed, g->points.n, g->point_order);
+    if (e->profile && engine_profile_load(g, err) != 0)
+        return -1;
     return load_held(g, err);
 }
 

@@ -90,6 +90,9 @@ typedef struct {
     point_table table;           /* the current point's */
     point_run at;                /* the current point */
     engine_batch batch;          /* measured, not yet committed */
+    held_sample *profiled;       /* profiles the store holds, sorted, without values
+                                    (engine_profile.c): not made again on resume */
+    size_t n_profiled, profiled_capacity;
 } engine;
 
 /* ---- the work source: where the loop's blocks come from, and how each is retired ----
@@ -144,6 +147,21 @@ void engine_forget_block(engine *g, long block);
 store_sample engine_sample_row(const engine *g, size_t point, size_t unit, long block, long seq,
                                const target_measurement *m, const double *values,
                                double started);
+
+/* qsort's and bsearch's order of held samples: by point, unit, block. */
+int engine_compare_held(const void *a, const void *b);
+
+/* The current point begun (target, setup) and warmed up if it was not yet; 0, or -1. */
+int engine_ready_point(engine *g, verdict_error *err);
+
+/* ---- profiled runs (lab/engine_profile.c, docs/profiles.md) ---- */
+
+/* The profiles this machine's runs of the experiment stored, to be skipped on resume. */
+int engine_profile_load(engine *g, verdict_error *err);
+/* After the block's timed runs: one profiled run of each unit, in the block's order, each
+ * kept in the store as soon as it is resolved; those the store holds skipped. 0, or -1. */
+int engine_profile_block(engine *g, const engine_task *task, const size_t *order,
+                         verdict_error *err);
 
 /* ---- the batch (lab/engine_batch.c) ---- */
 

@@ -11,6 +11,7 @@
 #include "core/metrics.h"
 #include "core/target.h"
 #include "lab/lab_looks.h"
+#include "lab/lab_profiles.h"
 #include "lab/results.h"
 #include "report/phrases.h"
 #include "stats/descriptive.h"
@@ -128,9 +129,15 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
     analysis_options options = o->analysis;
     options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence,
                                               last_look_blocks(&r));
+    lab_profiles profiles = {0};
     int rc = analysis_run(r.series, r.n_series, &options, kept, err);
     if (rc == 0 && add_run_warnings(e, &r, kept) != 0)
         rc = error_no_memory(err);
+    /* each function's interval at the experiment's level: a description of where the
+     * change went, not a family of decisions (docs/profiles.md) */
+    if (rc == 0 && e->profile)
+        rc = lab_profiles_load(db, experiment_id, r.series, kept, o->analysis.confidence,
+                               &profiles, err);
     if (rc == 0) {
         report_input in = {
             .experiment_name = e->name, .seed = e->seed, .has_seed = e->has_seed,
@@ -144,7 +151,9 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .reserve_for_more = e->adaptive ? 0 : e->reserve_for_more,
             .planned_blocks = looks.planned_blocks,
             .extensions = looks.extensions, .extended_from = looks.from_blocks,
-            .extended_to = looks.blocks, .text_style = o->text_style};
+            .extended_to = looks.blocks, .text_style = o->text_style,
+            .profiles = e->profile ? profiles.comparisons : NULL,
+            .profile_event = experiment_profile_event(e)};
         if (phrases_add_disagreements(&in, kept) != 0)
             rc = error_no_memory(err);
         if (rc == 0 && o->text)
@@ -152,6 +161,7 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
         if (rc == 0 && report_write_exports(&in, &o->exports, err) != 0)
             rc = -1;
     }
+    lab_profiles_free(&profiles);
     lab_results_free(&r);
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "report/json_text.h"
 #include "report/phrases.h"
+#include "report/profile_json.h"
 #include "report/report_query.h"
 #include "stats/verdict_rules.h"
 #include "version.h"
@@ -376,7 +377,7 @@ static json_t *comparison_json(const report_input *in, const analysis_comparison
     }
     if (c->ok)
         add_layouts_json(item, c);
-    if (c->ok && add_quantile_json(item, c) != 0) {
+    if ((c->ok && add_quantile_json(item, c) != 0) || profile_json_add(item, in, c) != 0) {
         json_decref(item);
         return NULL;
     }

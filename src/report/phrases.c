@@ -394,3 +394,76 @@ void phrases_method_note(const analysis_options *o, char *buf, size_t len)
              "metric where higher is better, such as tps, the same share from the top): how "
              "fast each runs when undisturbed, as interference only adds time.", percentile);
 }
+
+/* ---- profiles ---- */
+
+/* An interval that excludes no change: the function moved beyond what the blocks vary. */
+static bool beyond_noise(const profile_change *c)
+{
+    return isfinite(c->change_low) && isfinite(c->change_high) &&
+           (c->change_low > 0 || c->change_high < 0);
+}
+
+static void profile_note(const profile_comparison *c, phrases_profile *out)
+{
+    if (c->n_blocks < 2)
+        snprintf(out->note, sizeof out->note, "profiles of %zu block cannot give an interval "
+                 "(at least 2 are needed)", c->n_blocks);
+    if (c->addresses)
+        snprintf(out->note + strlen(out->note), sizeof out->note - strlen(out->note),
+                 "%saddresses shown: a binary without symbols (stripped); build it with "
+                 "symbols to see function names", out->note[0] ? "; " : "");
+}
+
+void phrases_of_profile(const profile_comparison *c, phrases_profile *out)
+{
+    memset(out, 0, sizeof *out);
+    out->profiled = c != NULL && c->n_blocks > 0;
+    if (!out->profiled)
+        return;
+    out->n_blocks = c->n_blocks;
+    for (size_t i = 0; i < c->n_symbols; i++) {
+        const profile_symbol_change *s = &c->symbols[i];
+        if (!beyond_noise(&s->self))
+            continue;
+        if (out->n_named == PHRASES_PROFILE_NAMED) {
+            out->n_more++;
+            continue;
+        }
+        phrases_profile_item *item = &out->named[out->n_named++];
+        item->symbol = s->symbol;
+        item->only = !s->in_candidate ? "baseline" : !s->in_baseline ? "candidate" : NULL;
+        phrases_estimate_of(1 + s->self.change, 1 + s->self.change_low,
+                            1 + s->self.change_high, false, false, &item->estimate);
+    }
+    profile_note(c, out);
+}
+
+void phrases_write_profile(FILE *out, const phrases_profile *p, const char *baseline,
+                           const char *candidate, phrases_escape escape)
+{
+    if (!p->profiled) {
+        fputs("no profile: no block holds profiled runs of both variants", out);
+        return;
+    }
+    if (p->n_named == 0)
+        fputs("no function moved beyond noise", out);
+    for (size_t i = 0; i < p->n_named; i++) {
+        const phrases_profile_item *item = &p->named[i];
+        fputs(i == 0 ? "of that, " : ", ", out);
+        escape(out, item->symbol);
+        if (item->only) {
+            fputs(" (only in ", out);
+            escape(out, strcmp(item->only, "candidate") == 0 ? candidate : baseline);
+            fputs(")", out);
+        }
+        fprintf(out, " %s %s", item->estimate.change, item->estimate.interval);
+    }
+    if (p->n_more > 0)
+        fprintf(out, ", and %zu more beyond noise", p->n_more);
+    if (p->n_named > 0)
+        fputs("; the rest within noise", out);
+    fprintf(out, " (%zu block%s)", p->n_blocks, p->n_blocks == 1 ? "" : "s");
+    if (p->note[0])
+        fprintf(out, "; %s", p->note);
+}

@@ -93,6 +93,35 @@ int phrases_add_disagreements(const report_input *in, analysis_result *result);
  * each runs when undisturbed, as interference only adds time."; "" for the other methods. */
 void phrases_method_note(const analysis_options *o, char *buf, size_t len);
 
+/* ---- profiles (docs/profiles.md) ---- */
+
+/* The functions a profile sentence names at most; the JSON lists every one. */
+#define PHRASES_PROFILE_NAMED 5
+
+typedef struct {
+    const char *symbol;               /* borrowed, unescaped */
+    const char *only;                 /* "baseline" or "candidate" when seen in that variant's
+                                         profiles alone (renamed, inlined, new), else NULL */
+    phrases_estimate estimate;        /* its change as a share of the baseline's time */
+} phrases_profile_item;
+
+/* What a writer says of one comparison's profile. */
+typedef struct {
+    bool profiled;                    /* some block holds profiled runs of both variants */
+    size_t n_blocks;
+    phrases_profile_item named[PHRASES_PROFILE_NAMED]; /* beyond noise, in rank order */
+    size_t n_named;
+    size_t n_more;                    /* beyond noise too, not named */
+    char note[PHRASES_SENTENCE];      /* too few blocks for an interval; addresses shown */
+} phrases_profile;
+
+/* The functions whose interval excludes no change, largest part of the change first. */
+void phrases_of_profile(const profile_comparison *c, phrases_profile *out);
+/* "of that, slow_part +12.3% [+10.1%, +14.5%]; the rest within noise (12 blocks)", the
+ * names escaped by escape, then the note. */
+void phrases_write_profile(FILE *out, const phrases_profile *p, const char *baseline,
+                           const char *candidate, phrases_escape escape);
+
 /* A comparison pooled over the machines of a fleet. */
 typedef struct {
     phrases_estimate estimate;

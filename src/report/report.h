@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/analysis.h"
+#include "core/profile_compare.h"
 #include "common/error.h"
 #include "report/text_style.h"
 
@@ -93,6 +94,10 @@ typedef struct {
      * read by report_write_text only; left zero: adaptive units, no colour, rows in the
      * order given, no headlines */
     report_text_style text_style;
+    /* profiles (docs/profiles.md): one per comparison of the analysis (n_blocks 0: none
+     * paired), with the event they sampled; NULL: the experiment was not profiled */
+    const profile_comparison *profiles;
+    const char *profile_event;
 } report_input;
 
 /* Where the exports go; NULL: not written. */

@@ -277,6 +277,19 @@ static void print_layouts(const report_input *in, const analysis_comparison *c, 
     fprintf(out, "%s\n", l->binary_within_noise ? " — within what layout alone does" : "");
 }
 
+/* Where the change went, by function (docs/profiles.md), in the words of report/phrases.c. */
+static void print_profile(const report_input *in, const analysis_comparison *c, FILE *out)
+{
+    size_t k = (size_t)(c - in->analysis->comparisons);
+    assert(k < in->analysis->n_comparisons);
+    phrases_profile p;
+    phrases_of_profile(&in->profiles[k], &p);
+    fprintf(out, "   profile (%s): ", in->profile_event ? in->profile_event : "");
+    phrases_write_profile(out, &p, in->series[c->baseline].variant,
+                          in->series[c->candidate].variant, plain_write);
+    fputs("\n", out);
+}
+
 /* The interval, then the verdict in the words every writer uses (report/phrases.c). */
 static void print_comparison(const report_input *in, const analysis_comparison *c, size_t first,
                              FILE *out)
@@ -292,6 +305,8 @@ static void print_comparison(const report_input *in, const analysis_comparison *
     fputs("\n", out);
     if (c->ok)
         print_layouts(in, c, out);
+    if (in->profiles)
+        print_profile(in, c, out);
 }
 
 static void print_group(const report_input *in, size_t first, size_t end, FILE *out)

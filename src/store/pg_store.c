@@ -327,4 +327,6 @@ const store_backend pg_store_backend = {
     .for_each_extension = pg_store_for_each_extension,
     .sign_experiment = pg_store_sign_experiment,
     .for_each_signature = pg_store_for_each_signature,
+    .add_profile = pg_store_add_profile,
+    .for_each_profile = pg_store_for_each_profile,
 };

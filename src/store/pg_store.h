@@ -136,4 +136,9 @@ int pg_store_finish_block(store *s, int64_t claim, const char *worker, int64_t r
                           const store_sample *samples, size_t n_samples, verdict_error *err);
 int pg_store_release_block(store *s, int64_t claim, const char *worker, verdict_error *err);
 
+/* Profiled runs (pg_store_profile.c). */
+int pg_store_add_profile(store *s, int64_t run_id, const store_profile *p, verdict_error *err);
+int pg_store_for_each_profile(store *s, int64_t experiment_id, store_profile_fn fn,
+                              void *context, verdict_error *err);
+
 #endif

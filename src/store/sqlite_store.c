@@ -410,4 +410,6 @@ const store_backend sqlite_store_backend = {
     .for_each_extension = sqlite_store_for_each_extension,
     .sign_experiment = sqlite_store_sign_experiment,
     .for_each_signature = sqlite_store_for_each_signature,
+    .add_profile = sqlite_store_add_profile,
+    .for_each_profile = sqlite_store_for_each_profile,
 };

@@ -130,6 +130,11 @@ int sqlite_store_sign_experiment(store *s, int64_t experiment_id,
 int sqlite_store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn fn,
                                     void *context, verdict_error *err);
 int sqlite_store_add_extension(store *s, int64_t experiment_id, long blocks, verdict_error *err);
+/* Profiled runs (sqlite_store_profile.c). */
+int sqlite_store_add_profile(store *s, int64_t run_id, const store_profile *p,
+                             verdict_error *err);
+int sqlite_store_for_each_profile(store *s, int64_t experiment_id, store_profile_fn fn,
+                                  void *context, verdict_error *err);
 
 /* Machines and shared-plan blocks (sqlite_store_fleet.c). */
 int sqlite_store_record_machine(store *s, const char *machine, const store_fact *facts,

@@ -138,6 +138,24 @@ static const char schema_v5[] =
     "  extensions TEXT NOT NULL,\n"
     "  recorded TEXT NOT NULL,\n"
     "  PRIMARY KEY (experiment_id, public_key)) WITHOUT ROWID;\n";
+/* Schema 6: profiles (`profile: true`), one row per profiled run, perf's resolution kept as
+ * the text its tools read (store.h, docs/profiles.md). */
+static const char schema_v6[] =
+    "CREATE TABLE profile (\n"
+    "  id INTEGER PRIMARY KEY,\n"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiment(id),\n"
+    "  run_id INTEGER NOT NULL REFERENCES run(id),\n"
+    "  point TEXT NOT NULL,\n"
+    "  variant TEXT NOT NULL,\n"
+    "  layout INTEGER NOT NULL,\n"
+    "  machine TEXT NOT NULL,\n"
+    "  block INTEGER NOT NULL CHECK (block >= 0),\n"
+    "  event TEXT NOT NULL,\n"
+    "  wall REAL,\n"
+    "  samples INTEGER NOT NULL,\n"
+    "  symbols TEXT NOT NULL,\n"
+    "  stacks TEXT NOT NULL,\n"
+    "  UNIQUE (experiment_id, point, variant, layout, machine, block));\n";
 
 typedef struct {
     int version; /* the schema this step brings the store to */
@@ -151,6 +169,7 @@ static const store_migration migrations[] = {
     {3, schema_v3},
     {4, schema_v4},
     {5, schema_v5},
+    {6, schema_v6},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION,

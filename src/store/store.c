@@ -369,6 +369,25 @@ int store_for_each_extension(store *s, int64_t experiment_id, store_extension_fn
     return s->backend->for_each_extension(s, experiment_id, fn, context, err);
 }
 
+int store_add_profile(store *s, int64_t run_id, const store_profile *p, verdict_error *err)
+{
+    assert(s != NULL && p != NULL);
+    if (p->point == NULL || p->variant == NULL || p->event == NULL || p->symbols == NULL ||
+        p->stacks == NULL || p->block < 0 || p->layout < 0 || p->samples < 0)
+        return error_set(err, ERROR_INTERNAL, "%s: a profile without its point, variant, "
+                         "event, block or perf's output", s->label);
+    if (refuse_if_read_only(s, "keeping a profile", err) != 0)
+        return -1;
+    return s->backend->add_profile(s, run_id, p, err);
+}
+
+int store_for_each_profile(store *s, int64_t experiment_id, store_profile_fn fn, void *context,
+                           verdict_error *err)
+{
+    assert(s != NULL && fn != NULL);
+    return s->backend->for_each_profile(s, experiment_id, fn, context, err);
+}
+
 /* ---- shared by both back ends ---- */
 
 void store_format_hash(uint64_t hash, char out[17])

@@ -11,7 +11,7 @@
 
 typedef struct store store; /* opaque */
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 typedef struct {
     const char *name;
@@ -223,5 +223,26 @@ int store_for_each_signature(store *s, int64_t experiment_id, store_signature_fn
 int store_roles_sql(const char *name, const char *owner, const char *worker, char **sql,
                     verdict_error *err);
 int store_apply_roles(store *s, const char *owner, const char *worker, verdict_error *err);
+/* One profiled run (docs/profiles.md): an extra run of a unit in a block, sampled by perf,
+ * whose time is no timed sample. perf's resolution is kept as text in the formats perf's
+ * own tools read: symbols as "symbol\tdso\tself\tchildren" lines (samples in which the
+ * symbol is the leaf, and in which it is anywhere on the stack), stacks folded as
+ * "root;...;leaf COUNT" lines (flamegraph.pl's input). Strings are borrowed for the call. */
+typedef struct {
+    const char *point, *variant, *machine; /* machine "" on one machine (NULL is "") */
+    long layout, block;
+    const char *event;        /* perf's event: "cpu-clock", "cycles" */
+    double wall;              /* the profiled run's own wall time (perf's cost included) */
+    long samples;             /* perf's samples of the run, all symbols */
+    const char *symbols, *stacks;
+} store_profile;
+
+/* Keeps one profiled run of the run run_id; a second profile of the same (point, variant,
+ * layout, machine, block) is refused, as a second sample is. */
+int store_add_profile(store *s, int64_t run_id, const store_profile *p, verdict_error *err);
+/* Every profiled run of the experiment, in the order they were kept. */
+typedef int (*store_profile_fn)(void *context, const store_profile *p);
+int store_for_each_profile(store *s, int64_t experiment_id, store_profile_fn fn, void *context,
+                           verdict_error *err);
 
 #endif

@@ -55,6 +55,9 @@ typedef struct {
                            verdict_error *err);
     int (*for_each_signature)(store *s, int64_t experiment_id, store_signature_fn fn,
                               void *context, verdict_error *err);
+    int (*add_profile)(store *s, int64_t run_id, const store_profile *p, verdict_error *err);
+    int (*for_each_profile)(store *s, int64_t experiment_id, store_profile_fn fn,
+                            void *context, verdict_error *err);
 } store_backend;
 
 /* The head of every back end's store: a back end's struct begins with it, so a store * is

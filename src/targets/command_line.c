@@ -440,6 +440,9 @@ static int set_budget(const command_line_spec *s, experiment *e, verdict_error *
     e->method_given = s->method_given;
     e->on_failure = s->ignore_failure ? FAILURE_RECORD : FAILURE_ABORT;
     e->counters = s->counters;
+    e->profile = s->profile || s->profile_event;
+    if (s->profile_event && (e->profile_event = strdup(s->profile_event)) == NULL)
+        return error_no_memory(err);
     return e->adaptive ? experiment_set_looks(e, s->looks, s->spending, err) : 0;
 }
 

@@ -3,6 +3,7 @@
  * counters (core/run_counters.h) counted around it. */
 #include "targets/command_target.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "common/wait_status.h"
 #include "core/command_words.h"
 #include "core/metrics.h"
+#include "core/profile.h"
 #include "core/run_counters.h"
 #include "core/runner.h"
 #include "targets/command_variant.h"
@@ -268,6 +270,66 @@ static int command_measure(target *t, const target_unit *unit, volatile sig_atom
     return rc;
 }
 
+/* ---- profiled runs ---- */
+
+/* The run under perf record, as the timed runs are run (its directory, environment, input
+ * and output, CPUs); 0, TARGET_RUN_INTERRUPTED, or -1 with err (a failed run included). */
+static int record_run(target *t, const target_unit *unit, const command_run *r,
+                      const char *event, const char *path, volatile sig_atomic_t *stop,
+                      double *wall, verdict_error *err)
+{
+    const experiment_variant *ev = &t->e->variants[unit->variant];
+    const command_variant *c = command_variant_of(ev);
+    char **argv = profile_record_argv(event, path, r->argv.words);
+    if (argv == NULL)
+        return error_no_memory(err);
+    run_request request = {.argv = argv, .envp = r->envp, .cwd = r->cwd,
+                           .timeout = t->e->timeout, .pin = t->settings.pin,
+                           .input = c ? c->input : NULL,
+                           .output = c ? c->output : RUN_OUTPUT_NULL,
+                           .output_path = c ? c->output_path : NULL};
+    run_result result;
+    int rc = runner_execute(&request, stop, &result, err);
+    free(argv);
+    if (rc != 0)
+        return error_prefix(err, "variant %s under perf record", ev->name);
+    *wall = result.wall;
+    if (result.interrupted) {
+        rc = TARGET_RUN_INTERRUPTED;
+    } else if (result.exit_code != 0 || result.timed_out) {
+        char what[512];
+        target_measurement failed;
+        snprintf(what, sizeof what, "'%s' (%s) under perf record", ev->command[0], ev->name);
+        process_describe_failure(&result, t->e->timeout, what, &failed);
+        rc = error_set(err, ERROR_COMMAND_FAILED, "%s", failed.failure);
+    }
+    run_result_free(&result);
+    return rc;
+}
+
+static int command_profile(target *t, const target_unit *unit, const char *event,
+                           volatile sig_atomic_t *stop, profile_data *out, double *wall,
+                           verdict_error *err)
+{
+    const experiment_variant *ev = &t->e->variants[unit->variant];
+    command_run *r = &t->runs[experiment_unit_index(t->e, unit->variant, unit->layout)];
+    char path[PATH_MAX];
+    memset(out, 0, sizeof *out);
+    if (profile_make_path(path, sizeof path, err) != 0)
+        return -1;
+    int rc = run_helper(t, ev, r, &r->prepare, "prepare", stop, err);
+    if (rc == 0)
+        rc = record_run(t, unit, r, event, path, stop, wall, err);
+    if (rc == 0)
+        rc = run_helper(t, ev, r, &r->conclude, "conclude", stop, err);
+    if (rc == TARGET_RUN_INTERRUPTED)
+        rc = error_set(err, ERROR_INTERRUPTED, "interrupted");
+    if (rc == 0)
+        return profile_resolve(path, stop, out, err); /* removes the recording */
+    profile_remove_path(path);
+    return -1;
+}
+
 /* ---- open and close ---- */
 
 /* The warning of runs that a counter did not count whole, for the reports. */
@@ -351,4 +413,5 @@ const target_kind command_target = {
     .measure = command_measure,
     .end_point = command_end_point,
     .close = command_close,
+    .profile = command_profile,
 };

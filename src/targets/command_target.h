@@ -53,6 +53,8 @@ typedef struct {
     bool method_given;             /* --method or --quantile: kept for exact counts too */
     bool ignore_failure;
     experiment_counters counters;  /* --counters perf (default) or valgrind */
+    bool profile;                  /* --profile */
+    const char *profile_event;     /* --profile-event, or NULL: cpu-clock */
 } command_line_spec;
 
 /* Builds the experiment; its text is the experiment file that says the same, which the

@@ -273,7 +273,7 @@ static void test_postgres_errors(void **state)
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, counters, method, quantile, postgres, workload)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, profile, profile_event, method, quantile, postgres, workload)");
     snprintf(text, sizeof text, "target: postgres\nworklod: {pgbench: [-S]}\n%s", tail);
     parse_expect_fails(text, "spin.yaml:2:1: unknown key 'worklod' (did you mean 'workload'?)");
     parse_expect_fails("target: postgres\nvariants: {A: {bindir: /b, kernel: k}}\n"
@@ -779,7 +779,7 @@ static void test_kernel_errors(void **state)
     parse_expect_fails(text, "spin.yaml:3:1: unknown key 'zzz' (known keys: name, seed, "
                              "repetitions, adaptive, parameters, variants, command, shell, env, "
                              "cwd, metrics, confidence, margin, reserve_for_more, warmup, timeout, on_failure, "
-                             "setup, teardown, prepare, target, layouts, machines, counters, method, quantile, kernel)");
+                             "setup, teardown, prepare, target, layouts, machines, counters, profile, profile_event, method, quantile, kernel)");
 }
 
 /* text with its first from replaced by to, in out. */

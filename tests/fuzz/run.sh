@@ -12,7 +12,7 @@ if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" -Dfuzz=true -Dtests=false -Db_sanitize=address,undefined \
         -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
-targets="sample_file pgbench_output experiment peer_files cachegrind"
+targets="sample_file pgbench_output experiment peer_files cachegrind perf_script"
 for target in $targets; do meson compile -C "$build" "fuzz_$target" >/dev/null; done
 for target in $targets; do
     work=$(mktemp -d)

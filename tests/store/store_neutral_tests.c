@@ -898,6 +898,56 @@ static void signatures_are_one_per_key_and_replaced(void **state)
     store_close(s);
 }
 
+/* ---- profiles ---- */
+
+typedef struct {
+    char lines[4][256];
+    size_t n;
+} profile_list;
+
+static int collect_profile(void *context, const store_profile *p)
+{
+    profile_list *list = context;
+    assert_true(list->n < 4);
+    snprintf(list->lines[list->n++], sizeof list->lines[0], "%s %s %ld %s %ld %s %.3f %ld|%s|%s",
+             p->point, p->variant, p->layout, p->machine, p->block, p->event, p->wall,
+             p->samples, p->symbols, p->stacks);
+    return 0;
+}
+
+/* A profiled run comes back as it was kept, texts exact, NaN wall as NaN; a second one of
+ * the same unit and block is refused; another experiment sees none. */
+static void profiles_come_back_as_kept(void **state)
+{
+    fixture *f = *state;
+    store *s = open_store(f->path);
+    store_experiment e = sample_experiment("crc"), other = sample_experiment("other");
+    int64_t id = open_experiment(s, &e, false), other_id = open_experiment(s, &other, false);
+    int64_t run = begin_run(s, id, NULL, 0);
+    verdict_error err = {0};
+    store_profile p = {.point = "default", .variant = "B", .machine = "", .layout = 1,
+                       .block = 3, .event = "cpu-clock", .wall = 0.25, .samples = 12,
+                       .symbols = "slow_part\tprog\t8\t8\nmain\tprog\t0\t12\n",
+                       .stacks = "main;slow_part 8\nmain;steady_part 4\n"};
+    assert_int_equal(store_add_profile(s, run, &p, &err), 0);
+    p.block = 4;
+    p.wall = NAN;
+    assert_int_equal(store_add_profile(s, run, &p, &err), 0);
+    assert_int_equal(store_add_profile(s, run, &p, &err), -1);
+    assert_contains(err.message, "a profile for point default, variant B, layout 1, block 4");
+    p.block = -1;
+    assert_int_equal(store_add_profile(s, run, &p, &err), -1);
+    profile_list got = {0}, none = {0};
+    assert_int_equal(store_for_each_profile(s, id, collect_profile, &got, &err), 0);
+    assert_int_equal(got.n, 2);
+    assert_string_equal(got.lines[0], "default B 1  3 cpu-clock 0.250 12|slow_part\tprog\t8\t8\n"
+                        "main\tprog\t0\t12\n|main;slow_part 8\nmain;steady_part 4\n");
+    assert_contains(got.lines[1], "default B 1  4 cpu-clock nan 12|");
+    assert_int_equal(store_for_each_profile(s, other_id, collect_profile, &none, &err), 0);
+    assert_int_equal(none.n, 0);
+    store_close(s);
+}
+
 /* ---- shared plans ---- */
 
 typedef struct {
@@ -1083,6 +1133,7 @@ size_t store_neutral_tests(struct CMUnitTest *out, size_t capacity,
         NEUTRAL(machines_are_recorded_and_replaced_whole),
         NEUTRAL(extensions_grow_and_come_back_in_order),
         NEUTRAL(signatures_are_one_per_key_and_replaced),
+        NEUTRAL(profiles_come_back_as_kept),
         NEUTRAL(blocks_are_claimed_in_plan_order_and_finished),
         NEUTRAL(a_lease_that_runs_out_is_retaken_and_its_finish_lost),
         NEUTRAL(a_block_is_finished_whole_or_not_at_all),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/experiment.h"
+#include "core/experiment_writer.h"
 #include "common/error.h"
 #include "parse_expect.h"
 #include "targets/command_target.h"
@@ -373,6 +374,43 @@ static void test_method_keys(void **state)
                        "(variant A has 3 layouts): use 'method: wilcoxon' or 'welch'");
 }
 
+/* `profile:` and `profile_event:` (issue 28): read, the event's default, part of the plan
+ * (profiled runs between the timed ones), refused where they cannot work. */
+static void test_profile_keys(void **state)
+{
+    (void)state;
+    experiment e;
+    parse_expect_ok("variants: {A: ./a, B: ./b}\n", &e);
+    assert_false(e.profile);
+    uint64_t plan = experiment_plan_hash(&e);
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a, B: ./b}\nprofile: false\n", &e);
+    assert_int_equal(experiment_plan_hash(&e), plan); /* older plans keep their hash */
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a, B: ./b}\nprofile: true\n", &e);
+    assert_true(e.profile);
+    assert_string_equal(experiment_profile_event(&e), "cpu-clock");
+    uint64_t profiled = experiment_plan_hash(&e);
+    assert_int_not_equal(profiled, plan);
+    char *written = experiment_to_yaml(&e);
+    assert_non_null(strstr(written, "profile: true\nprofile_event: cpu-clock\n"));
+    free(written);
+    experiment_free(&e);
+    parse_expect_ok("variants: {A: ./a, B: ./b}\nprofile: true\nprofile_event: cycles\n", &e);
+    assert_string_equal(experiment_profile_event(&e), "cycles");
+    assert_int_not_equal(experiment_plan_hash(&e), profiled);
+    experiment_free(&e);
+    parse_expect_fails("variants: {A: ./a}\nprofile_event: cycles\n",
+                       "spin.yaml:2:1: 'profile_event' chooses what profiled runs sample: add "
+                       "'profile: true'");
+    parse_expect_fails("variants: {A: ./a}\nprofile: true\nprofile_event: 'a b'\n",
+                       "spin.yaml:3:16: 'profile_event' is perf's name of an event, such as "
+                       "cpu-clock or cycles");
+    parse_expect_fails("variants: {A: ./a}\nprofile: true\nmachines: share\nrepetitions: 3\n",
+                       "spin.yaml:2:1: 'profile: true' is not made with 'machines: share' yet: "
+                       "profile on one machine (docs/profiles.md)");
+}
+
 static void test_errors_keys_and_types(void **state)
 {
     (void)state;
@@ -386,7 +424,7 @@ static void test_errors_keys_and_types(void **state)
                 "spin.yaml:1:1: unknown key 'zzz' (known keys: name, seed, repetitions, "
                 "adaptive, parameters, variants, command, shell, env, cwd, metrics, confidence, "
                 "margin, reserve_for_more, warmup, timeout, on_failure, setup, teardown, "
-                "prepare, target, layouts, machines, counters, method, quantile)");
+                "prepare, target, layouts, machines, counters, profile, profile_event, method, quantile)");
     parse_expect_fails("variants: {A: ./a}\nadaptive:\n    min_blocks: ten\n",
                 "spin.yaml:3:17: 'min_blocks' must be a positive integer, not 'ten'");
     parse_expect_fails("variants: {A: ./a}\nrepetitions: eight\n",
@@ -673,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_substitution),
         cmocka_unit_test(test_hashes),
         cmocka_unit_test(test_method_keys),
+        cmocka_unit_test(test_profile_keys),
         cmocka_unit_test(test_errors_keys_and_types),
         cmocka_unit_test(test_errors_variants_and_parameters),
         cmocka_unit_test(test_tree_placeholder),
