@@ -141,7 +141,7 @@ int lab_report(store *db, int64_t experiment_id, const experiment *e,
             .series = r.series, .n_series = r.n_series, .analysis = kept,
             .machines = r.machines, .n_machines = r.n_machines,
             .looks = looks.planned_looks > 1 ? looks.planned_looks : 0,
-            .reserve_for_more = e->adaptive ? 0 : e->reserve_for_more,
+            .reserve_for_more = e->reserve_for_more,
             .planned_blocks = looks.planned_blocks,
             .extensions = looks.extensions, .extended_from = looks.from_blocks,
             .extended_to = looks.blocks, .text_style = o->text_style};

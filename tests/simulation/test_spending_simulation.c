@@ -1,5 +1,6 @@
 /* Seeded simulation of the adaptive looks' alpha spending: A/A rates of every spending
- * function (and of looks extended by --more), and the expected blocks to decide (`table`). */
+ * function (and of looks extended by --more: `extensions` for adaptive plans), and the
+ * expected blocks to decide (`table`). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -221,6 +223,58 @@ static void test_extensions_keep_alpha(void **state)
     }
 }
 
+/* An adaptive plan keeping a reserve (looks 10, 15, 23, 35, 40), then `--more` to 60 and to
+ * 100 blocks (looks 60, then 90 and 100), every boundary by the recursion over all the looks
+ * (stopping_boundaries with the extensions): A/A after one and after two extensions stays
+ * within alpha on this machine's noise, for the default spending and O'Brien-Fleming. */
+static void test_adaptive_extensions_keep_alpha(void **state)
+{
+    (void)state;
+    static const size_t ends[] = {60, 100};
+    double baseline[MAX_BLOCKS], candidate[MAX_BLOCKS];
+    static const spending_kind kinds[] = {STOPPING_DEFAULT_SPENDING, SPENDING_OBRIEN_FLEMING};
+    for (size_t i = 0; i < 2; i++) {
+        stopping_rule rule = stopping_rule_growth(10, 40, kinds[i]);
+        rule.reserve = 0.2;
+        rule.extensions = ends;
+        rule.n_extensions = 2;
+        size_t n = stopping_looks(&rule);
+        spending_look looks[STOPPING_MAX_LOOKS];
+        verdict_error err = {0};
+        assert_int_equal(stopping_boundaries(&rule, ALPHA, looks, &err), 0);
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, 61 + (unsigned long)i);
+        int claims[2] = {0, 0}; /* by the end of the first extension, of the second */
+        for (int d = 0; d < AA_DATASETS; d++) {
+            draw_dataset(rng, NOISE_MACHINE, 0.0, baseline, candidate);
+            verdict_kind v = VERDICT_INCONCLUSIVE;
+            size_t k = 0, blocks = 0;
+            for (; k < n && v == VERDICT_INCONCLUSIVE; k++) {
+                blocks = stopping_look_blocks(&rule, k);
+                comparison_options o = {.method = METHOD_WILCOXON, .paired = true,
+                                        .margin = MARGIN,
+                                        .confidence = spending_look_confidence(&looks[k])};
+                comparison c;
+                assert_int_equal(compare_samples(baseline, blocks, candidate, blocks, &o, &c),
+                                 STATS_OK);
+                v = c.decision.kind;
+            }
+            bool claim = v == VERDICT_BETTER || v == VERDICT_WORSE;
+            claims[0] += claim && blocks <= ends[0];
+            claims[1] += claim;
+        }
+        gsl_rng_free(rng);
+        for (size_t e = 0; e < 2; e++) {
+            double rate = (double)claims[e] / AA_DATASETS;
+            printf("A/A, adaptive %s looks 10 ... 40 (reserve 20%%) then --more to %zu: %.4f\n",
+                   spending_name(kinds[i]), ends[e], rate);
+            if (rate > ALPHA + mc_allowance(AA_DATASETS))
+                fail_msg("%s, extended to %zu: A/A called in %.4f", spending_name(kinds[i]),
+                         ends[e], rate);
+        }
+    }
+}
+
 /* docs/statistics.md's table: mean blocks to a verdict, and the share decided, for each
  * noise, method, change and spending (the default looks 10, 15, 23, ... 100). */
 static void print_table(void)
@@ -256,6 +310,12 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "table") == 0) {
         print_table();
         return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "extensions") == 0) { /* a test of its own in meson */
+        const struct CMUnitTest extension_tests[] = {
+            cmocka_unit_test(test_adaptive_extensions_keep_alpha),
+        };
+        return cmocka_run_group_tests(extension_tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aa_every_spending),
