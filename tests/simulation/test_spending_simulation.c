@@ -16,6 +16,7 @@
 
 #include "core/stopping.h"
 #include "stats/comparison.h"
+#include "stats/quantile_compare.h"
 #include "stats/spending.h"
 
 #define ALPHA 0.05
@@ -23,6 +24,12 @@
 #define MAX_BLOCKS 100
 #define AA_DATASETS 2000
 #define TABLE_DATASETS 1000
+/* The quantile method's rows and A/A test: its swap test takes about 4 ms at 35 blocks with
+ * 499 flips (and its interval twenty times that), so it gets fewer datasets and flips. */
+#define QUANTILE_TABLE_DATASETS 250
+#define QUANTILE_TABLE_FLIPS 499
+#define QUANTILE_AA_DATASETS 600
+#define QUANTILE_AA_FLIPS 199
 
 /* The noise of the issue: this machine's (a fast mode of sd 1%, and in 40% of runs, each on
  * its own, a slow episode adding 20-35%) and plain log-normal noise of 1, 3 and 10%. */
@@ -84,18 +91,49 @@ static void make_plans(look_plan *plans)
     }
 }
 
+/* How a look is taken: the method and, for the quantile's swap test, its flips and seed. */
+typedef struct {
+    comparison_method method;
+    size_t flips;
+    uint64_t seed;
+} look_method;
+
+/* The quantile method's look from its swap test alone (the 10th percentile, paired): a claim
+ * when p is below the look's level, otherwise no verdict. Its interval, which an equivalence
+ * verdict needs, costs twenty times the test, so these looks stop only on a claim: its
+ * blocks to decide and its A/A rate are upper bounds of verdict's own. */
+static verdict_kind quantile_look(const look_method *m, const double *baseline,
+                                  const double *candidate, size_t blocks, double confidence)
+{
+    quantile_options o = {.q = COMPARISON_DEFAULT_QUANTILE, .confidence = confidence,
+                          .flips = m->flips, .seed = m->seed + blocks, .test_only = true};
+    quantile_comparison qc;
+    verdict_error err = {0};
+    assert_int_equal(quantile_compare_paired(baseline, candidate, blocks, &o, &qc, &err), 0);
+    if (!(qc.shift.p_value < 1.0 - confidence))
+        return VERDICT_INCONCLUSIVE;
+    return qc.shift.estimate > 0 ? VERDICT_WORSE : VERDICT_BETTER;
+}
+
+static verdict_kind take_look(const look_method *m, const double *baseline,
+                              const double *candidate, size_t blocks, double confidence)
+{
+    if (m->method == METHOD_QUANTILE)
+        return quantile_look(m, baseline, candidate, blocks, confidence);
+    comparison_options o = {.method = m->method, .paired = true, .margin = MARGIN,
+                            .confidence = confidence};
+    comparison c;
+    assert_int_equal(compare_samples(baseline, blocks, candidate, blocks, &o, &c), STATS_OK);
+    return c.decision.kind;
+}
+
 /* The looks of one plan on one dataset: the verdict and the blocks it stopped at. */
-static verdict_kind run_looks(const look_plan *p, comparison_method method,
-                              const double *baseline, const double *candidate, size_t *blocks)
+static verdict_kind run_looks(const look_plan *p, const look_method *m, const double *baseline,
+                              const double *candidate, size_t *blocks)
 {
     verdict_kind kind = VERDICT_INCONCLUSIVE;
     for (size_t k = 0; k < p->looks && kind == VERDICT_INCONCLUSIVE; k++) {
-        comparison_options o = {.method = method, .paired = true, .margin = MARGIN,
-                                .confidence = p->confidence[k]};
-        comparison c;
-        assert_int_equal(compare_samples(baseline, p->blocks[k], candidate, p->blocks[k], &o,
-                                         &c), STATS_OK);
-        kind = c.decision.kind;
+        kind = take_look(m, baseline, candidate, p->blocks[k], p->confidence[k]);
         *blocks = p->blocks[k];
     }
     return kind;
@@ -107,8 +145,8 @@ typedef struct {
     double claims;  /* share called better or worse */
 } outcome;
 
-static void simulate(const look_plan *plans, noise model, comparison_method method,
-                     double change, int datasets, uint64_t seed, outcome *out)
+static void simulate(const look_plan *plans, noise model, look_method method, double change,
+                     int datasets, uint64_t seed, outcome *out)
 {
     double baseline[MAX_BLOCKS], candidate[MAX_BLOCKS];
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -116,9 +154,10 @@ static void simulate(const look_plan *plans, noise model, comparison_method meth
     memset(out, 0, RULES * sizeof *out);
     for (int d = 0; d < datasets; d++) {
         draw_dataset(rng, model, change, baseline, candidate);
+        method.seed = seed * 1000003u + (uint64_t)d; /* the quantile's flips: seeded too */
         for (size_t r = 0; r < RULES; r++) { /* the same data for every plan */
             size_t blocks = 0;
-            verdict_kind kind = run_looks(&plans[r], method, baseline, candidate, &blocks);
+            verdict_kind kind = run_looks(&plans[r], &method, baseline, candidate, &blocks);
             out[r].blocks += (double)blocks / datasets;
             out[r].decided += (kind != VERDICT_INCONCLUSIVE) / (double)datasets;
             out[r].claims += (kind == VERDICT_BETTER || kind == VERDICT_WORSE) /
@@ -150,7 +189,7 @@ static void test_aa_every_spending(void **state)
     make_plans(plans);
     for (noise model = 0; model < NOISE_COUNT; model++)
         for (int m = 0; m < 2; m++) {
-            comparison_method method = m ? METHOD_WELCH : METHOD_WILCOXON;
+            look_method method = {m ? METHOD_WELCH : METHOD_WILCOXON, 0, 0};
             outcome out[RULES];
             simulate(plans, model, method, 0.0, AA_DATASETS, 2027 + (uint64_t)(2 * model + m),
                      out);
@@ -165,6 +204,25 @@ static void test_aa_every_spending(void **state)
         }
 }
 
+/* The quantile method's looks (its swap test on the 10th percentile, paired) keep alpha too:
+ * A/A on this machine's noise, every spending, at most 5% plus three standard errors (an
+ * upper bound: these looks stop only on a claim). */
+static void test_aa_quantile(void **state)
+{
+    (void)state;
+    look_plan plans[RULES];
+    make_plans(plans);
+    outcome out[RULES];
+    simulate(plans, NOISE_MACHINE, (look_method){METHOD_QUANTILE, QUANTILE_AA_FLIPS, 0}, 0.0,
+             QUANTILE_AA_DATASETS, 2127, out);
+    for (size_t r = 0; r + 1 < RULES; r++) { /* the spending functions */
+        printf("A/A %-28s quantile %-17s: better or worse in %.4f\n",
+               noise_name(NOISE_MACHINE), plans[r].name, out[r].claims);
+        if (out[r].claims > ALPHA + mc_allowance(QUANTILE_AA_DATASETS))
+            fail_msg("%s, quantile: A/A called in %.4f", plans[r].name, out[r].claims);
+    }
+}
+
 /* The trap the spending avoids: the same looks each at 95% call A/A far more often. */
 static void test_full_level_looks_inflate(void **state)
 {
@@ -174,7 +232,7 @@ static void test_full_level_looks_inflate(void **state)
     for (size_t k = 0; k < plans[0].looks; k++)
         plans[RULES - 1].confidence[k] = 1.0 - ALPHA;
     outcome out[RULES];
-    simulate(plans, NOISE_LN3, METHOD_WILCOXON, 0.0, 1000, 11, out);
+    simulate(plans, NOISE_LN3, (look_method){METHOD_WILCOXON, 0, 0}, 0.0, 1000, 11, out);
     printf("A/A, each of %zu looks at 95%%: better or worse in %.4f\n", plans[0].looks,
            out[RULES - 1].claims);
     assert_true(out[RULES - 1].claims > 0.08);
@@ -289,14 +347,19 @@ static void print_table(void)
     for (size_t r = 0; r < RULES; r++)
         printf("---|");
     printf("\n");
+    static const comparison_method methods[] = {METHOD_WILCOXON, METHOD_WELCH,
+                                                METHOD_QUANTILE};
     for (noise model = 0; model < NOISE_COUNT; model++)
-        for (int m = 0; m < 2; m++)
+        for (size_t m = 0; m < 3; m++)
             for (size_t c = 0; c < 4; c++) {
                 outcome out[RULES];
-                simulate(plans, model, m ? METHOD_WELCH : METHOD_WILCOXON, changes[c],
-                         TABLE_DATASETS, 4000 + 100 * model + 10 * (uint64_t)m + c, out);
-                printf("| %s | %s | %+.0f%% |", noise_name(model), m ? "welch" : "wilcoxon",
-                       changes[c] * 100);
+                bool quantile = methods[m] == METHOD_QUANTILE;
+                simulate(plans, model,
+                         (look_method){methods[m], quantile ? QUANTILE_TABLE_FLIPS : 0, 0},
+                         changes[c], quantile ? QUANTILE_TABLE_DATASETS : TABLE_DATASETS,
+                         4000 + 100 * model + 10 * (uint64_t)m + c, out);
+                printf("| %s | %s | %+.0f%% |", noise_name(model),
+                       comparison_method_option(methods[m]), changes[c] * 100);
                 for (size_t r = 0; r < RULES; r++)
                     printf(c == 0 ? " %.1f (%.1f%% called) |" : " %.1f (%.0f%%) |",
                            out[r].blocks, 100 * (c == 0 ? out[r].claims : out[r].decided));
@@ -316,6 +379,12 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_adaptive_extensions_keep_alpha),
         };
         return cmocka_run_group_tests(extension_tests, NULL, NULL);
+    }
+    if (argc == 2 && strcmp(argv[1], "quantile") == 0) { /* a test of its own in meson */
+        const struct CMUnitTest quantile_tests[] = {
+            cmocka_unit_test(test_aa_quantile),
+        };
+        return cmocka_run_group_tests(quantile_tests, NULL, NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aa_every_spending),
