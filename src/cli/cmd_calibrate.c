@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/calibrate_run.h"
+#include "cli/calibration_state.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -64,6 +65,8 @@ static void calibrate_usage(FILE *out)
         "                        this machine's facts (fact 'calibration'); the same store\n"
         "                        and seed resume an interrupted calibration\n"
         "      --machine NAME    the machine's name in the store (default: the host name)\n"
+        "The calibration is also kept as this machine's last in $VERDICT_STATE (default\n"
+        "~/.local/state/verdict), where verdict env shows it.\n"
         "  -h, --help            show this help\n"
         "\n"
         "docs/calibrate.md says how to read the report.\n"
@@ -299,6 +302,21 @@ static int record_calibration(const calibrate_settings *s, machine_facts *facts,
     return rc;
 }
 
+/* The calibration as this machine's last, for `verdict env`: a failure is said, not fatal
+ * (the report and the JSON are out already). */
+static void keep_calibration(const json_t *doc)
+{
+    verdict_error err = {0};
+    char *path = calibration_state_path();
+    if (calibration_state_save(doc, &err) == 0)
+        fprintf(stderr, "verdict calibrate: kept as this machine's last calibration in %s "
+                "(verdict env shows it)\n", path);
+    else
+        fprintf(stderr, "verdict calibrate: warning: not kept for verdict env: %s\n",
+                err.message);
+    free(path);
+}
+
 /* Analyses the experiments done, prints, writes the JSON and records it. */
 static int report_calibration(const calibrate_settings *s, const calibrate_runs *runs,
                               bool interrupted, verdict_error *err)
@@ -330,6 +348,8 @@ static int report_calibration(const calibrate_settings *s, const calibrate_runs 
     }
     if (rc == 0 && s->store_path)
         rc = record_calibration(s, &facts, doc, err);
+    if (rc == 0)
+        keep_calibration(doc);
     json_decref(doc);
     machine_facts_free(&facts);
     free(x);
