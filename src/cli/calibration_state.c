@@ -9,25 +9,15 @@
 #include <unistd.h>
 
 #include "common/strbuf.h"
+#include "lab/lab_builds.h"
 #include "report/output_file.h"
 
 #define STATE_FILE "calibration.json"
 
-/* The directory, or NULL: verdict's own variable, XDG's (absolute only), the home's default. */
+/* The directory, or NULL: verdict's own variable, XDG's, the home's default. */
 static char *state_dir(void)
 {
-    const char *own = getenv("VERDICT_STATE"), *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    strbuf dir = STRBUF_INIT;
-    if (own && own[0])
-        strbuf_append(&dir, own);
-    else if (xdg && xdg[0] == '/')
-        strbuf_appendf(&dir, "%s/verdict", xdg);
-    else if (home && home[0] == '/')
-        strbuf_appendf(&dir, "%s/.local/state/verdict", home);
-    else
-        return NULL;
-    return strbuf_detach(&dir);
+    return lab_user_dir("VERDICT_STATE", "XDG_STATE_HOME", ".local/state");
 }
 
 char *calibration_state_path(void)
