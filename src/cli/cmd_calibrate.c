@@ -65,10 +65,10 @@ static void calibrate_usage(FILE *out)
         "                        this machine's facts (fact 'calibration'); the same store\n"
         "                        and seed resume an interrupted calibration\n"
         "      --machine NAME    the machine's name in the store (default: the host name)\n"
-        "The calibration is also kept as this machine's last in $VERDICT_STATE (default\n"
-        "~/.local/state/verdict), where verdict env shows it.\n"
         "  -h, --help            show this help\n"
         "\n"
+        "Every calibration is kept as this machine's last in $VERDICT_STATE (default\n"
+        "~/.local/state/verdict), where verdict env shows it.\n"
         "docs/calibrate.md says how to read the report.\n"
         "exit status: 0 done (whatever the rate), 1 internal failure, 2 bad options, 3 the\n"
         "command failed, 130 interrupted (the experiments completed are reported).\n",
