@@ -11,6 +11,7 @@
 
 #include "cli/calibrate_run.h"
 #include "cli/command_list.h"
+#include "cli/calibration_state.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -65,6 +66,8 @@ const char cmd_calibrate_help[] =
     "      --machine NAME    the machine's name in the store (default: the host name)\n"
     "  -h, --help            show this help\n"
     "\n"
+    "Every calibration is kept as this machine's last in $VERDICT_STATE (default\n"
+    "~/.local/state/verdict), where verdict env shows it.\n"
     "docs/calibrate.md says how to read the report.\n"
     "exit status: 0 done (whatever the rate), 1 internal failure, 2 bad options, 3 the\n"
     "command failed, 130 interrupted (the experiments completed are reported).\n";
@@ -296,6 +299,21 @@ static int record_calibration(const calibrate_settings *s, machine_facts *facts,
     return rc;
 }
 
+/* The calibration as this machine's last, for `verdict env`: a failure is said, not fatal
+ * (the report and the JSON are out already). */
+static void keep_calibration(const json_t *doc)
+{
+    verdict_error err = {0};
+    char *path = calibration_state_path();
+    if (calibration_state_save(doc, &err) == 0)
+        fprintf(stderr, "verdict calibrate: kept as this machine's last calibration in %s "
+                "(verdict env shows it)\n", path);
+    else
+        fprintf(stderr, "verdict calibrate: warning: not kept for verdict env: %s\n",
+                err.message);
+    free(path);
+}
+
 /* Analyses the experiments done, prints, writes the JSON and records it. */
 static int report_calibration(const calibrate_settings *s, const calibrate_runs *runs,
                               bool interrupted, verdict_error *err)
@@ -327,6 +345,8 @@ static int report_calibration(const calibrate_settings *s, const calibrate_runs 
     }
     if (rc == 0 && s->store_path)
         rc = record_calibration(s, &facts, doc, err);
+    if (rc == 0)
+        keep_calibration(doc);
     json_decref(doc);
     machine_facts_free(&facts);
     free(x);

@@ -2,6 +2,7 @@
  * counters it can count, and optionally writes them as a verdict-env/1 JSON document. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cli/command_list.h"
+#include "cli/calibration_state.h"
 #include "cli/commands.h"
 #include "cli/experiment_run.h"
 #include "cli/options.h"
@@ -51,6 +53,9 @@ const char cmd_env_help[] =
     "                      STORE --machines; nothing is run\n"
     "      --machine NAME  the machine's name there (default: the host name)\n"
     "  -h, --help          show this help\n"
+    "\n"
+    "After the counters, the calibration verdict calibrate kept for this machine: when,\n"
+    "its false-positive rate with its interval, the noise, the method that decides fastest.\n"
     "\n"
     "Each check prints pass, warn or info with a stable code; docs/environment.md says\n"
     "what each one means and what to do about a warning.\n"
@@ -192,6 +197,34 @@ static void print_counters(const env_counter *counters, size_t n, const char *va
                 "simulation cache-misses, branch-misses and the like\n", valgrind);
 }
 
+static double number_at(const json_t *doc, const char *key)
+{
+    json_t *x = json_object_get(doc, key);
+    return json_is_number(x) ? json_number_value(x) : NAN;
+}
+
+/* The last calibration kept (calibration_state_load), or a line saying there is none. */
+static void print_calibration(const json_t *c, FILE *out)
+{
+    if (c == NULL) {
+        fputs("calibration: none kept for this machine (verdict calibrate measures one)\n",
+              out);
+        return;
+    }
+    const json_t *ci = json_object_get(c, "rate_ci"), *noise = json_object_get(c, "noise");
+    const char *fastest = json_string_value(json_object_get(c, "fastest"));
+    fprintf(out, "calibration (verdict calibrate, %s): %.0f of %.0f A/A experiments called "
+            "different with %s: %.1f%% (95%% interval %.1f%% to %.1f%%); CV %.1f%%, slow runs "
+            "%.0f%%; decides fastest here: %s\n",
+            json_string_value(json_object_get(c, "date")),
+            number_at(c, "false_positives"), number_at(c, "experiments"),
+            json_string_value(json_object_get(c, "method")), 100 * number_at(c, "rate"),
+            100 * json_number_value(json_array_get(ci, 0)),
+            100 * json_number_value(json_array_get(ci, 1)), 100 * number_at(noise, "cv"),
+            100 * number_at(noise, "slow_share"), fastest ? fastest : "none (no method's "
+            "rate interval reached 5%)");
+}
+
 static json_t *counters_json(const env_counter *counters, size_t n)
 {
     json_t *list = json_array();
@@ -206,7 +239,7 @@ static json_t *counters_json(const env_counter *counters, size_t n)
 
 static json_t *env_document(const machine_facts *facts, const env_check *checks, size_t n,
                             const env_counter *counters, size_t n_counters,
-                            const char *valgrind)
+                            const char *valgrind, json_t *calibration)
 {
     json_t *facts_json = json_object();
     for (size_t i = 0; i < facts->n; i++)
@@ -217,10 +250,11 @@ static json_t *env_document(const machine_facts *facts, const env_check *checks,
                               json_pack("{s:s, s:s, s:s}", "status",
                                         check_status_name(checks[i].status), "code",
                                         checks[i].code, "message", checks[i].message));
-    return json_pack("{s:s, s:o, s:o, s:o, s:s?}", "schema", "verdict-env/1", "facts",
+    return json_pack("{s:s, s:o, s:o, s:o, s:s?, s:O}", "schema", "verdict-env/1", "facts",
                      facts_json, "checks", checks_json, "counters",
                      counters_json(counters, n_counters), "valgrind",
-                     valgrind[0] ? valgrind : NULL);
+                     valgrind[0] ? valgrind : NULL, "calibration",
+                     calibration ? calibration : json_null());
 }
 
 static int write_json(const char *path, json_t *doc, verdict_error *err)
@@ -276,15 +310,20 @@ static int report_env(const env_settings *s, const machine_facts *facts, const e
     char valgrind[PATH_MAX];
     size_t n_counters = probe_counters(counters, 32, valgrind, sizeof valgrind);
     print_counters(counters, n_counters, valgrind, text);
-    if (s->json_path == NULL)
-        return EXIT_DONE;
-    json_t *doc = env_document(facts, checks, n, counters, n_counters, valgrind);
-    int rc = doc == NULL ? error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document "
-                                     "(out of memory)")
+    json_t *calibration = calibration_state_load();
+    fputc('\n', text);
+    print_calibration(calibration, text);
+    json_t *doc = s->json_path ? env_document(facts, checks, n, counters, n_counters, valgrind,
+                                              calibration)
+                               : NULL;
+    int rc = s->json_path == NULL ? EXIT_DONE
+             : doc == NULL ? error_set(err, ERROR_NO_MEMORY, "cannot build the JSON document "
+                                       "(out of memory)")
              : write_json(s->json_path, doc, err) == 0 ? EXIT_DONE : -1;
     if (rc < 0)
         rc = error_exit_status(err->kind);
     json_decref(doc);
+    json_decref(calibration);
     return rc;
 }
 

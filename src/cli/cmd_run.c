@@ -53,7 +53,9 @@ const char cmd_run_help[] =
     "                          else ~/.cache/verdict; see verdict cache --help)\n"
     "      --more N            extend the stored experiment by N blocks per point and\n"
     "                          run them: one more look at the data, at a level that\n"
-    "                          keeps the error rate (docs/statistics.md, \"Running more\")\n"
+    "                          keeps the error rate (docs/statistics.md, \"Running more\");\n"
+    "                          an adaptive plan needs reserve_for_more, and gets looks\n"
+    "                          of its own\n"
     "      --sign KEY          sign what workers run with KEY (verdict key new KEY;\n"
     "                          docs/security.md, \"Whom a fleet trusts\")\n"
     "      --dry-run           check the file (keys, paths, sources, patches,\n"
@@ -178,30 +180,28 @@ static void print_plan(const experiment *e, const char *cache, FILE *out)
 }
 
 /* --dry-run: how long the runs to go should take, from what the store measured. */
-static void print_estimate(const experiment *e, const char *store_path, FILE *out)
+static void print_estimate(const experiment *e, const lab_estimate *est, FILE *out)
 {
-    lab_estimate est;
-    lab_estimate_duration(store_path, e, &est);
     char left[32], bound[32];
-    size_t to_go = est.runs_planned - est.runs_stored;
-    if (est.extensions > 0)
+    size_t to_go = est->runs_planned - est->runs_stored;
+    if (est->extensions > 0)
         fprintf(out, "  extended (--more) to %zu blocks per point: %zu runs in all\n",
-                est.blocks, est.runs_planned);
+                est->blocks, est->runs_planned);
     fprintf(out, "  duration: ");
-    if (isfinite(est.seconds_left)) {
-        progress_format_duration(est.seconds_left, left, sizeof left);
+    if (isfinite(est->seconds_left)) {
+        progress_format_duration(est->seconds_left, left, sizeof left);
         fprintf(out, "%s%s for %zu runs to go and %zu warmups (a run took %.3g s on "
                 "average over the %zu stored)", e->adaptive ? "at most " : "about ", left,
-                to_go, est.warmup_runs, est.mean_run_seconds, est.runs_stored);
-    } else if (est.runs_stored > 0) {
+                to_go, est->warmup_runs, est->mean_run_seconds, est->runs_stored);
+    } else if (est->runs_stored > 0) {
         fprintf(out, "unknown: the %zu runs stored keep no time (counters: valgrind)",
-                est.runs_stored);
+                est->runs_stored);
     } else {
         fprintf(out, "unknown until runs are measured (nothing of %s is stored yet; the "
                 "progress line gives an ETA once they begin)", e->name);
     }
-    if (isfinite(est.seconds_bound)) {
-        progress_format_duration(est.seconds_bound, bound, sizeof bound);
+    if (isfinite(est->seconds_bound)) {
+        progress_format_duration(est->seconds_bound, bound, sizeof bound);
         fprintf(out, "; at most %s with every run at its timeout", bound);
     }
     fputs("; builds and setup not included\n", out);
@@ -260,8 +260,11 @@ static int dry_run(const run_settings *s, experiment *e)
         FILE *out = report_exports_use_stdout(&s->report.exports) ? stderr : stdout;
         analysis_options o = cli_analysis_of(e, &s->report);
         plan_looks looks;
+        lab_estimate est;
         print_plan(e, cache, out);
-        print_estimate(e, s->store_path ? s->store_path : default_store, out);
+        lab_estimate_duration(s->store_path ? s->store_path : default_store, e, &est);
+        lab_looks_apply(&est.looks, e); /* an extended plan's looks are its own */
+        print_estimate(e, &est, out);
         if (plan_looks_of(e, &o, &looks, &err) == 0) {
             if (e->adaptive)
                 print_looks(e, &looks, out);

@@ -152,7 +152,7 @@ static int apply_extensions(const cli_run *r, store *db, int64_t experiment_id, 
                          "run it first", r->e->name, r->store_path);
     if (r->more > 0 && lab_looks_extend(db, experiment_id, r->e, r->more, &looks, err) != 0)
         return -1;
-    r->e->more_blocks = looks.blocks - looks.planned_blocks;
+    lab_looks_apply(&looks, r->e);
     if (r->more > 0) {
         char level[64];
         level_text(lab_looks_confidence(&looks, r->e, r->e->confidence, 0), 4, level,

@@ -292,7 +292,15 @@ stopping_rule experiment_stopping_rule(const experiment *e)
     stopping_rule rule = stopping_rule_growth(e->min_blocks, e->max_blocks, e->spending);
     rule.looks = e->looks;
     rule.n_looks = e->n_looks;
+    rule.reserve = e->adaptive ? e->reserve_for_more : 0.0;
+    rule.extensions = e->extended_to;
+    rule.n_extensions = e->n_extended;
     return rule;
+}
+
+bool experiment_reserve_given(const experiment *e)
+{
+    return e->reserve_for_more != (e->adaptive ? 0.0 : EXPERIMENT_DEFAULT_RESERVE);
 }
 
 int experiment_set_looks(experiment *e, const char *looks, const char *spending,
@@ -389,11 +397,9 @@ static int fill_defaults(experiment_loader *l)
         return -1;
     if (loader_check_layouts(l) != 0 || check_method(l) != 0)
         return -1;
-    if (e->adaptive && l->reserve_key)
-        return yaml_fail(&l->r, l->reserve_key, "'reserve_for_more' keeps alpha for `verdict "
-                         "run --more`, which extends experiments with a fixed 'repetitions'; "
-                         "an adaptive one stops each point on its own");
-    if (e->adaptive) /* nothing can extend it: its looks spend all of alpha */
+    /* an adaptive plan's looks spend all of alpha unless the file keeps some for --more:
+     * the published boundaries by default, and the plans stored before it could */
+    if (e->adaptive && !l->reserve_key)
         e->reserve_for_more = 0;
     if (e->machines == MACHINES_SHARE && e->adaptive)
         return yaml_fail(&l->r, l->machines_key, "'machines: share' needs a fixed "

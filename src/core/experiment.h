@@ -117,9 +117,12 @@ typedef struct experiment {
     double quantile;          /* `quantile:` of METHOD_QUANTILE; 0: the default (0.1) */
     bool method_given;        /* `method:` or `quantile:` said so: kept for exact counts too,
                                  which otherwise get the t test (analysis_method_for) */
-    double reserve_for_more;  /* share of alpha kept for `verdict run --more` (repetitions
-                               * experiments; 0: none, and no extension) */
+    double reserve_for_more;  /* share of alpha kept for `verdict run --more` (0: none, and
+                               * no extension; adaptive experiments keep none unless told) */
     size_t more_blocks;       /* blocks per point added by extensions (read from the store) */
+    size_t extended_to[STOPPING_MAX_LOOKS]; /* adaptive: blocks per point after each
+                                               extension, in order (lab_looks_apply) */
+    size_t n_extended;
     failure_policy on_failure;
     int retries;            /* FAILURE_RETRY */
     experiment_parameter *parameters;
@@ -169,6 +172,10 @@ void experiment_init(experiment *e);
 #define EXPERIMENT_DEFAULT_RESERVE 0.2
 /* The looks of an adaptive plan (borrows e->looks). */
 stopping_rule experiment_stopping_rule(const experiment *e);
+/* True when the experiment keeps another share of alpha for `--more` than its kind's
+ * default (EXPERIMENT_DEFAULT_RESERVE with repetitions, none when adaptive): the plan's hash
+ * and its written file say it then. */
+bool experiment_reserve_given(const experiment *e);
 /* Sets an adaptive plan's looks from the command line's --looks "10,20,30" (NULL: the growth
  * series kept), which name the first and last block counts, and its --spending NAME (NULL:
  * the default). 0, or -1 with ERROR_USAGE naming the option, or out of memory. */

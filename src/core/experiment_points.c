@@ -428,7 +428,7 @@ static void hash_budget(uint64_t *h, const experiment *e)
         plan_hash_number(h, 'K', e->looks[k]);
     if (e->adaptive && e->spending != STOPPING_DEFAULT_SPENDING)
         plan_hash_number(h, 'G', (size_t)e->spending);
-    if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
+    if (experiment_reserve_given(e)) {
         snprintf(seconds, sizeof seconds, "%.17g", e->reserve_for_more);
         plan_hash_field(h, 'R', seconds); /* the levels of every look depend on it */
     }

@@ -85,7 +85,7 @@ static void write_budget(strbuf *b, const experiment *e)
         experiment_write_number(b, e->quantile);
         strbuf_append(b, "\n");
     }
-    if (!e->adaptive && e->reserve_for_more != EXPERIMENT_DEFAULT_RESERVE) {
+    if (experiment_reserve_given(e)) {
         strbuf_append(b, "reserve_for_more: ");
         experiment_write_number(b, e->reserve_for_more);
         strbuf_append(b, "\n");

@@ -15,49 +15,71 @@ stopping_rule stopping_rule_growth(size_t min_blocks, size_t max_blocks, spendin
                            .growth = STOPPING_GROWTH, .spending = spending};
 }
 
-static size_t next_look(const stopping_rule *rule, size_t blocks)
+/* The look `growth` times after `blocks` (at least one block on), at most `cap`. */
+static size_t grown(const stopping_rule *rule, size_t blocks, size_t cap)
 {
     size_t next = (size_t)ceil((double)blocks * rule->growth);
     if (next <= blocks)
         next = blocks + 1;
-    return next > rule->max_blocks ? rule->max_blocks : next;
+    return next > cap ? cap : next;
+}
+
+/* The look after one at `blocks` (0: the first); 0 when none follows. Planned looks are the
+ * file's or the growth series up to max_blocks; each extension continues the growth from the
+ * look before it up to its own end. */
+static size_t look_after(const stopping_rule *rule, size_t blocks)
+{
+    if (blocks < rule->max_blocks) {
+        if (rule->looks == NULL)
+            return blocks < rule->min_blocks ? rule->min_blocks
+                                             : grown(rule, blocks, rule->max_blocks);
+        for (size_t k = 0; k < rule->n_looks; k++)
+            if (rule->looks[k] > blocks)
+                return rule->looks[k];
+        return 0;
+    }
+    for (size_t j = 0; j < rule->n_extensions; j++)
+        if (rule->extensions[j] > blocks)
+            return grown(rule, blocks, rule->extensions[j]);
+    return 0;
 }
 
 size_t stopping_looks(const stopping_rule *rule)
 {
-    if (rule->looks != NULL)
-        return rule->n_looks;
-    size_t looks = 1;
-    for (size_t b = rule->min_blocks; b < rule->max_blocks; b = next_look(rule, b))
+    size_t looks = 0;
+    for (size_t b = look_after(rule, 0); b > 0; b = look_after(rule, b))
         looks++;
     return looks;
 }
 
+size_t stopping_planned_looks(const stopping_rule *rule)
+{
+    stopping_rule planned = *rule;
+    planned.n_extensions = 0;
+    return stopping_looks(&planned);
+}
+
 size_t stopping_look_blocks(const stopping_rule *rule, size_t look)
 {
-    if (rule->looks != NULL) {
-        assert(look < rule->n_looks);
-        return rule->looks[look];
+    size_t b = look_after(rule, 0);
+    for (size_t k = 0; k < look; k++) {
+        size_t next = look_after(rule, b);
+        assert(next > 0); /* look < stopping_looks(rule) */
+        b = next;
     }
-    size_t b = rule->min_blocks;
-    for (size_t k = 0; k < look && b < rule->max_blocks; k++)
-        b = next_look(rule, b);
     return b;
 }
 
 bool stopping_is_look(const stopping_rule *rule, size_t blocks)
 {
-    size_t looks = stopping_looks(rule);
-    for (size_t k = 0; k < looks; k++) {
-        size_t b = stopping_look_blocks(rule, k);
-        if (b >= blocks)
-            return b == blocks;
-    }
-    return false;
+    size_t b = look_after(rule, 0);
+    while (b > 0 && b < blocks)
+        b = look_after(rule, b);
+    return b == blocks;
 }
 
-/* The boundaries of looks at `blocks` (n of them) of a plan whose last look is at
- * rule->max_blocks. */
+/* The boundaries of looks at `blocks` (n of them) of a plan whose last planned look is at
+ * rule->max_blocks; looks beyond it spend the reserve. */
 static int boundaries_at(const stopping_rule *rule, double alpha, const size_t *blocks,
                          size_t n, spending_look *out, verdict_error *err)
 {
@@ -65,7 +87,7 @@ static int boundaries_at(const stopping_rule *rule, double alpha, const size_t *
     assert(n <= STOPPING_MAX_LOOKS + 1 && rule->max_blocks > 0);
     for (size_t k = 0; k < n; k++)
         fractions[k] = (double)blocks[k] / (double)rule->max_blocks;
-    spending_plan plan = {rule->spending, alpha, 0.0};
+    spending_plan plan = {rule->spending, alpha, rule->reserve};
     return spending_boundaries(&plan, fractions, n, out, err);
 }
 

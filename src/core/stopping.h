@@ -25,19 +25,28 @@ typedef struct {
                                series from min_blocks by growth up to max_blocks */
     size_t n_looks;
     spending_kind spending;
+    double reserve;         /* share of alpha the planned looks leave for extensions */
+    const size_t *extensions; /* blocks per point after each extension (`--more`), above
+                                 max_blocks and increasing (borrowed); each adds looks by
+                                 growth from the one before up to its end */
+    size_t n_extensions;
 } stopping_rule;
 
 /* The rule of an adaptive plan with the growth series. */
 stopping_rule stopping_rule_growth(size_t min_blocks, size_t max_blocks, spending_kind spending);
 
-/* Number of planned looks (including the last one at max_blocks). */
+/* Number of looks: the planned ones (the last at max_blocks), then the extensions'. */
 size_t stopping_looks(const stopping_rule *rule);
-/* The block count of the look'th (0-based) planned look. */
+/* Number of planned looks alone (up to max_blocks). */
+size_t stopping_planned_looks(const stopping_rule *rule);
+/* The block count of the look'th (0-based) look, planned or an extension's. */
 size_t stopping_look_blocks(const stopping_rule *rule, size_t look);
 /* True when an analysis is planned after this many complete blocks. */
 bool stopping_is_look(const stopping_rule *rule, size_t blocks);
-/* The boundaries of the planned looks (stopping_looks(rule) of them), at information
- * fractions blocks / max_blocks, spending two-sided alpha by the rule's function. */
+/* The boundaries of the looks (stopping_looks(rule) of them), at information fractions
+ * blocks / max_blocks, spending two-sided alpha by the rule's function: (1 - reserve) of it
+ * by max_blocks, and beyond it spending_cumulative's share of the reserve, every boundary by
+ * the one recursion (docs/statistics.md, "Extending an adaptive experiment"). */
 int stopping_boundaries(const stopping_rule *rule, double alpha, spending_look *out,
                         verdict_error *err);
 /* The look of an analysis after `blocks` blocks: a planned look's boundary, or for an

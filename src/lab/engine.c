@@ -577,7 +577,8 @@ int lab_run(const lab_config *c, lab_outcome *out, verdict_error *err)
     stopping_rule rule = experiment_stopping_rule(e);
     out->looks_planned = e->adaptive ? stopping_looks(&rule) : 0;
     spending_look last = {.nominal_alpha = 1.0 - c->analysis.confidence};
-    int rc = e->adaptive ? stopping_look_at(&rule, last.nominal_alpha, e->max_blocks, &last, err)
+    int rc = e->adaptive ? stopping_look_at(&rule, last.nominal_alpha, experiment_blocks(e),
+                                            &last, err)
                          : 0;
     out->look_confidence = spending_look_confidence(&last);
     out->look_alpha = last.nominal_alpha;

@@ -73,7 +73,7 @@ static void report_progress(engine *g, size_t blocks_done)
         if (e->adaptive && e->max_seconds > 0 && pr.eta > e->max_seconds - point_elapsed)
             pr.eta = fmax(0.0, e->max_seconds - point_elapsed);
     }
-    for (size_t b = blocks_done + 1; e->adaptive && b <= e->max_blocks; b++)
+    for (size_t b = blocks_done + 1; e->adaptive && b <= experiment_blocks(e); b++)
         if (stopping_is_look(&p->rule, b)) {
             pr.next_look = b;
             break;

@@ -15,20 +15,26 @@ extern char **environ;
 
 #define BUILD_LOG_TAIL 1500
 
-char *lab_default_cache_dir(void)
+char *lab_user_dir(const char *own_variable, const char *xdg_variable,
+                   const char *home_default)
 {
-    const char *own = getenv("VERDICT_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
+    const char *own = getenv(own_variable), *xdg = getenv(xdg_variable);
     const char *home = getenv("HOME");
     strbuf dir = STRBUF_INIT;
     if (own && own[0])
         strbuf_append(&dir, own);
-    else if (xdg && xdg[0] == '/')
+    else if (xdg && xdg[0] == '/') /* XDG: a relative value is to be ignored */
         strbuf_appendf(&dir, "%s/verdict", xdg);
     else if (home && home[0] == '/')
-        strbuf_appendf(&dir, "%s/.cache/verdict", home);
+        strbuf_appendf(&dir, "%s/%s/verdict", home, home_default);
     else
         return NULL;
     return strbuf_detach(&dir);
+}
+
+char *lab_default_cache_dir(void)
+{
+    return lab_user_dir("VERDICT_CACHE", "XDG_CACHE_HOME", ".cache");
 }
 
 /* ---- a variant's build from its source ---- */

@@ -15,6 +15,10 @@
  * (key empty without a source; sha256 and binary empty when there is no file to name). */
 #define LAB_BUILDS_FACT "builds"
 
+/* One of verdict's own directories: $own_variable, else $xdg_variable/verdict (absolute
+ * only), else $HOME/home_default/verdict. Caller frees; NULL when none can be named. */
+char *lab_user_dir(const char *own_variable, const char *xdg_variable,
+                   const char *home_default);
 /* Where builds live unless told otherwise: $VERDICT_CACHE, else $XDG_CACHE_HOME/verdict,
  * else $HOME/.cache/verdict. Caller frees; NULL when none can be named. */
 char *lab_default_cache_dir(void);

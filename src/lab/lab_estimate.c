@@ -30,12 +30,12 @@ static int add_run(void *context, const store_sample *s)
 
 /* The stored runs of the experiment and its blocks per point after extensions. */
 static void read_store(const char *path, const experiment *e, stored_runs *runs,
-                       size_t *blocks, size_t *extensions)
+                       lab_looks *looks)
 {
     store *db = NULL;
     int64_t id;
     verdict_error why = {0};
-    lab_looks looks;
+    lab_looks read;
     verdict_error err;
     if (!store_is_postgres(path) && access(path, R_OK) != 0)
         return;
@@ -46,22 +46,22 @@ static void read_store(const char *path, const experiment *e, stored_runs *runs,
     }
     if (store_for_each_sample(db, id, add_run, runs, &why) != 0)
         *runs = (stored_runs){0, 0, 0};
-    if (lab_looks_load(db, id, e, &looks, &err) == 0 && looks.blocks > *blocks) {
-        *blocks = looks.blocks;
-        *extensions = looks.extensions;
-    }
+    if (lab_looks_load(db, id, e, &read, &err) == 0 && read.blocks > looks->blocks)
+        *looks = read;
     store_close(db);
 }
 
 void lab_estimate_duration(const char *store_path, const experiment *e, lab_estimate *out)
 {
     stored_runs stored = {0, 0, 0};
-    size_t blocks = experiment_blocks(e), extensions = 0;
+    size_t blocks = experiment_blocks(e);
+    lab_looks looks = {.planned_blocks = blocks, .from_blocks = blocks, .blocks = blocks};
     if (store_path)
-        read_store(store_path, e, &stored, &blocks, &extensions);
+        read_store(store_path, e, &stored, &looks);
     size_t per_block = experiment_unit_count(e) * experiment_point_count(e);
-    *out = (lab_estimate){.blocks = blocks, .extensions = extensions,
-                          .runs_planned = per_block * blocks, .runs_stored = stored.runs,
+    *out = (lab_estimate){.blocks = looks.blocks, .extensions = looks.extensions,
+                          .looks = looks,
+                          .runs_planned = per_block * looks.blocks, .runs_stored = stored.runs,
                           .warmup_runs = e->warmup * per_block, .mean_run_seconds = NAN,
                           .seconds_left = NAN, .seconds_bound = NAN};
     if (out->runs_stored > out->runs_planned)

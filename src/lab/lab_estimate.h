@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "core/experiment.h"
+#include "lab/lab_looks.h"
 
 typedef struct {
     size_t blocks;           /* blocks per point, extensions included */
@@ -17,6 +18,8 @@ typedef struct {
     double mean_run_seconds; /* of the stored runs that kept their time; NaN when none */
     double seconds_left;     /* the runs (and warmups) to go at that mean; NaN: unknown */
     double seconds_bound;    /* at most this with every run at its timeout; NaN: no bound */
+    lab_looks looks;         /* the extensions the store holds (lab_looks_apply gives the
+                                plan its looks: the dry run shows an extended plan's) */
 } lab_estimate;
 
 /* Reads what the store at store_path holds of the experiment, when the store exists (it is

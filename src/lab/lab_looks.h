@@ -16,19 +16,25 @@ typedef struct {
     size_t extensions;       /* extensions recorded */
     size_t from_blocks;      /* the last extension: blocks per point before it ... */
     size_t blocks;           /* ... and after it (planned_blocks without extensions) */
+    size_t ends[STOPPING_MAX_LOOKS]; /* blocks per point after each extension (the first
+                                        STOPPING_MAX_LOOKS: an adaptive plan has no more) */
+    size_t n_ends;
 } lab_looks;
 
-/* Reads the experiment's extensions from the store (e->more_blocks is the caller's to set:
- * looks->blocks - looks->planned_blocks). */
+/* Reads the experiment's extensions from the store (lab_looks_apply gives them to e). */
 int lab_looks_load(store *db, int64_t experiment_id, const experiment *e, lab_looks *out,
                    verdict_error *err);
+/* The extensions read given to the experiment: its blocks per point and, adaptive, the looks
+ * each extension adds (experiment_stopping_rule). */
+void lab_looks_apply(const lab_looks *looks, experiment *e);
 /* Records an extension by `more` blocks per point and applies it to e and *looks; refused
- * (usage) for an adaptive experiment or one that kept no alpha for extensions. */
+ * (usage) for an experiment that kept no alpha for extensions, or an adaptive one whose
+ * looks would pass STOPPING_MAX_LOOKS. */
 int lab_looks_extend(store *db, int64_t experiment_id, experiment *e, size_t more,
                      lab_looks *looks, verdict_error *err);
 /* The level the current look's intervals need for the family to keep `confidence` over
  * every look the experiment took and may take; for an adaptive experiment, of the look at
- * `blocks` blocks per point (0: its last planned look). */
+ * `blocks` blocks per point (0: its last look, an extension's when it has one). */
 double lab_looks_confidence(const lab_looks *looks, const experiment *e, double confidence,
                             size_t blocks);
 

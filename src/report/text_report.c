@@ -199,7 +199,10 @@ static void print_widening(const report_input *in, FILE *out)
         fprintf(out, "%zu planned looks%s", in->looks, m > 1 ? " and " : "");
     if (m > 1)
         fprintf(out, "%zu comparisons", m);
-    if (in->extensions > 0) {
+    if (in->extensions > 0 && in->looks > 1) { /* an adaptive plan's extensions add looks */
+        fprintf(out, "%sextended (--more) from %zu to %zu blocks", next, in->planned_blocks,
+                in->extended_to);
+    } else if (in->extensions > 0) {
         fprintf(out, "%slook %zu: extended from %zu to %zu blocks", next, in->extensions + 1,
                 in->extended_from, in->extended_to);
     } else if (in->reserve_for_more > 0) {

@@ -6,6 +6,7 @@
 setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     DATA=$(mktemp -d)
+    export VERDICT_STATE="$DATA/state"   # the last calibration kept there, not in $HOME
 }
 
 teardown() {

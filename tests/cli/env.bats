@@ -5,10 +5,36 @@
 setup() {
     VERDICT=${VERDICT:?set VERDICT to the verdict binary}
     DATA=$(mktemp -d)
+    export VERDICT_STATE="$DATA/state"   # never the user's own last calibration
 }
 
 teardown() {
     rm -rf "$DATA"
+}
+
+@test "the last calibration of this machine: none, then verdict calibrate's, in text and JSON" {
+    run --separate-stderr "$VERDICT" env --seconds 0 --json -
+    [ "$status" -eq 0 ]
+    [ "$(echo "$output" | jq '.calibration')" = "null" ]
+    [[ "$stderr" == *"calibration: none kept for this machine (verdict calibrate measures one)"* ]]
+    run "$VERDICT" calibrate --experiments 3 --runs 4 --seed 11 --json "$DATA/c.json" -- true
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"kept as this machine's last calibration in $DATA/state/calibration.json"* ]]
+    run --separate-stderr "$VERDICT" env --seconds 0 --json -
+    [ "$status" -eq 0 ]
+    echo "$output" > "$DATA/env.json"
+    # the calibration's own document, as --json wrote it (less the machine's facts)
+    jq -e --slurpfile c "$DATA/c.json" '.calibration | del(.host) == ($c[0] | del(.machine))' \
+        "$DATA/env.json"
+    jq -e '.calibration | (.rate_ci | length == 2) and (.noise.cv | type == "number") and
+                          (.noise | has("slow_share")) and has("fastest") and (.date | test("Z$"))' \
+        "$DATA/env.json"
+    [[ "$stderr" == *"calibration (verdict calibrate, $(jq -r .date "$DATA/c.json")): "*" of 3 A/A experiments called different with wilcoxon: "*"(95% interval "*"; CV "*"slow runs "*"decides fastest here: "* ]]
+    # another host's file (a shared home) is not this machine's
+    jq '.host = "elsewhere"' "$DATA/state/calibration.json" > "$DATA/other" &&
+        mv "$DATA/other" "$DATA/state/calibration.json"
+    run "$VERDICT" env --seconds 0
+    [[ "$output" == *"calibration: none kept for this machine"* ]]
 }
 
 @test "--help describes the command and exits 0" {

@@ -28,7 +28,12 @@ EOF
 }
 
 samples_of() {
-    sqlite3 "$DATA/aa.db" "SELECT count(*) FROM sample WHERE variant = '$1' AND block >= 0"
+    samples_of_in aa "$1"
+}
+
+# samples_of_in STORE VARIANT: the measured samples of a variant in $DATA/STORE.db.
+samples_of_in() {
+    sqlite3 "$DATA/$1.db" "SELECT count(*) FROM sample WHERE variant = '$2' AND block >= 0"
 }
 
 # ---- regressions found on main ----
@@ -100,7 +105,7 @@ samples_of() {
     [[ "$output" == *"look 3: extended from 10 to 20 blocks"* ]]
 }
 
-@test "--more is refused when there is nothing to extend, for adaptive plans, and for 0" {
+@test "--more is refused when there is nothing to extend, for adaptive plans keeping no alpha, and for 0" {
     run "$VERDICT" run "$DATA/aa.yaml" --more 5
     [ "$status" -eq 2 ]
     [[ "$output" == *"has nothing stored yet"*"run it first"* ]]
@@ -115,14 +120,55 @@ EOF
     "$VERDICT" run "$DATA/ad.yaml" >/dev/null 2>&1
     run "$VERDICT" run "$DATA/ad.yaml" --more 5
     [ "$status" -eq 2 ]
-    [[ "$output" == *"extends experiments with a fixed 'repetitions'"* ]]
+    [[ "$output" == *"kept no alpha for extensions (reserve_for_more: 0, as an adaptive plan does unless told)"*"'reserve_for_more: 0.2'"* ]]
+    [ "$(sqlite3 "$DATA/ad.db" 'SELECT count(*) FROM extension')" -eq 0 ]
     run "$VERDICT" run "$DATA/aa.yaml" --more 0
     [ "$status" -eq 2 ]
     [[ "$output" == *"--more '0'"* ]]
-    printf 'name: ad\nadaptive: {min_blocks: 5, max_blocks: 6}\nreserve_for_more: 10%%\nvariants:\n  A: {command: [true]}\n' > "$DATA/bad.yaml"
+    printf 'name: ad\nadaptive: {min_blocks: 5, max_blocks: 6}\nreserve_for_more: 95%%\nvariants:\n  A: {command: [true]}\n' > "$DATA/bad.yaml"
     run "$VERDICT" run "$DATA/bad.yaml" --dry-run
     [ "$status" -eq 2 ]
-    [[ "$output" == *"bad.yaml:3:1"*"'reserve_for_more'"* ]]
+    [[ "$output" == *"bad.yaml:3:"*"'reserve_for_more'"* ]]
+}
+
+@test "an adaptive plan keeping a reserve is extended: the new looks continue the series, at levels of one recursion" {
+    cat > "$DATA/ad.yaml" <<EOF
+name: ad
+seed: 3
+adaptive: {min_blocks: 3, max_blocks: 4}
+reserve_for_more: 0.2
+variants:
+  A: { command: ["$SPIN", "1000"] }
+  B: { command: ["$SPIN", "1000"] }
+EOF
+    run "$VERDICT" run "$DATA/ad.yaml" --dry-run --json "$DATA/plan.json"
+    [ "$status" -eq 0 ]
+    [ "$(jq -c '[.looks[].blocks]' "$DATA/plan.json")" = "[3,4]" ]
+    jq -e '.looks[1].alpha_spent - 0.04 | fabs < 1e-9' "$DATA/plan.json"
+    cp "$DATA/plan.json" "$DATA/planned.json"
+    # 4 blocks of two variants cannot decide at its level (2/2^4 > 0.04): the point runs out
+    run "$VERDICT" run "$DATA/ad.yaml" --json "$DATA/ad.json"
+    [ "$status" -eq 0 ]
+    [ "$(samples_of_in ad A)" -eq 4 ]
+    run "$VERDICT" run "$DATA/ad.yaml" --more 12 --json "$DATA/ad.json"
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"extending ad from 4 to 16 blocks per point"* ]]
+    [ "$(sqlite3 "$DATA/ad.db" 'SELECT blocks FROM extension')" = "16" ]
+    jq -e '.experiment.extensions == 1 and .experiment.blocks_per_point == 16' "$DATA/ad.json"
+    # the dry run of the extended plan: the extension's looks continue the growth from 4;
+    # the looks taken keep their boundaries; the new ones spend the reserve up to
+    # 0.04 + 0.01 * (1 - 4/16) = 0.0475
+    run "$VERDICT" run "$DATA/ad.yaml" --dry-run --json "$DATA/plan.json"
+    [ "$status" -eq 0 ]
+    [ "$(jq -c '[.looks[].blocks]' "$DATA/plan.json")" = "[3,4,6,9,14,16]" ]
+    jq -e --slurpfile p "$DATA/planned.json" '.looks[0:2] == $p[0].looks[0:2]' "$DATA/plan.json"
+    jq -e '.looks[5].alpha_spent - 0.0475 | fabs < 1e-9' "$DATA/plan.json"
+    # the point stopped at one of the extension's looks, and was reported at that look's level
+    n=$(samples_of_in ad A)
+    [[ " 6 9 14 16 " == *" $n "* ]]
+    jq -e --argjson n "$n" --slurpfile r "$DATA/ad.json" \
+        '(.looks[] | select(.blocks == $n) | 1 - .nominal_alpha) as $level
+         | $r[0].comparisons | all(.confidence - $level | fabs < 1e-9)' "$DATA/plan.json"
 }
 
 # ---- the plan before it runs ----

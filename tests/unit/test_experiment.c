@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -324,6 +325,29 @@ static void test_hashes(void **state)
     assert_int_not_equal(experiment_text_hash(&a), experiment_text_hash(&b));
     experiment_free(&a);
     experiment_free(&b);
+}
+
+/* An adaptive plan keeps no alpha for --more unless its file says so (issue 27): saying 0 is
+ * the same plan, keeping a share is another (every look's level moves). */
+static void test_adaptive_reserve(void **state)
+{
+    (void)state;
+    static const char *const plain = "adaptive: {min_blocks: 5, max_blocks: 10}\n"
+                                     "variants: {A: ./a, B: ./b}\n";
+    char text[256];
+    experiment e;
+    parse_expect_ok(plain, &e);
+    assert_true(e.reserve_for_more == 0.0 && !experiment_reserve_given(&e));
+    experiment_free(&e);
+    snprintf(text, sizeof text, "%sreserve_for_more: 0\n", plain);
+    assert_int_equal(parse_expect_plan_hash(plain), parse_expect_plan_hash(text));
+    snprintf(text, sizeof text, "%sreserve_for_more: 20%%\n", plain);
+    parse_expect_ok(text, &e);
+    assert_true(fabs(e.reserve_for_more - 0.2) < 1e-12 && experiment_reserve_given(&e));
+    stopping_rule rule = experiment_stopping_rule(&e);
+    assert_true(fabs(rule.reserve - 0.2) < 1e-12);
+    experiment_free(&e);
+    assert_int_not_equal(parse_expect_plan_hash(plain), parse_expect_plan_hash(text));
 }
 
 /* `method:` and `quantile:` (issue 27): read, implied, written back, kept out of the plan,
@@ -710,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_points_order_and_ids),
         cmocka_unit_test(test_substitution),
         cmocka_unit_test(test_hashes),
+        cmocka_unit_test(test_adaptive_reserve),
         cmocka_unit_test(test_method_keys),
         cmocka_unit_test(test_profile_keys),
         cmocka_unit_test(test_errors_keys_and_types),

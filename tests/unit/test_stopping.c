@@ -74,6 +74,46 @@ static void test_spending_shapes(void **state)
     assert_true(fabs(p[6].alpha_spent - 0.05) < 1e-12 && fabs(o[6].alpha_spent - 0.05) < 1e-12);
 }
 
+/* An adaptive plan extended twice (`--more` to 150, then to 300 blocks) keeping a reserve:
+ * the extensions continue the growth series; the looks already taken keep their boundaries;
+ * the last look has spent (1 - rho) alpha + rho alpha (1 - 1/t), never alpha; and the
+ * recursion, which counts the paths the earlier looks stopped, gives each extension's look a
+ * lower boundary than Bonferroni's split of the same increment would. */
+static void test_extended_looks(void **state)
+{
+    (void)state;
+    static const size_t ends[] = {150, 300};
+    static const size_t want[] = {10, 15, 23, 35, 53, 80, 100, 150, 225, 300};
+    stopping_rule planned = stopping_rule_growth(10, 100, SPENDING_POCOCK);
+    planned.reserve = 0.2;
+    stopping_rule extended = planned;
+    extended.extensions = ends;
+    extended.n_extensions = 2;
+    assert_int_equal(stopping_looks(&extended), 10);
+    assert_int_equal(stopping_planned_looks(&extended), 7);
+    for (size_t k = 0; k < 10; k++) {
+        assert_int_equal(stopping_look_blocks(&extended, k), want[k]);
+        assert_true(stopping_is_look(&extended, want[k]));
+    }
+    assert_false(stopping_is_look(&extended, 200));
+    spending_look before[7], after[10];
+    verdict_error err = {0};
+    assert_int_equal(stopping_boundaries(&planned, 0.05, before, &err), 0);
+    assert_int_equal(stopping_boundaries(&extended, 0.05, after, &err), 0);
+    for (size_t k = 0; k < 7; k++)
+        assert_true(after[k].z == before[k].z);
+    assert_true(fabs(before[6].alpha_spent - 0.04) < 1e-12);
+    assert_true(fabs(after[9].alpha_spent - (0.04 + 0.01 * (1.0 - 1.0 / 3.0))) < 1e-12);
+    for (size_t k = 7; k < 10; k++) {
+        double increment = after[k].alpha_spent - after[k - 1].alpha_spent;
+        assert_true(increment > 0 && isfinite(after[k].z));
+        assert_true(after[k].z < spending_look_z(increment));
+    }
+    spending_look at;
+    assert_int_equal(stopping_look_at(&extended, 0.05, 225, &at, &err), 0);
+    assert_true(at.z == after[8].z);
+}
+
 static void test_parse_looks(void **state)
 {
     (void)state;
@@ -123,6 +163,7 @@ int main(void)
         cmocka_unit_test(test_growth_series),
         cmocka_unit_test(test_given_looks_boundaries),
         cmocka_unit_test(test_spending_shapes),
+        cmocka_unit_test(test_extended_looks),
         cmocka_unit_test(test_parse_looks),
         cmocka_unit_test(test_rank_floor),
         cmocka_unit_test(test_minimum_detectable_effect),
