@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 build_packages="meson ninja-build pkg-config gcc libc6-dev libgsl-dev libjansson-dev libcmocka-dev libsqlite3-dev libfyaml-dev libpq-dev libssl-dev bats"
-test_packages="bats jq man-db groff-base python3-jsonschema zsh sqlite3 valgrind postgresql postgresql-contrib libxml2-dev libxml2-utils chromium bsdutils util-linux hyperfine bc clang libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libisal-dev git make patch ccache lld iproute2"
+test_packages="bats jq linux-perf man-db groff-base python3-jsonschema zsh sqlite3 valgrind postgresql postgresql-contrib libxml2-dev libxml2-utils chromium bsdutils util-linux hyperfine bc clang libclang-rt-14-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libisal-dev git make patch ccache lld iproute2"
 
 packages=$build_packages
 [ "${1:-}" = "--tests" ] && packages="$packages $test_packages"

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "report/fleet_charts.h"
+#include "report/html_profiles.h"
 #include "report/html_tables.h"
 #include "report/markup.h"
 #include "report/output_file.h"
@@ -200,6 +201,8 @@ static int write_page(FILE *out, const report_input *in, const report_sweep *sw,
         html_shift_functions(out, in);
     }
     int rc = write_fleet(out, in);
+    if (html_has_profiles(in))
+        rc |= html_profiles(out, in);
     rc |= write_overview_charts(out, in, sw);
     rc |= write_points(out, in, unrun);
     fputs("<h2>Warnings</h2>\n", out);
