@@ -18,6 +18,8 @@ int cmd_worker(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 /* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
 int cmd_calibrate(int argc, char **argv);
+/* verdict bisect EXPERIMENT --good REF --bad REF: the commit that changed the metric */
+int cmd_bisect(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 

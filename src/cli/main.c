@@ -42,6 +42,7 @@ static const command commands[] = {
     {"--version", cmd_version}, {"-V", cmd_version},
     {"plan", cmd_plan},
     {"calibrate", cmd_calibrate},
+    {"bisect", cmd_bisect},
 };
 
 /* A first word that is no command of verdict's but nearly one ("comapre") and runs nothing
