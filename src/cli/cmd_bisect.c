@@ -132,10 +132,11 @@ static void put_commit(FILE *out, const char *repo, const char *commit)
 static void put_cost(FILE *out, const bisect_search *s, const bisect_context *b,
                      double seconds)
 {
-    fprintf(out, "  %zu steps (the ends and %zu midpoints; %zu read back from the store), "
-            "%zu builds made and %zu found in the cache, %zu blocks run, %.1f minutes\n",
-            s->n_steps + 1, s->n_steps, b->steps_from_store, b->builds_made,
-            b->builds_cached, b->blocks_run, seconds / 60.0);
+    fprintf(out, "  %zu steps (the ends and %zu midpoint%s; %zu read back from the store), "
+            "%zu build%s made and %zu found in the cache, %zu blocks run, %.1f minutes\n",
+            s->n_steps + 1, s->n_steps, s->n_steps == 1 ? "" : "s", b->steps_from_store,
+            b->builds_made, b->builds_made == 1 ? "" : "s", b->builds_cached, b->blocks_run,
+            seconds / 60.0);
 }
 
 /* The commits of (lo, hi) that were skipped, named. */
@@ -230,12 +231,13 @@ static int write_json(const char *path, const bisect_search *s, const bisect_con
             json_array_append_new(skipped, json_string(s->commits[i]));
     bool named = s->outcome == BISECT_FOUND || s->outcome == BISECT_ALL_SKIPPED;
     json_t *doc = json_pack(
-        "{s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:s, s:s, "
+        "{s:s, s:s, s:s, s:s, s:I, s:I, s:f, s:o, s:I, s:o, s:o, s:o, s:o, s:s, s:s, "
         "s:{s:I, s:I, s:I, s:f}}",
         "schema", "verdict-bisect/1", "outcome", bisect_outcome_name(s->outcome), "good",
         s->commits[0], "bad", s->commits[s->n], "commits", (json_int_t)s->n,
         "planned_comparisons", (json_int_t)s->planned, "step_confidence", b->confidence,
-        "ends", comparison_json(&s->ends, s->ends_ok), "steps", steps_json(s),
+        "ends", comparison_json(&s->ends, s->ends_ok), "ends_blocks", (json_int_t)s->ends_blocks,
+        "steps", steps_json(s),
         "skipped", skipped ? skipped : json_array(),
         "first_bad", named ? json_string(s->commits[s->hi]) : json_null(),
         "effect", named ? comparison_json(&s->effect, s->effect_ok) : json_null(),
