@@ -190,8 +190,12 @@ static int next_built(bisect_context *b, bisect_search *s, long *mid, FILE *out,
         if (!error_is(err, ERROR_COMMAND_FAILED))
             return -1;
         s->skipped[*mid] = true;
+        /* the failure's first line names the log; its tail is in the log */
+        char *why = strtok(err->message, "\n"), *tail = why ? strstr(why, ", which ends:") : NULL;
+        if (tail)
+            *tail = '\0';
         fprintf(out, "skipped %.*s (%ld of %zu): it does not build (%s)\n", BISECT_SHORT,
-                s->commits[*mid], *mid, s->n, strtok(err->message, "\n"));
+                s->commits[*mid], *mid, s->n, why ? why : "");
         error_clear(err);
     }
     return 0;

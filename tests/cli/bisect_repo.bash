@@ -11,7 +11,7 @@ bisect_git() { # DIR ARGS...
 }
 
 # work.c with ROUNDS iterations of a multiply-add; under cachegrind about 5 instructions
-# each, so 200,000 of them are nearly all of the program's count.
+# each, so 100,000 of them are nearly all of the program's count.
 bisect_write_program() { # DIR ROUNDS BROKEN(0/1)
     {
         printf '#include <stdio.h>\n'
@@ -29,14 +29,14 @@ make_bisect_repository() { # DIR N SLOW [BROKEN...]
     local broken=" $* "
     mkdir -p "$dir"
     bisect_git "$dir" init -q -b main
-    bisect_write_program "$dir" 200000 0
+    bisect_write_program "$dir" 100000 0
     echo "notes 0" > "$dir/NOTES"
     bisect_git "$dir" add work.c NOTES
     bisect_git "$dir" commit -q -m "commit 0: the program"
     bisect_git "$dir" tag good
-    local rounds=200000 i
+    local rounds=100000 i
     for ((i = 1; i <= n; i++)); do
-        [ "$i" = "$slow" ] && rounds=220000
+        [ "$i" = "$slow" ] && rounds=110000
         if [[ "$broken" == *" $i "* ]]; then
             bisect_write_program "$dir" "$rounds" 1
         else
@@ -50,15 +50,16 @@ make_bisect_repository() { # DIR N SLOW [BROKEN...]
 
 # The experiment: the program built by cc at each commit, its instructions counted by
 # cachegrind (exact, so the tests can assert exact outcomes on a busy machine).
-write_bisect_experiment() { # FILE REPO SEED
+write_bisect_experiment() { # FILE REPO SEED [RECIPE]
+    local recipe=${4:-cc -O1 -o work work.c}
     cat > "$1" <<YAML
 name: work
 seed: $3
 counters: valgrind
 warmup: 0
-adaptive: {looks: [4, 6, 9, 14]}
+adaptive: {looks: [3, 5, 8]}
 variants:
-  work: {source: {git: $2, ref: bad}, build: "cc -O1 -o work work.c", command: ["{tree}/work"]}
+  work: {source: {git: $2, ref: bad}, build: "$recipe", command: ["{tree}/work"]}
 metrics: [instructions]
 YAML
 }
