@@ -25,7 +25,7 @@ for ((s = 1; s <= seeds; s++)); do
     line=$(jq -r --arg c "$slow" '[(if .first_bad == $c then "commit 19" else (.first_bad // .outcome) end),
         ((.steps | length) + 1 | tostring) + " steps",
         ([.steps[].blocks] | add // 0 | tostring) + " midpoint blocks",
-        "effect " + ((.effect.ratio // 0) * 1000 | round / 10 - 100 | tostring) + "%"] | join(", ")' \
+        "effect +" + (((.effect.ratio // 1) - 1) * 1000 | round / 10 | tostring) + "%"] | join(", ")' \
         "$work/b$s.json")
     echo "seed $s: $line, $(( $(date +%s) - t0 )) s"
     jq -e --arg c "$slow" '.first_bad == $c and (.steps | length) + 1 <= 7' "$work/b$s.json" \

@@ -28,6 +28,7 @@ static const char usage_head[] =
     "       verdict env [--json FILE]                  machine facts and noise checks\n"
     "       verdict calibrate [--experiments N]        A/A self-test: this machine's false\n"
     "                                                  positives, noise and fastest method\n"
+    "       verdict bisect EXP.yaml --good A --bad B   the commit that changed the metric\n"
     "\n"
     "Runs every COMMAND in interleaved randomized blocks (each once per block, in a\n"
     "seeded shuffled order) and compares each with the first, the baseline: a ratio\n"
