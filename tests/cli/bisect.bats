@@ -132,6 +132,17 @@ samples_in() { # STORE
     jq -e --arg c "$(commit_of "$DATA/repo" 6)" '.first_bad == $c' "$DATA/b.json"
     jq -e --arg b "$broken" '.skipped == [$b]' "$DATA/b.json"
     jq -e --arg b "$broken" '[.steps[].commit] | index($b) == null' "$DATA/b.json"
+    # --max-steps 1, read back from the store: the range left after the first midpoint
+    run "$VERDICT" bisect "$DATA/e.yaml" --good good --bad bad --cache "$CACHE" --max-steps 1 \
+        --json "$DATA/m.json"
+    echo "$output"
+    [ "$status" -eq 0 ]
+    local after
+    after=$(commit_of "$DATA/repo" 5)
+    [[ "$output" == *"unknown: the steps allowed are used; the first bad commit is after ${after:0:12} and at or before"*"(3 commits)"* ]]
+    jq -e --arg a "$after" '.outcome == "out-of-steps" and .first_bad == null and .after == $a' \
+        "$DATA/m.json"
+    jq -e '.cost.blocks_run == 0 and (.steps | length) == 1' "$DATA/m.json"
 }
 
 @test "refused: good not an ancestor of bad, a dirty work tree, an experiment without one git variant" {
