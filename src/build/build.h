@@ -128,4 +128,21 @@ int build_cache_prune(const char *cache_dir, double max_age_seconds, build_list 
                       uint64_t *bytes_freed, verdict_error *err);
 void build_list_free(build_list *list);
 
+/* ---- a repository's history (build_git.c), for verdict bisect ---- */
+
+/* The commit id (40 hex digits) REF names in REPO; a ref that names none is a usage error. */
+int build_git_commit(const char *repo, const char *ref, char out[BUILD_KEY_HEX + 1],
+                     verdict_error *err);
+/* The commit's subject line, or "" when git cannot say; caller frees (NULL: out of memory). */
+char *build_git_subject(const char *repo, const char *commit);
+/* *yes when older is an ancestor of newer (or the same commit). */
+int build_git_is_ancestor(const char *repo, const char *older, const char *newer, bool *yes,
+                          verdict_error *err);
+/* The commits of good..bad, oldest first, one id a line: the first-parent chain, or every
+ * commit in topological order; caller frees *list. */
+int build_git_commits(const char *repo, const char *good, const char *bad, bool all_commits,
+                      char **list, verdict_error *err);
+/* *dirty when the work tree or the index differ from HEAD (untracked files do not count). */
+int build_git_dirty(const char *repo, bool *dirty, verdict_error *err);
+
 #endif

@@ -55,6 +55,8 @@ static const cli_command command_table[] = {
      cmd_worker_help},
     {"calibrate", {NULL, NULL}, cmd_calibrate,
      "A/A self-test: false positives, noise, the fastest method", cmd_calibrate_help},
+    {"bisect", {NULL, NULL}, cmd_bisect, "find the commit that changed a metric, by halving",
+     cmd_bisect_help},
     {"key", {NULL, NULL}, cmd_key, "make a key pair for signing a fleet's experiments",
      cmd_key_help},
     {"store", {NULL, NULL}, cmd_store, "a fleet store's database roles (owner, workers)",

@@ -22,6 +22,8 @@ int cmd_store(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 /* verdict calibrate [OPTIONS] [-- COMMAND]: an A/A self-test of this machine */
 int cmd_calibrate(int argc, char **argv);
+/* verdict bisect EXPERIMENT --good REF --bad REF: the commit that changed the metric */
+int cmd_bisect(int argc, char **argv);
 /* The default command: verdict [OPTIONS] COMMAND COMMAND... */
 int cmd_bench(int argc, char **argv);
 
@@ -29,7 +31,7 @@ int cmd_bench(int argc, char **argv);
  * them in the table of commands and says how a page is written (cli_help_write). */
 extern const char cmd_bench_help[], cmd_run_help[], cmd_report_help[], cmd_compare_help[],
     cmd_kernel_help[], cmd_plan_help[], cmd_build_help[], cmd_cache_help[], cmd_env_help[],
-    cmd_worker_help[], cmd_calibrate_help[], cmd_key_help[], cmd_store_help[], cmd_help_help[],
-    cmd_version_help[];
+    cmd_worker_help[], cmd_calibrate_help[], cmd_key_help[], cmd_store_help[], cmd_bisect_help[],
+    cmd_help_help[], cmd_version_help[];
 
 #endif

@@ -176,8 +176,8 @@ static int sign_stored(const cli_run *r, store *db, int64_t experiment_id, verdi
     return 0;
 }
 
-static int run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
-                      verdict_error *err)
+int cli_run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
+                   verdict_error *err)
 {
     progress_line progress;
     progress_init(&progress, stderr);
@@ -251,7 +251,7 @@ int cli_run_experiment(const cli_run *r)
         store_close(db);
         return error_exit_status(err.kind);
     }
-    run_engine(r, db, experiment_id, &outcome, &err);
+    cli_run_engine(r, db, experiment_id, &outcome, &err);
     if (err.kind != ERROR_NONE && err.kind != ERROR_INTERRUPTED)
         fprintf(stderr, "%s: %s\n", r->program, err.message);
     int rc = error_exit_status(err.kind);

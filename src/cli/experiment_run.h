@@ -51,6 +51,10 @@ int cli_check_machine_name(const char *name, verdict_error *err);
 /* --lease DURATION: above 0; 0, or -1 with a message. */
 int cli_parse_lease(const char *text, double *out, verdict_error *err);
 
+/* The engine alone on a registered experiment (the store open): builds, the progress line,
+ * Ctrl-C honoured; no report. 0, or -1 with err (lab_run's). */
+int cli_run_engine(const cli_run *r, store *db, int64_t experiment_id, lab_outcome *out,
+                   verdict_error *err);
 /* Runs (or resumes) and reports; returns the exit code, every message printed. */
 int cli_run_experiment(const cli_run *r);
 /* The analysis of e as the report group's options change it (--confidence, --method ...). */

@@ -2,6 +2,7 @@
  * relative paths resolved against the file, and FILE:LINE:COLUMN for whatever is wrong. */
 #include "core/experiment.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -624,6 +625,30 @@ void experiment_free(experiment *e)
     free(e->teardown.line);
     free(e->prepare.line);
     memset(e, 0, sizeof *e);
+}
+
+void experiment_remove_variant(experiment *e, size_t v)
+{
+    assert(v < e->n_variants);
+    loader_free_variant(e, &e->variants[v]);
+    memmove(&e->variants[v], &e->variants[v + 1],
+            (e->n_variants - v - 1) * sizeof e->variants[0]);
+    e->n_variants--;
+}
+
+int experiment_move_variant(experiment *into, experiment *from, size_t v, verdict_error *err)
+{
+    assert(v < from->n_variants && into->target == from->target);
+    experiment_variant *grown = realloc(into->variants,
+                                        (into->n_variants + 1) * sizeof *grown);
+    if (grown == NULL)
+        return error_no_memory(err);
+    into->variants = grown;
+    into->variants[into->n_variants++] = from->variants[v];
+    memmove(&from->variants[v], &from->variants[v + 1],
+            (from->n_variants - v - 1) * sizeof from->variants[0]);
+    from->n_variants--;
+    return 0;
 }
 
 bool experiment_has_sources(const experiment *e)

@@ -232,6 +232,12 @@ uint64_t experiment_plan_hash(const experiment *e);
 uint64_t experiment_text_hash(const experiment *e);
 /* True when some variant is built from a source. */
 bool experiment_has_sources(const experiment *e);
+/* Frees variant v of e, the variants after it moving up one place. */
+void experiment_remove_variant(experiment *e, size_t v);
+/* Moves variant v of from to the end of into's variants (from loses it), so that one file
+ * loaded several times gives one experiment the same variant several times (verdict
+ * bisect's commits): both experiments must be of the same target. 0, or -1 with err. */
+int experiment_move_variant(experiment *into, experiment *from, size_t v, verdict_error *err);
 /* The index of the variant called name, or -1. */
 long experiment_variant_index(const experiment *e, const char *name);
 /* The index of the metric called name, or -1. */

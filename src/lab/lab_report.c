@@ -114,23 +114,30 @@ static size_t last_look_blocks(const lab_results *r)
     return blocks;
 }
 
+int lab_analyse(store *db, int64_t experiment_id, const experiment *e,
+                const analysis_options *o, lab_results *r, analysis_result *a,
+                verdict_error *err)
+{
+    lab_looks looks;
+    memset(a, 0, sizeof *a);
+    memset(r, 0, sizeof *r);
+    if (lab_looks_load(db, experiment_id, e, &looks, err) != 0 ||
+        lab_results_load(db, experiment_id, e, r, err) != 0)
+        return -1;
+    analysis_options options = *o;
+    options.confidence = lab_looks_confidence(&looks, e, o->confidence, last_look_blocks(r));
+    return analysis_run(r->series, r->n_series, &options, a, err);
+}
+
 int lab_report(store *db, int64_t experiment_id, const experiment *e,
                const lab_report_options *o, analysis_result *kept, verdict_error *err)
 {
     lab_results r;
     lab_looks looks;
-    memset(kept, 0, sizeof *kept);
-    memset(&r, 0, sizeof r);
-    if (lab_looks_load(db, experiment_id, e, &looks, err) != 0 ||
-        lab_results_load(db, experiment_id, e, &r, err) != 0) {
-        lab_results_free(&r);
-        return -1;
-    }
-    analysis_options options = o->analysis;
-    options.confidence = lab_looks_confidence(&looks, e, o->analysis.confidence,
-                                              last_look_blocks(&r));
     lab_profiles profiles = {0};
-    int rc = analysis_run(r.series, r.n_series, &options, kept, err);
+    int rc = lab_analyse(db, experiment_id, e, &o->analysis, &r, kept, err);
+    if (rc == 0)
+        rc = lab_looks_load(db, experiment_id, e, &looks, err);
     if (rc == 0 && add_run_warnings(e, &r, kept) != 0)
         rc = error_no_memory(err);
     /* each function's interval at the experiment's level: a description of where the

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/bisect.h"
 #include "core/stopping.h"
 #include "report/report_query.h"
 #include "report/units.h"
@@ -466,4 +467,26 @@ void phrases_write_profile(FILE *out, const phrases_profile *p, const char *base
     fprintf(out, " (%zu block%s)", p->n_blocks, p->n_blocks == 1 ? "" : "s");
     if (p->note[0])
         fprintf(out, "; %s", p->note);
+}
+
+const char *phrases_bisect_class(bisect_class c)
+{
+    switch (c) {
+    case BISECT_LIKE_GOOD:
+        return "like good: the change comes after it";
+    case BISECT_LIKE_BAD:
+        return "like bad: the change is at or before it";
+    case BISECT_BETWEEN:
+        return "between the ends, apart from both: the change came in more than one commit; "
+               "the first is at or before it";
+    case BISECT_BEYOND_BAD:
+        return "beyond the bad end: part of the change was undone after it (not monotonic); "
+               "the first change is at or before it";
+    case BISECT_BEYOND_GOOD:
+        return "beyond the good end, the other way: a change in the opposite direction came "
+               "first (not monotonic); the change sought comes after it";
+    case BISECT_UNKNOWN:
+        break;
+    }
+    return "unknown: neither comparison decided within the budget";
 }

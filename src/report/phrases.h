@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/bisect.h"
 #include "report/report.h"
 
 #define PHRASES_NUMBER 48     /* a change: "+143.2% (×2.43)" */
@@ -132,5 +133,8 @@ typedef struct {
 
 /* f must be ok (pooled). */
 void phrases_of_fleet(const analysis_fleet *f, phrases_pooled *out);
+
+/* What verdict bisect says a midpoint was, in words ("like good: the change comes after it"). */
+const char *phrases_bisect_class(bisect_class c);
 
 #endif
