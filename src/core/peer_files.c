@@ -256,8 +256,9 @@ static void add_detection_hint(verdict_error *err)
 {
     verdict_error first;
     error_copy(&first, err);
-    error_set(err, first.kind, "%s (read as bare numbers: no '{' of hyperfine, Google Benchmark "
-              "or pyperf JSON, no Go \"Benchmark\" lines; --format forces one)", first.message);
+    error_set(err, first.kind, "%s (read as bare numbers: no JSON of hyperfine, Google "
+              "Benchmark, pyperf, criterion or JMH, no Go \"Benchmark\" lines; --format forces "
+              "one)", first.message);
 }
 
 static int read_detected(const char *name, const char *text, size_t length,

@@ -245,7 +245,7 @@ pyperf_file() { # file scale
     printf 'time: 1.5s\n' > "$DATA/t.txt"
     run "$VERDICT" compare "$DATA/n" "$DATA/t.txt"
     [ "$status" -eq 2 ]
-    [[ "$output" == *"$DATA/t.txt:1: not a number: \"time: 1.5s\" (read as bare numbers: no '{' of hyperfine, Google Benchmark or pyperf JSON, no Go \"Benchmark\" lines"* ]]
+    [[ "$output" == *"$DATA/t.txt:1: not a number: \"time: 1.5s\" (read as bare numbers: no JSON of hyperfine, Google Benchmark, pyperf, criterion or JMH, no Go \"Benchmark\" lines"* ]]
 }
 
 @test "benchmark files and variant files are not mixed" {
