@@ -8,6 +8,7 @@
 #include "report/markup.h"
 #include "report/phrases.h"
 #include "report/report_query.h"
+#include "report/units.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
@@ -198,10 +199,9 @@ void html_summary_table(FILE *out, const report_input *in, size_t first, size_t 
         fprintf(out, "<td class=\"num\">%zu</td>", s->n);
         number_cell(out, s->median);
         number_cell(out, s->mean);
-        if (isfinite(s->cv))
-            fprintf(out, "<td class=\"num\">%.2f%%</td>", s->cv * 100);
-        else
-            fputs("<td class=\"num\">–</td>", out);
+        char cv[24];
+        units_format_cv(s->cv, cv, sizeof cv);
+        fprintf(out, "<td class=\"num\">%s</td>", cv);
         number_cell(out, s->min);
         number_cell(out, s->max);
         fprintf(out, "<td class=\"num\">%zu</td></tr>\n", tainted_runs(in, &in->series[i]));

@@ -11,6 +11,7 @@
 #include "report/plain_text.h"
 #include "report/report.h"
 #include "report/report_query.h"
+#include "report/units.h"
 #include "stats/level_text.h"
 #include "stats/verdict_rules.h"
 
@@ -165,8 +166,9 @@ static void write_summaries(FILE *f, const report_input *in, const query_point_s
         write_point_cell(f, in, &in->series[i]);
         write_cell(f, in->series[i].metric);
         write_cell(f, in->series[i].variant);
-        fprintf(f, " %zu | %.6g | %.2f%% | %.6g | %.6g |\n", s->n, s->median, s->cv * 100,
-                s->min, s->max);
+        char cv[24];
+        units_format_cv(s->cv, cv, sizeof cv);
+        fprintf(f, " %zu | %.6g | %s | %.6g | %.6g |\n", s->n, s->median, cv, s->min, s->max);
     }
 }
 

@@ -154,12 +154,15 @@ static void print_row(const report_input *in, size_t i, size_t first, int width,
                       const units_format *format, FILE *out)
 {
     const stats_summary *s = &in->analysis->summaries[i];
-    char name[NAME_MAX_WIDTH + 8], median[48];
+    char name[NAME_MAX_WIDTH + 8], median[48], cv[24];
     series_label(&in->series[i], name, sizeof name);
     units_format_value(format, s->median, median, sizeof median);
+    units_format_cv(s->cv, cv, sizeof cv);
     fprintf(out, " %c  %-*s %6zu ", marker_of(i - first), width, name, s->n);
     print_right(out, median, 14);
-    fprintf(out, " %7.2f%%\n", s->cv * 100);
+    fputc(' ', out);
+    print_right(out, cv, 8);
+    fputc('\n', out);
 }
 
 static void print_table(const report_input *in, size_t first, size_t end, FILE *out)

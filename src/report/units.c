@@ -118,6 +118,13 @@ size_t units_format_value(const units_format *f, double value, char *buf, size_t
                       : units_format_plain(value, buf, len);
 }
 
+size_t units_format_cv(double cv, char *buf, size_t len)
+{
+    if (!isfinite(cv))
+        return written(snprintf(buf, len, "%s", "\xe2\x80\x93"), len); /* U+2013 EN DASH */
+    return written(snprintf(buf, len, "%.2f%%", cv * 100), len);
+}
+
 size_t units_format_times(double ratio, char *buf, size_t len)
 {
     if (len > 0)

@@ -44,6 +44,10 @@ size_t units_format_plain(double value, char *buf, size_t len);
 size_t units_format_value(const units_format *f, double value, char *buf, size_t len);
 
 
+/* A coefficient of variation as "12.34%"; "–" where it has no value (all values zero: 0/0),
+ * so that no report prints "-nan%". Returns the length. */
+size_t units_format_cv(double cv, char *buf, size_t len);
+
 /* A ratio beyond 2 or below 0.5 as "×2.43" or "×0.41" (always candidate / baseline, the
  * ratio the percentage shows); "" for ratios in between, where the percent reads well. */
 size_t units_format_times(double ratio, char *buf, size_t len);

@@ -108,6 +108,11 @@ static void test_times_beyond_two(void **state)
 {
     (void)state;
     char buf[32];
+    /* a CV of all-zero values is 0/0: a dash, never "-nan%" */
+    units_format_cv(0.1234, buf, sizeof buf);
+    assert_string_equal(buf, "12.34%");
+    units_format_cv(NAN, buf, sizeof buf);
+    assert_string_equal(buf, "\xe2\x80\x93");
     assert_int_equal(units_format_times(1.5, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     assert_int_equal(units_format_times(2.0, buf, sizeof buf), 0);
