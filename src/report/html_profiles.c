@@ -33,18 +33,17 @@ static int write_one(FILE *out, const report_input *in, size_t k)
     verdict_error err = {0};
     strbuf section = STRBUF_INIT;
     int rc = profile_flame_stacks(&in->profiles[k], &stacks, &n, &err);
-    if (rc == 0 && html_flame_graph_section(&section, name, stacks, n, &err) != 0)
-        rc = error_is(&err, ERROR_NO_MEMORY) ? -1 : 0; /* a refused graph is said, not fatal */
-    if (rc == 0 && strbuf_status(&section) != 0)
-        rc = -1;
-    if (rc == 0 && strbuf_text(&section)[0] != '\0') {
+    if (rc == 0 && html_flame_graph_section(&section, name, stacks, n, &err) == 0) {
         fputs(strbuf_text(&section), out);
-    } else if (rc == 0) {
+    } else if (rc == 0 && !error_is(&err, ERROR_NO_MEMORY)) {
+        /* a graph the renderer refuses (a negative time...) is said in place, not fatal */
         fputs("<p class=\"note\">", out);
         markup_write_escaped(out, name);
         fputs(": no flame graph (", out);
-        markup_write_escaped(out, err.message[0] ? err.message : "no stacks");
+        markup_write_escaped(out, err.message);
         fputs(").</p>\n", out);
+    } else {
+        rc = -1;
     }
     strbuf_free(&section);
     free(stacks);
